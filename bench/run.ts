@@ -1,0 +1,43 @@
+// Runs every benchmark in bench/ (files named *.bench.ts) and prints one markdown table per benchmark.
+// The tables are also written to bench/RESULTS.md, which the README links to.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import os from 'node:os';
+
+export interface BenchReport {
+  title: string;
+  /** First row is the header. */
+  table: string[][];
+  notes?: string[];
+}
+
+function markdown(report: BenchReport): string {
+  const [head, ...rows] = report.table;
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const out = [`## ${report.title}`, '', line(head), line(head.map(() => '---')), ...rows.map(line)];
+  if (report.notes?.length) out.push('', ...report.notes.map((n) => `- ${n}`));
+  return out.join('\n');
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const files = readdirSync(__dirname)
+    .filter((f) => f.endsWith('.bench.js'))
+    .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+    .sort();
+  const sections = [`# Benchmark results`, '', `Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${new Date().toISOString()}.`, 'Every figure is a ratio against a reference measured in the same run.'];
+  for (const file of files) {
+    const mod = (await import(join(__dirname, file))) as { run: () => Promise<BenchReport> };
+    console.error(`running ${file} ...`);
+    const report = await mod.run();
+    const text = markdown(report);
+    console.log(`${text}\n`);
+    sections.push('', text);
+  }
+  writeFileSync(join(__dirname, '..', '..', 'bench', 'RESULTS.md'), `${sections.join('\n')}\n`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,208 @@
+// The field rules of the service interface (service-interface.md, decisions.md), written once.
+// The client checks a request with them before sending it; the local engine answers 422 with them.
+// Both therefore speak the same FastAPI-style issue: {loc, msg, type} plus the offending input.
+
+export const MODELS = ['FINCH', 'LARK', 'LARK_V2'] as const;
+export const TRANSCODE_KINDS = ['MP3', 'WAV'] as const;
+export const STEPS = ['ENHANCED', 'PRE'] as const;
+
+export type Model = (typeof MODELS)[number];
+export type TranscodeKind = (typeof TRANSCODE_KINDS)[number];
+export type Step = (typeof STEPS)[number];
+
+export const LOUDNESS_TARGET = { min: -70, max: -5 } as const; // LUFS
+export const TRUE_PEAK = { min: -9, max: 0 } as const; // dBTP
+export const V1_ENHANCEMENT_LEVEL = { min: 0, max: 1 } as const; // a fraction in enhance-json
+export const V2_ENHANCEMENT_LEVEL = { min: 1, max: 100 } as const; // a percentage in the v2/video parts
+export const URL_LENGTH = { min: 1, max: 2083 } as const;
+
+export type Loc = (string | number)[];
+
+export interface FieldIssue {
+  loc: Loc;
+  msg: string;
+  type: string;
+  input?: unknown;
+}
+
+/** Body of POST /v1/media/enhance-json. Every member is required; transcode_kind may be null but must be present. */
+export interface EnhanceJsonBody {
+  file_download_url: string;
+  file_name: string;
+  loudness_target_level: number;
+  loudness_peak_limit: number;
+  enhancement_level: number;
+  transcode_kind: TranscodeKind | null;
+  model_arch: Model;
+}
+
+/** The `media_enhancement` (v2) or `video_enhancement` (v1 video) JSON part. Every member is optional. */
+export interface EnhancementSettings {
+  loudness_target?: number;
+  true_peak?: number;
+  enhancement_level?: number;
+  enhancement_model?: Model;
+  /** v2 uploads only. */
+  transcode?: TranscodeKind;
+}
+
+/** What the service applies when a v2/video member is missing (decisions.md). */
+export const SETTINGS_DEFAULTS = {
+  loudness_target: -16,
+  true_peak: -1,
+  enhancement_level: 100,
+  enhancement_model: 'LARK_V2' as Model,
+};
+
+type Check = (value: unknown, loc: Loc) => FieldIssue | undefined;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const integerIn =
+  (min: number, max: number): Check =>
+  (value, loc) => {
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      return { loc, msg: `value is not a valid integer (an integer from ${min} to ${max} is required)`, type: 'type_error.integer', input: value };
+    }
+    return boundIssue(value, min, max, loc);
+  };
+
+const numberIn =
+  (min: number, max: number): Check =>
+  (value, loc) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      return { loc, msg: `value is not a valid number (a number from ${min} to ${max} is required)`, type: 'type_error.float', input: value };
+    }
+    return boundIssue(value, min, max, loc);
+  };
+
+function boundIssue(value: number, min: number, max: number, loc: Loc): FieldIssue | undefined {
+  if (value < min) return { loc, msg: `ensure this value is greater than or equal to ${min}`, type: 'value_error.number.not_ge', input: value };
+  if (value > max) return { loc, msg: `ensure this value is less than or equal to ${max}`, type: 'value_error.number.not_le', input: value };
+  return undefined;
+}
+
+const oneOf =
+  (allowed: readonly string[]): Check =>
+  (value, loc) =>
+    typeof value === 'string' && allowed.includes(value)
+      ? undefined
+      : { loc, msg: `value is not a valid enumeration member; permitted: ${allowed.map((a) => `'${a}'`).join(', ')}`, type: 'type_error.enum', input: value };
+
+const nullOr =
+  (check: Check): Check =>
+  (value, loc) =>
+    value === null ? undefined : check(value, loc);
+
+const aString: Check = (value, loc) =>
+  typeof value === 'string' ? undefined : { loc, msg: 'str type expected', type: 'type_error.str', input: value };
+
+const httpUrl: Check = (value, loc) => {
+  if (typeof value !== 'string') return { loc, msg: 'str type expected', type: 'type_error.str', input: value };
+  if (value.length < URL_LENGTH.min || value.length > URL_LENGTH.max) {
+    return { loc, msg: `ensure this value has between ${URL_LENGTH.min} and ${URL_LENGTH.max} characters`, type: 'value_error.any_str.length', input: value };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return { loc, msg: 'invalid or missing URL scheme', type: 'value_error.url', input: value };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return { loc, msg: 'URL scheme not permitted (http or https is required)', type: 'value_error.url.scheme', input: value };
+  }
+  if (!parsed.hostname) return { loc, msg: 'URL host invalid', type: 'value_error.url.host', input: value };
+  return undefined;
+};
+
+const ENHANCE_JSON_RULES: Record<keyof EnhanceJsonBody, Check> = {
+  file_download_url: httpUrl,
+  file_name: aString,
+  loudness_target_level: integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max),
+  loudness_peak_limit: integerIn(TRUE_PEAK.min, TRUE_PEAK.max),
+  enhancement_level: numberIn(V1_ENHANCEMENT_LEVEL.min, V1_ENHANCEMENT_LEVEL.max),
+  transcode_kind: nullOr(oneOf(TRANSCODE_KINDS)),
+  model_arch: oneOf(MODELS),
+};
+
+const SETTINGS_RULES: Record<keyof EnhancementSettings, Check> = {
+  loudness_target: integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max),
+  true_peak: integerIn(TRUE_PEAK.min, TRUE_PEAK.max),
+  enhancement_level: integerIn(V2_ENHANCEMENT_LEVEL.min, V2_ENHANCEMENT_LEVEL.max),
+  enhancement_model: oneOf(MODELS),
+  transcode: oneOf(TRANSCODE_KINDS),
+};
+
+/** Issues of an enhance-json body; an empty array means it is valid. */
+export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
+  if (!isPlainObject(body)) return [{ loc: ['body'], msg: 'value is not a valid dict', type: 'type_error.dict', input: body }];
+  const issues: FieldIssue[] = [];
+  for (const [field, check] of Object.entries(ENHANCE_JSON_RULES)) {
+    const loc = ['body', field];
+    if (!(field in body) || body[field] === undefined) {
+      issues.push({ loc, msg: 'field required', type: 'value_error.missing' });
+      continue;
+    }
+    const issue = check(body[field], loc);
+    if (issue) issues.push(issue);
+  }
+  for (const field of Object.keys(body)) {
+    if (!(field in ENHANCE_JSON_RULES)) issues.push({ loc: ['body', field], msg: 'extra fields not permitted', type: 'value_error.extra', input: body[field] });
+  }
+  return issues;
+}
+
+/**
+ * Issues of a `media_enhancement` / `video_enhancement` object. `null` or absent means "all defaults".
+ * `transcode` is a member of the v2 upload settings only.
+ */
+export function checkEnhancementSettings(settings: unknown, part: 'media_enhancement' | 'video_enhancement'): FieldIssue[] {
+  if (settings === undefined || settings === null) return [];
+  if (!isPlainObject(settings)) return [{ loc: ['body', part], msg: 'value is not a valid dict', type: 'type_error.dict', input: settings }];
+  const issues: FieldIssue[] = [];
+  const allowTranscode = part === 'media_enhancement';
+  for (const [member, value] of Object.entries(settings)) {
+    const loc = ['body', part, member];
+    const check = SETTINGS_RULES[member as keyof EnhancementSettings];
+    if (!check || (member === 'transcode' && !allowTranscode)) {
+      issues.push({ loc, msg: 'extra fields not permitted', type: 'value_error.extra', input: value });
+      continue;
+    }
+    if (value === undefined) continue;
+    const issue = check(value, loc);
+    if (issue) issues.push(issue);
+  }
+  return issues;
+}
+
+/** Issues of the download `step` query parameter; undefined means the default, ENHANCED. */
+export function checkStep(step: unknown): FieldIssue[] {
+  if (step === undefined) return [];
+  const issue = oneOf(STEPS)(step, ['query', 'step']);
+  return issue ? [issue] : [];
+}
+
+/** Issues of a media uid used in a path. It must be a non-empty string of at most 200 characters. */
+export function checkMediaUid(uid: unknown): FieldIssue[] {
+  const loc = ['path', 'media_uid'];
+  if (typeof uid !== 'string') return [{ loc, msg: 'str type expected', type: 'type_error.str', input: uid }];
+  if (uid.length < 1 || uid.length > 200) {
+    return [{ loc, msg: 'ensure this value has between 1 and 200 characters', type: 'value_error.any_str.length', input: uid }];
+  }
+  return [];
+}
+
+/** One readable line per issue: `body.loudness_target_level: ensure this value is less than or equal to -5 (got -3)`. */
+export function describeIssue(issue: { loc?: unknown; msg?: unknown; input?: unknown }): string {
+  const loc = Array.isArray(issue.loc) ? issue.loc.join('.') : '';
+  const msg = typeof issue.msg === 'string' ? issue.msg : JSON.stringify(issue.msg);
+  const got = 'input' in issue && issue.input !== undefined ? ` (got ${describeValue(issue.input)})` : '';
+  return `${loc ? `${loc}: ` : ''}${msg}${got}`;
+}
+
+function describeValue(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
