@@ -1,0 +1,249 @@
+import { ENDPOINT_IDS, PATHS, type EndpointId } from '../contract/endpoints';
+import {
+  checkEnhanceJsonBody,
+  checkEnhancementSettings,
+  checkMediaUid,
+  checkStep,
+  type EnhanceJsonBody,
+  type EnhancementSettings,
+  type FieldIssue,
+} from '../contract/fields';
+import { systemClock, type Clock } from './clock';
+import { downloadStream, downloadToFile, type DownloadContext, type DownloadedFile, type DownloadedStream, type DownloadOptions } from './download';
+import { MediaEnhanceError, redactError, validationError } from './errors';
+import { fileSource, multipartBody, type FileInput } from './multipart';
+import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options';
+import { RollingWindowLimiter } from './rate-limiter';
+import { StatusPoller, type WaitOptions } from './status-poller';
+import { Transport, type WaitEvent } from './transport';
+import type { EnhanceAudioResult, MediaMetadata, ProgressCallback, VideoRecord } from './types';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Told when the request waits for a place in the rate-limit window or before a retry. */
+  onWait?: (event: WaitEvent) => void;
+}
+
+export interface TransferOptions extends CallOptions {
+  onProgress?: ProgressCallback;
+}
+
+export interface EnhanceVideoRequest {
+  file: FileInput;
+  fileName?: string;
+  video_enhancement?: EnhancementSettings | null;
+}
+
+export interface UploadMediaRequest {
+  file: FileInput;
+  fileName?: string;
+  media_enhancement?: EnhancementSettings | null;
+}
+
+/**
+ * The client of the media enhancement service. One instance owns one rate limiter per operation and one
+ * status poller; share it among everything that uses the same key so they share those too.
+ */
+export class MediaEnhanceClient {
+  private readonly options: ResolvedOptions;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly limiters: Record<EndpointId, RollingWindowLimiter>;
+  private readonly transport: Transport;
+  private readonly poller: StatusPoller;
+  private readonly closing = new AbortController();
+
+  constructor(options: ClientOptions) {
+    this.options = resolveOptions(options);
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    const { limits, windowMs } = this.options;
+    this.limiters = Object.fromEntries(ENDPOINT_IDS.map((id) => [id, new RollingWindowLimiter(limits[id], windowMs, this.clock)])) as Record<
+      EndpointId,
+      RollingWindowLimiter
+    >;
+    this.transport = new Transport({
+      origin: this.options.origin,
+      base: this.options.base,
+      apiKey: this.options.apiKey,
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      retry: this.options.retry,
+      clock: this.clock,
+      random: this.random,
+      limiterFor: (endpoint) => this.limiters[endpoint],
+    });
+    this.poller = new StatusPoller({
+      limiter: this.limiters.getMetadata,
+      clock: this.clock,
+      random: this.random,
+      intervals: this.options.poll,
+      fetchMetadata: (uid, slot, signal) =>
+        this.transport.sendJson<MediaMetadata>({ endpoint: 'getMetadata', method: 'GET', path: PATHS.metadata(uid), slot, signal, maxRetries: 0, mediaUid: uid }),
+    });
+  }
+
+  /** The service's origin (scheme, host, port); never the key. */
+  get origin(): string {
+    return this.options.origin;
+  }
+
+  /** v1: the service fetches the file at `file_download_url` and enhances it. Every field is required. */
+  enhanceAudio(request: EnhanceJsonBody, options: CallOptions = {}): Promise<EnhanceAudioResult> {
+    return this.guard(async () => {
+      this.check('enhanceAudio', checkEnhanceJsonBody(request));
+      const result = await this.transport.sendJson<EnhanceAudioResult>({
+        endpoint: 'enhanceAudio',
+        method: 'POST',
+        path: PATHS.enhanceAudio,
+        body: () => ({ body: JSON.stringify(request), headers: { 'content-type': 'application/json' } }),
+        signal: this.signal(options.signal),
+        onWait: options.onWait,
+      });
+      if (typeof result?.generated_name !== 'string') throw unexpectedAnswer('POST /v1/media/enhance-json', 'generated_name');
+      return result;
+    });
+  }
+
+  /** v1: uploads a video (path, Buffer or stream) and starts its enhancement. */
+  enhanceVideo(request: EnhanceVideoRequest, options: TransferOptions = {}): Promise<VideoRecord> {
+    return this.guard(async () => {
+      const settings = request?.video_enhancement;
+      this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement'));
+      const record = await this.sendFile<VideoRecord>('enhanceVideo', PATHS.enhanceVideo, request, 'video_enhancement', settings, options);
+      this.poller.remember(record);
+      return record;
+    });
+  }
+
+  /** v2: uploads a media file (path, Buffer or stream); resolves with its metadata, `uid` included. */
+  uploadMedia(request: UploadMediaRequest, options: TransferOptions = {}): Promise<MediaMetadata> {
+    return this.guard(async () => {
+      const settings = request?.media_enhancement;
+      this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement'));
+      const answer = await this.sendFile<MediaMetadata & { media_uid?: string }>('uploadMedia', PATHS.uploadMedia, request, 'media_enhancement', settings, options);
+      // Services differ in what they call the id; the rest of the client speaks of `uid`.
+      const metadata = { ...answer, uid: answer.uid ?? answer.media_uid } as MediaMetadata;
+      this.poller.remember(metadata);
+      return metadata;
+    });
+  }
+
+  /** v2: the media's metadata, `enhancement_status` included. */
+  getMetadata(uid: string, options: CallOptions = {}): Promise<MediaMetadata> {
+    return this.guard(async () => {
+      this.check('getMetadata', checkMediaUid(uid));
+      const metadata = await this.transport.sendJson<MediaMetadata>({
+        endpoint: 'getMetadata',
+        method: 'GET',
+        path: PATHS.metadata(uid),
+        signal: this.signal(options.signal),
+        onWait: options.onWait,
+        mediaUid: uid,
+      });
+      this.poller.remember(metadata);
+      return metadata;
+    });
+  }
+
+  /**
+   * Resolves with the metadata once the media is COMPLETED; rejects with JOB_FAILED when it fails,
+   * TIMEOUT after `timeoutMs`, NOT_FOUND for an unknown uid. All waits of this client share one poller.
+   */
+  waitForCompletion(uid: string, options: WaitOptions = {}): Promise<MediaMetadata> {
+    return this.guard(async () => {
+      this.check('waitForCompletion', checkMediaUid(uid));
+      if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
+        throw validationError('waitForCompletion', [{ loc: ['timeoutMs'], msg: 'must be a positive number of milliseconds', type: 'value_error', input: options.timeoutMs }]);
+      }
+      return this.poller.wait(uid, options);
+    });
+  }
+
+  /** v2: the file as a stream, which the caller must read to the end or destroy. */
+  downloadFile(uid: string, options: DownloadOptions = {}): Promise<DownloadedStream> {
+    return this.guard(async () => {
+      this.check('downloadFile', [...checkMediaUid(uid), ...checkStep(options.step)]);
+      return downloadStream(this.downloadContext(), uid, { ...options, signal: this.signal(options.signal) });
+    });
+  }
+
+  /**
+   * v2: the file written to `path` (a file path, or an existing folder to keep the service's file name).
+   * Written to a temporary file and renamed when complete: on failure, no partial file is left.
+   */
+  downloadToFile(uid: string, path: string, options: DownloadOptions = {}): Promise<DownloadedFile> {
+    return this.guard(async () => {
+      const issues = [...checkMediaUid(uid), ...checkStep(options.step)];
+      if (typeof path !== 'string' || path.length === 0) issues.push({ loc: ['path'], msg: 'a file or folder path is required', type: 'type_error.str', input: path });
+      this.check('downloadToFile', issues);
+      return downloadToFile(this.downloadContext(), uid, path, { ...options, signal: this.signal(options.signal) });
+    });
+  }
+
+  /** Rate-limit state of an operation, as this client sees it. */
+  rateLimit(endpoint: EndpointId): { limit: number | null; used: number; queued: number; windowMs: number } {
+    const limiter = this.limiters[endpoint];
+    return { limit: limiter.currentLimit(), used: limiter.used(), queued: limiter.queued(), windowMs: limiter.currentWindowMs() };
+  }
+
+  /** Cancels every request and wait of this client and frees its connections. */
+  async close(): Promise<void> {
+    if (this.closing.signal.aborted) return;
+    this.closing.abort(new MediaEnhanceError('ABORTED', 'the client was closed'));
+    this.poller.close();
+    for (const limiter of Object.values(this.limiters)) limiter.rejectAll(new MediaEnhanceError('ABORTED', 'the client was closed'));
+    await this.transport.close();
+  }
+
+  private async sendFile<T>(
+    endpoint: 'enhanceVideo' | 'uploadMedia',
+    path: string,
+    request: EnhanceVideoRequest | UploadMediaRequest,
+    part: 'video_enhancement' | 'media_enhancement',
+    settings: EnhancementSettings | null | undefined,
+    options: TransferOptions,
+  ): Promise<T> {
+    if (!request || typeof request !== 'object') throw validationError(endpoint, [{ loc: ['request'], msg: 'an object with a file is required', type: 'type_error.dict', input: request }]);
+    const source = await fileSource(request.file, request.fileName);
+    const fields = { [part]: settings ? JSON.stringify(settings) : undefined };
+    const answer = await this.transport.sendJson<T & { uid?: string; media_uid?: string }>({
+      endpoint,
+      method: 'POST',
+      path,
+      body: () => multipartBody(source, fields, options.onProgress),
+      replayable: source.replayable,
+      signal: this.signal(options.signal),
+      onWait: options.onWait,
+    });
+    if (typeof answer?.uid !== 'string' && typeof answer?.media_uid !== 'string') throw unexpectedAnswer(`POST ${path}`, 'uid');
+    return answer;
+  }
+
+  private downloadContext(): DownloadContext {
+    return { transport: this.transport, clock: this.clock, retry: this.options.retry, random: this.random };
+  }
+
+  /** The caller's signal joined with the client's own, so close() ends every request. */
+  private signal(signal: AbortSignal | undefined): AbortSignal {
+    return signal ? AbortSignal.any([signal, this.closing.signal]) : this.closing.signal;
+  }
+
+  private check(operation: string, issues: FieldIssue[]): void {
+    if (this.closing.signal.aborted) throw new MediaEnhanceError('ABORTED', `${operation}: the client was closed`);
+    if (issues.length > 0) throw validationError(operation, issues);
+  }
+
+  /** Every error leaves the client as a MediaEnhanceError without the key. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const error = err instanceof MediaEnhanceError ? err : new MediaEnhanceError('HTTP', (err as Error)?.message ?? String(err), { cause: err });
+      throw redactError(error, this.options.apiKey);
+    }
+  }
+}
+
+function unexpectedAnswer(what: string, field: string): MediaEnhanceError {
+  return new MediaEnhanceError('HTTP', `${what}: the service's answer has no "${field}"`);
+}

@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, promises as fsp } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { PATHS } from '../contract/endpoints';
+import type { Step } from '../contract/fields';
+import { fullJitterDelay, type RetryPolicy } from './backoff';
+import { sleep, type Clock } from './clock';
+import { MediaEnhanceError } from './errors';
+import type { Response, Transport, WaitEvent } from './transport';
+import type { ProgressCallback } from './types';
+
+export interface DownloadOptions {
+  /** ENHANCED (default): the processed file; PRE: the file as it was received. */
+  step?: Step;
+  signal?: AbortSignal;
+  onProgress?: ProgressCallback;
+  onWait?: (event: WaitEvent) => void;
+}
+
+export interface DownloadedStream {
+  stream: Readable;
+  contentType: string;
+  /** The name the service gives the file, made safe to use as a file name. */
+  fileName: string;
+  /** Bytes, when the service says. */
+  size?: number;
+}
+
+export interface DownloadedFile {
+  path: string;
+  contentType: string;
+  fileName: string;
+  size: number;
+}
+
+export interface DownloadContext {
+  transport: Transport;
+  clock: Clock;
+  retry: RetryPolicy;
+  random: () => number;
+}
+
+function fileRequest(uid: string, options: DownloadOptions, headers?: Record<string, string>) {
+  const query = options.step ? `?step=${encodeURIComponent(options.step)}` : '';
+  return {
+    endpoint: 'downloadFile' as const,
+    method: 'GET' as const,
+    path: PATHS.file(uid) + query,
+    headers,
+    signal: options.signal,
+    onWait: options.onWait,
+    mediaUid: uid,
+  };
+}
+
+export async function downloadStream(ctx: DownloadContext, uid: string, options: DownloadOptions): Promise<DownloadedStream> {
+  const res = await ctx.transport.send(fileRequest(uid, options));
+  const size = contentLength(res);
+  const info = describeResponse(res, uid, options.step);
+  return { ...info, size, stream: res.body.pipe(progressCounter(0, size, options.onProgress)) };
+}
+
+/**
+ * Downloads into a temporary file beside the target and renames it into place only when complete, so
+ * a partial file never stands where a finished one is expected. A connection lost mid-way resumes
+ * with a Range request where the service allows it.
+ */
+export async function downloadToFile(ctx: DownloadContext, uid: string, target: string, options: DownloadOptions): Promise<DownloadedFile> {
+  const intoFolder = await isDirectory(target);
+  const folder = intoFolder ? target : dirname(target);
+  const temp = join(folder, `.${intoFolder ? uid.replace(/[^\w.-]/g, '_') : basename(target)}.${randomBytes(6).toString('hex')}.part`);
+  let written = 0;
+  let lastError: unknown;
+  try {
+    for (let attempt = 0; attempt <= ctx.retry.maxRetries; attempt++) {
+      const res = await ctx.transport.send(fileRequest(uid, options, written > 0 ? { range: `bytes=${written}-` } : undefined));
+      if (res.statusCode !== 206) written = 0; // the service sent the whole file again
+      const total = res.statusCode === 206 ? rangeTotal(res) : contentLength(res);
+      const info = describeResponse(res, uid, options.step);
+      let connectionError: unknown;
+      res.body.once('error', (err) => (connectionError = err));
+      try {
+        const counter = progressCounter(written, total, options.onProgress, (n) => (written = n));
+        await pipeline(res.body, counter, createWriteStream(temp, { flags: written > 0 ? 'a' : 'w' }), { signal: options.signal });
+      } catch (err) {
+        if (options.signal?.aborted) throw new MediaEnhanceError('ABORTED', `GET ${PATHS.file(uid)}: aborted`, { mediaUid: uid, cause: err });
+        if (connectionError === undefined) throw err; // the disk failed, not the connection: resuming cannot help
+        lastError = connectionError;
+        await sleep(ctx.clock, fullJitterDelay(ctx.retry, attempt, ctx.random), options.signal);
+        continue;
+      }
+      if (total !== undefined && written !== total) {
+        lastError = new Error(`received ${written} of ${total} bytes`);
+        continue;
+      }
+      const finalPath = intoFolder ? join(target, info.fileName) : target;
+      await fsp.rename(temp, finalPath);
+      return { path: finalPath, contentType: info.contentType, fileName: info.fileName, size: written };
+    }
+    throw new MediaEnhanceError('NETWORK', `GET ${PATHS.file(uid)}: the download broke off ${ctx.retry.maxRetries + 1} times: ${(lastError as Error)?.message}`, {
+      mediaUid: uid,
+      retryable: true,
+      cause: lastError,
+    });
+  } catch (err) {
+    await fsp.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+function describeResponse(res: Response, uid: string, step?: Step): { contentType: string; fileName: string } {
+  const contentType = headerText(res.headers['content-type']) ?? 'application/octet-stream';
+  const fileName = safeFileName(fileNameFromDisposition(headerText(res.headers['content-disposition']))) ?? safeFileName(`${uid}${step === 'PRE' ? '' : '_enhanced'}`)!;
+  return { contentType, fileName };
+}
+
+/** `filename*=UTF-8''...` wins over `filename="..."` (RFC 6266). */
+export function fileNameFromDisposition(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*\s*=\s*([\w-]+)'[^']*'([^;]+)/i.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[2].trim());
+    } catch {
+      // fall through to the plain form
+    }
+  }
+  const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(header);
+  if (quoted) return quoted[1].replace(/\\(.)/g, '$1');
+  const bare = /filename\s*=\s*([^;\s]+)/i.exec(header);
+  return bare?.[1];
+}
+
+/** A name from the service never chooses a folder: only its last part, without control characters. */
+export function safeFileName(name: string | undefined): string | undefined {
+  if (!name) return undefined;
+  const last = name.split(/[\\/]/).pop() ?? '';
+  const clean = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim();
+  if (!clean || clean === '.' || clean === '..') return undefined;
+  return clean.slice(0, 200);
+}
+
+function progressCounter(start: number, total: number | undefined, onProgress?: ProgressCallback, onCount?: (n: number) => void): Transform {
+  let done = start;
+  return new Transform({
+    transform(chunk: Buffer, _enc, callback) {
+      done += chunk.length;
+      onCount?.(done);
+      onProgress?.(done, total);
+      callback(null, chunk);
+    },
+  });
+}
+
+function contentLength(res: Response): number | undefined {
+  const value = Number(headerText(res.headers['content-length']));
+  return Number.isFinite(value) && value >= 0 && headerText(res.headers['content-length']) !== undefined ? value : undefined;
+}
+
+function rangeTotal(res: Response): number | undefined {
+  const match = /\/(\d+)\s*$/.exec(headerText(res.headers['content-range']) ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,118 @@
+import { describeIssue, type FieldIssue } from '../contract/fields';
+
+export type MediaEnhanceErrorCode =
+  | 'VALIDATION'
+  | 'AUTH'
+  | 'NOT_FOUND'
+  | 'NOT_READY'
+  | 'RATE_LIMITED'
+  | 'TOO_LARGE'
+  | 'UNSUPPORTED'
+  | 'JOB_FAILED'
+  | 'TIMEOUT'
+  | 'ABORTED'
+  | 'NETWORK'
+  | 'HTTP';
+
+export interface MediaEnhanceErrorInit {
+  status?: number;
+  /** Readable `field: message` lines (from a 422 detail array or the client's own validation). */
+  details?: string[];
+  /** The media this error concerns, when there is one. */
+  mediaUid?: string;
+  /** Whether the same request may succeed if sent again later. */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/** The one error class of the client. `message` and `details` never contain the API key. */
+export class MediaEnhanceError extends Error {
+  override readonly name = 'MediaEnhanceError';
+  readonly code: MediaEnhanceErrorCode;
+  readonly status?: number;
+  readonly details: string[];
+  readonly mediaUid?: string;
+  readonly retryable: boolean;
+
+  constructor(code: MediaEnhanceErrorCode, message: string, init: MediaEnhanceErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.code = code;
+    this.status = init.status;
+    this.details = init.details ?? [];
+    this.mediaUid = init.mediaUid;
+    this.retryable = init.retryable ?? false;
+  }
+}
+
+/** The client's own validation failed: nothing was sent. */
+export function validationError(operation: string, issues: FieldIssue[]): MediaEnhanceError {
+  const details = issues.map(describeIssue);
+  return new MediaEnhanceError('VALIDATION', `${operation}: invalid request, nothing was sent: ${details.join('; ')}`, { details });
+}
+
+const CODE_BY_STATUS: Record<number, MediaEnhanceErrorCode> = {
+  401: 'AUTH',
+  403: 'AUTH',
+  404: 'NOT_FOUND',
+  412: 'NOT_READY',
+  413: 'TOO_LARGE',
+  415: 'UNSUPPORTED',
+  422: 'VALIDATION',
+  429: 'RATE_LIMITED',
+};
+
+export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+
+const EXCERPT_CHARS = 300;
+
+/**
+ * Turns an error response into a MediaEnhanceError. The body may be the interface's `{detail: string}`,
+ * the FastAPI `{detail: [{loc, msg, type}]}`, or anything else (then a bounded excerpt is kept).
+ */
+export function errorFromResponse(what: string, status: number, bodyText: string, mediaUid?: string): MediaEnhanceError {
+  const code = CODE_BY_STATUS[status] ?? 'HTTP';
+  const details = detailLines(bodyText);
+  const summary = details.length > 0 ? details.join('; ') : excerpt(bodyText);
+  const message = `${what} failed with HTTP ${status}${summary ? `: ${summary}` : ''}${hint(code)}`;
+  return new MediaEnhanceError(code, message, { status, details, mediaUid, retryable: RETRYABLE_STATUSES.has(status) });
+}
+
+function detailLines(bodyText: string): string[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyText);
+  } catch {
+    return [];
+  }
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  if (typeof detail === 'string') return [detail];
+  if (Array.isArray(detail)) return detail.map((d) => (typeof d === 'object' && d !== null ? describeIssue(d) : String(d)));
+  return [];
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}...` : flat;
+}
+
+function hint(code: MediaEnhanceErrorCode): string {
+  if (code === 'AUTH') return ' (check the API key of the configuration)';
+  return '';
+}
+
+/** Replaces every occurrence of the key in a text; applied to everything the client reports. */
+export function redact(text: string, apiKey: string): string {
+  return apiKey.length > 0 ? text.split(apiKey).join('[redacted]') : text;
+}
+
+/** Strips the key from an error's message and details, whatever produced it. */
+export function redactError<E>(err: E, apiKey: string): E {
+  if (err instanceof Error && apiKey) {
+    err.message = redact(err.message, apiKey);
+    if (err.stack) err.stack = redact(err.stack, apiKey);
+  }
+  if (err instanceof MediaEnhanceError) {
+    (err as { details: string[] }).details = err.details.map((d) => redact(d, apiKey));
+  }
+  return err;
+}

@@ -1,0 +1,13 @@
+export { MediaEnhanceClient } from './client';
+export type { CallOptions, TransferOptions, EnhanceVideoRequest, UploadMediaRequest } from './client';
+export { MediaEnhanceError } from './errors';
+export type { MediaEnhanceErrorCode } from './errors';
+export type { ClientOptions } from './options';
+export type { RetryPolicy } from './backoff';
+export type { PollIntervals } from './poll-intervals';
+export type { WaitOptions } from './status-poller';
+export type { WaitEvent } from './transport';
+export type { DownloadOptions, DownloadedFile, DownloadedStream } from './download';
+export type { FileInput } from './multipart';
+export type { Clock } from './clock';
+export type { EnhanceAudioResult, MediaMetadata, VideoRecord, ProgressCallback } from './types';

@@ -1,0 +1,90 @@
+import { isIP } from 'node:net';
+import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, type EndpointId } from '../contract/endpoints';
+import { DEFAULT_RETRY, type RetryPolicy } from './backoff';
+import type { Clock } from './clock';
+import { MediaEnhanceError } from './errors';
+import { DEFAULT_POLL_INTERVALS, type PollIntervals } from './poll-intervals';
+
+export interface ClientOptions {
+  /** Where the service answers, e.g. `http://127.0.0.1:8600` (the local engine) or an `https://` URL. */
+  baseUrl: string;
+  /** Sent as `X-API-Key`, only to the origin of `baseUrl`. */
+  apiKey: string;
+  /** Requests per window for each operation; `null` means no local limit. Defaults: the interface's table. */
+  limits?: Partial<Record<EndpointId, number | null>>;
+  /** Length of the rolling window; the service's `X-RateLimit-Window` replaces it once seen. */
+  windowMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Longest wait for response headers, and longest silence within a body. Default 60 s. */
+  requestTimeoutMs?: number;
+  /** Status polling intervals of `waitForCompletion`; defaults follow the interface's guidance. */
+  poll?: Partial<PollIntervals>;
+  /** Allows `http:` to a host that is not loopback, where the key would travel in clear. */
+  allowInsecureHttp?: boolean;
+  /** For tests and simulations. */
+  clock?: Clock;
+  random?: () => number;
+}
+
+export interface ResolvedOptions {
+  origin: string;
+  /** Base URL without a trailing slash; may carry a path prefix. */
+  base: string;
+  apiKey: string;
+  limits: Record<EndpointId, number | null>;
+  windowMs: number;
+  retry: RetryPolicy;
+  requestTimeoutMs: number;
+  poll: PollIntervals;
+}
+
+export function resolveOptions(options: ClientOptions): ResolvedOptions {
+  if (!options || typeof options !== 'object') throw configError('options', options, 'an object with baseUrl and apiKey is required');
+  const { baseUrl, apiKey } = options;
+  if (typeof apiKey !== 'string' || apiKey.length === 0) {
+    // The value itself is never shown: it may be a key pasted in the wrong place.
+    throw new MediaEnhanceError('VALIDATION', 'apiKey: a non-empty string is required', { details: ['apiKey: a non-empty string is required'] });
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw configError('baseUrl', baseUrl, 'must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError('baseUrl', baseUrl, 'must use http: or https:');
+  if (url.username || url.password) throw configError('baseUrl', url.origin, 'must not contain credentials');
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) {
+    throw configError('baseUrl', baseUrl, 'plain http: is only allowed to a loopback host (the API key would travel unencrypted); use https: or set allowInsecureHttp');
+  }
+  const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
+  if (!(windowMs > 0)) throw configError('windowMs', windowMs, 'must be a positive number of milliseconds');
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  if (!(requestTimeoutMs > 0)) throw configError('requestTimeoutMs', requestTimeoutMs, 'must be a positive number of milliseconds');
+  const limits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
+  for (const [endpoint, limit] of Object.entries(limits)) {
+    if (limit !== null && !(Number.isInteger(limit) && limit > 0)) throw configError(`limits.${endpoint}`, limit, 'must be a positive integer or null');
+  }
+  return {
+    origin: url.origin,
+    base: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
+    apiKey,
+    limits,
+    windowMs,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    requestTimeoutMs,
+    poll: { ...DEFAULT_POLL_INTERVALS, ...options.poll },
+  };
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  if (isIP(host) === 6) return host === '::1' || host.startsWith('::ffff:127.');
+  return false;
+}
+
+function configError(field: string, value: unknown, rule: string): MediaEnhanceError {
+  const line = `${field}: ${rule} (got ${JSON.stringify(value) ?? String(value)})`;
+  return new MediaEnhanceError('VALIDATION', `MediaEnhanceClient: ${line}`, { details: [line] });
+}

@@ -1,0 +1,230 @@
+import { RATE_LIMIT_HEADERS } from '../contract/endpoints';
+import type { Clock } from './clock';
+
+/** What a caller is told while it waits for a place. */
+export interface WaitInfo {
+  /** 1 for the next in line. */
+  position: number;
+  /** Estimated milliseconds until this caller is sent. */
+  waitMs: number;
+}
+
+/** A place in the window, taken by one request. */
+export interface Slot {
+  /** Gives the place back: the request never reached the service. */
+  refund(): void;
+}
+
+interface Waiter {
+  resolve(slot: Slot): void;
+  reject(err: unknown): void;
+  onWait?: (info: WaitInfo) => void;
+  detach(): void;
+}
+
+type HeaderBag = Record<string, string | string[] | undefined>;
+
+/**
+ * A rolling-window (sliding log) limiter for one endpoint of one client: at most `limit` sends in any
+ * `windowMs`. Callers that find the window full wait in FIFO order. The service's X-RateLimit-* headers
+ * correct the local view: its count wins when it is higher (another client may share the key).
+ */
+export class RollingWindowLimiter {
+  private readonly configuredLimit: number | null;
+  private limit: number | null;
+  private windowMs: number;
+  /** Send times, oldest first. Entries may lie in the future when derived from a Retry-After. */
+  private sends: number[] = [];
+  private queue: Waiter[] = [];
+  private timer: unknown;
+  private timerDueAt = Infinity;
+
+  constructor(
+    limit: number | null,
+    windowMs: number,
+    private readonly clock: Clock,
+  ) {
+    this.configuredLimit = limit;
+    this.limit = limit;
+    this.windowMs = windowMs;
+  }
+
+  /** Takes a place at once if one is free and nobody waits ahead; otherwise undefined. */
+  tryAcquire(): Slot | undefined {
+    if (this.queue.length > 0 || this.freePlaces() < 1) return undefined;
+    return this.take();
+  }
+
+  /** Resolves with a place in the window; waits in line while the window is full. */
+  acquire(options: { signal?: AbortSignal; onWait?: (info: WaitInfo) => void; front?: boolean } = {}): Promise<Slot> {
+    const { signal, onWait, front } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.queue.length === 0 && this.freePlaces() >= 1) return Promise.resolve(this.take());
+    return new Promise<Slot>((resolve, reject) => {
+      const onAbort = () => {
+        this.queue = this.queue.filter((w) => w !== waiter);
+        reject(signal!.reason);
+        this.pump();
+      };
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        onWait,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (front) this.queue.unshift(waiter);
+      else this.queue.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** Earliest time at which a place can be free (now when one is). */
+  nextFreeAt(): number {
+    const now = this.clock.now();
+    this.prune(now);
+    if (this.limit === null) return now;
+    const over = this.sends.length - this.limit;
+    if (over < 0) return now;
+    return Math.max(now, this.sends[over] + this.windowMs);
+  }
+
+  /** Places taken in the current window, as far as this client knows. */
+  used(): number {
+    this.prune(this.clock.now());
+    return this.sends.length;
+  }
+
+  queued(): number {
+    return this.queue.length;
+  }
+
+  currentLimit(): number | null {
+    return this.limit;
+  }
+
+  currentWindowMs(): number {
+    return this.windowMs;
+  }
+
+  /**
+   * Learns from a response's X-RateLimit-* headers. `retryAfterMs` (from a 429) says when a place frees:
+   * the places the service counts beyond ours are then assumed to expire at that moment, otherwise one
+   * whole window from now (the safe guess).
+   */
+  observe(headers: HeaderBag, retryAfterMs?: number): void {
+    const now = this.clock.now();
+    const limit = headerNumber(headers, RATE_LIMIT_HEADERS.limit);
+    const used = headerNumber(headers, RATE_LIMIT_HEADERS.used);
+    const remaining = headerNumber(headers, RATE_LIMIT_HEADERS.remaining);
+    const windowSeconds = headerNumber(headers, RATE_LIMIT_HEADERS.window);
+    if (windowSeconds !== undefined && windowSeconds > 0) this.windowMs = windowSeconds * 1000;
+    if (limit !== undefined && limit > 0) {
+      // The service's limit binds; a lower limit configured here (to leave room for others) stays.
+      this.limit = this.configuredLimit === null ? limit : Math.min(this.configuredLimit, limit);
+    }
+    this.prune(now);
+    let serverUsed = used;
+    if (serverUsed === undefined && remaining !== undefined && limit !== undefined) serverUsed = limit - remaining;
+    if (serverUsed !== undefined && serverUsed > this.sends.length) {
+      const stamp = retryAfterMs === undefined ? now : now + retryAfterMs - this.windowMs;
+      const missing = serverUsed - this.sends.length;
+      for (let i = 0; i < missing; i++) this.insert(stamp);
+    }
+    this.pump();
+  }
+
+  /** Fails every waiting caller with `reason`; used when the client closes. */
+  rejectAll(reason: unknown): void {
+    const waiting = this.queue;
+    this.queue = [];
+    for (const w of waiting) {
+      w.detach();
+      w.reject(reason);
+    }
+    this.clearTimer();
+  }
+
+  private freePlaces(): number {
+    const now = this.clock.now();
+    this.prune(now);
+    if (this.limit === null) return Infinity;
+    // Entries stamped in the future (from a Retry-After) hold their place until they expire too.
+    return this.limit - this.sends.length;
+  }
+
+  private take(): Slot {
+    const stamp = this.clock.now();
+    this.insert(stamp);
+    let refunded = false;
+    return {
+      refund: () => {
+        if (refunded) return;
+        refunded = true;
+        const index = this.sends.indexOf(stamp);
+        if (index >= 0) this.sends.splice(index, 1);
+        this.pump();
+      },
+    };
+  }
+
+  private insert(stamp: number): void {
+    let i = this.sends.length;
+    while (i > 0 && this.sends[i - 1] > stamp) i--;
+    this.sends.splice(i, 0, stamp);
+  }
+
+  private prune(now: number): void {
+    let expired = 0;
+    while (expired < this.sends.length && this.sends[expired] + this.windowMs <= now) expired++;
+    if (expired > 0) this.sends.splice(0, expired);
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && this.freePlaces() >= 1) {
+      const waiter = this.queue.shift()!;
+      waiter.detach();
+      waiter.resolve(this.take());
+    }
+    if (this.queue.length === 0) {
+      this.clearTimer();
+      return;
+    }
+    const dueAt = this.nextFreeAt();
+    const now = this.clock.now();
+    this.queue.forEach((w, i) => w.onWait?.({ position: i + 1, waitMs: this.estimateWait(i, now) }));
+    if (dueAt !== this.timerDueAt) {
+      this.clearTimer();
+      this.timerDueAt = dueAt;
+      this.timer = this.clock.setTimeout(() => {
+        this.timer = undefined;
+        this.timerDueAt = Infinity;
+        this.pump();
+      }, dueAt - now);
+    }
+  }
+
+  /** When the waiter at `index` in line can expect its place, from the log's expiry times. */
+  private estimateWait(index: number, now: number): number {
+    if (this.limit === null) return 0;
+    const over = this.sends.length - this.limit + index;
+    if (over < 0) return 0;
+    if (over < this.sends.length) return Math.max(0, this.sends[over] + this.windowMs - now);
+    const windows = Math.floor(over / this.limit);
+    return Math.max(0, this.sends[over % this.sends.length] + this.windowMs * (windows + 1) - now);
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerDueAt = Infinity;
+  }
+}
+
+function headerNumber(headers: HeaderBag, name: string): number | undefined {
+  const raw = headers[name];
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (text === undefined || text.trim() === '') return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : undefined;
+}

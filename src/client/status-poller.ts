@@ -1,0 +1,285 @@
+import type { Clock } from './clock';
+import { MediaEnhanceError } from './errors';
+import type { MediaMetadata } from './types';
+import { nextPollDelay, type PollIntervals } from './poll-intervals';
+import type { RollingWindowLimiter, Slot } from './rate-limiter';
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** Gives up with a TIMEOUT error after this long. Default: wait as long as the media is in progress. */
+  timeoutMs?: number;
+  /** Called with each new state of the media (the first one seen included). */
+  onStatus?: (status: string, metadata: MediaMetadata) => void;
+}
+
+interface Waiter {
+  resolve(metadata: MediaMetadata): void;
+  reject(err: unknown): void;
+  onStatus?: WaitOptions['onStatus'];
+  lastReported?: string;
+  dispose(): void;
+}
+
+/** One media being watched, however many callers wait for it. */
+interface Watch {
+  uid: string;
+  waiters: Set<Waiter>;
+  startedAt: number;
+  dueAt: number;
+  polling: boolean;
+  lastStatus?: string;
+  failures: number;
+}
+
+const FAILURE_STATES = new Set(['FAILED', 'ERROR', 'CANCELLED', 'CANCELED', 'REJECTED']);
+/** Errors after which asking again cannot help. */
+const FINAL_ERROR_CODES = new Set(['NOT_FOUND', 'AUTH', 'VALIDATION']);
+const REMEMBERED_TERMINAL_STATES = 1000;
+
+export function isCompleted(status: unknown): boolean {
+  return typeof status === 'string' && status.toUpperCase() === 'COMPLETED';
+}
+
+export function isFailed(status: unknown): boolean {
+  return typeof status === 'string' && FAILURE_STATES.has(status.toUpperCase());
+}
+
+export interface PollerDeps {
+  limiter: RollingWindowLimiter;
+  /** Asks the service once, with a place already taken in the metadata window. */
+  fetchMetadata(uid: string, slot: Slot, signal: AbortSignal): Promise<MediaMetadata>;
+  clock: Clock;
+  random: () => number;
+  intervals: PollIntervals;
+}
+
+/**
+ * The one status poller of a client. Every wait joins it; waits on the same media share one poll.
+ * It takes its places from the metadata limiter, so however many media are watched it never asks more
+ * often than the window allows; when places are short, the media due the longest is asked first.
+ */
+export class StatusPoller {
+  private readonly watches = new Map<string, Watch>();
+  private readonly terminal = new Map<string, MediaMetadata>();
+  private readonly stop = new AbortController();
+  private timer: unknown;
+  private acquiring = false;
+
+  constructor(private readonly deps: PollerDeps) {}
+
+  wait(uid: string, options: WaitOptions = {}): Promise<MediaMetadata> {
+    const { signal, timeoutMs, onStatus } = options;
+    if (this.stop.signal.aborted) return Promise.reject(closedError(uid));
+    if (signal?.aborted) return Promise.reject(abortedError(uid));
+    return new Promise<MediaMetadata>((resolve, reject) => {
+      const { clock } = this.deps;
+      let timeout: unknown;
+      const onAbort = () => {
+        this.leave(uid, waiter);
+        reject(abortedError(uid));
+      };
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        onStatus,
+        dispose: () => {
+          if (timeout !== undefined) clock.clearTimeout(timeout);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      const known = this.terminal.get(uid);
+      if (known) {
+        this.settle(waiter, known);
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs !== undefined) {
+        timeout = clock.setTimeout(() => {
+          const watch = this.watches.get(uid);
+          this.leave(uid, waiter);
+          const state = watch?.lastStatus ? `still ${watch.lastStatus}` : 'no state seen yet';
+          reject(new MediaEnhanceError('TIMEOUT', `media ${uid}: not completed after ${Math.round(timeoutMs / 1000)} s (${state})`, { mediaUid: uid, retryable: true }));
+        }, timeoutMs);
+      }
+      let watch = this.watches.get(uid);
+      if (!watch) {
+        const now = clock.now();
+        watch = { uid, waiters: new Set(), startedAt: now, dueAt: now, polling: false, failures: 0 };
+        this.watches.set(uid, watch);
+      }
+      watch.waiters.add(waiter);
+      this.run();
+    });
+  }
+
+  /** Learns a state seen elsewhere (an upload's answer, a metadata call), so a finished media is not asked for. */
+  remember(metadata: MediaMetadata): void {
+    if (!isCompleted(metadata.enhancement_status) && !isFailed(metadata.enhancement_status)) return;
+    this.terminal.delete(metadata.uid);
+    this.terminal.set(metadata.uid, metadata);
+    if (this.terminal.size > REMEMBERED_TERMINAL_STATES) this.terminal.delete(this.terminal.keys().next().value!);
+  }
+
+  /** The terminal metadata remembered for a media, if any. */
+  known(uid: string): MediaMetadata | undefined {
+    return this.terminal.get(uid);
+  }
+
+  /** How many media are watched now. */
+  watching(): number {
+    return this.watches.size;
+  }
+
+  close(): void {
+    this.stop.abort();
+    this.clearTimer();
+    for (const watch of this.watches.values()) {
+      for (const waiter of watch.waiters) {
+        waiter.dispose();
+        waiter.reject(closedError(watch.uid));
+      }
+    }
+    this.watches.clear();
+  }
+
+  private leave(uid: string, waiter: Waiter): void {
+    waiter.dispose();
+    const watch = this.watches.get(uid);
+    if (!watch) return;
+    watch.waiters.delete(waiter);
+    if (watch.waiters.size === 0) this.watches.delete(uid);
+  }
+
+  /** Sends every poll that is due and has a place; then sleeps until the next one is due. */
+  private run(): void {
+    this.clearTimer();
+    if (this.stop.signal.aborted) return;
+    const now = this.deps.clock.now();
+    for (let watch = this.earliestDue(now); watch; watch = this.earliestDue(now)) {
+      const slot = this.deps.limiter.tryAcquire();
+      if (!slot) {
+        this.waitForPlace();
+        return;
+      }
+      this.poll(watch, slot);
+    }
+    let next = Infinity;
+    for (const watch of this.watches.values()) if (!watch.polling) next = Math.min(next, watch.dueAt);
+    if (next < Infinity) this.timer = this.deps.clock.setTimeout(() => this.run(), next - now);
+  }
+
+  /** The window is full: queue once at the limiter, and give the place to whichever media is due first then. */
+  private waitForPlace(): void {
+    if (this.acquiring) return;
+    this.acquiring = true;
+    this.deps.limiter.acquire({ signal: this.stop.signal }).then(
+      (slot) => {
+        this.acquiring = false;
+        const watch = this.earliestDue(this.deps.clock.now());
+        if (watch) this.poll(watch, slot);
+        else slot.refund();
+        this.run();
+      },
+      () => {
+        this.acquiring = false;
+      },
+    );
+  }
+
+  private earliestDue(now: number): Watch | undefined {
+    let best: Watch | undefined;
+    for (const watch of this.watches.values()) {
+      if (watch.polling || watch.dueAt > now) continue;
+      if (!best || watch.dueAt < best.dueAt) best = watch;
+    }
+    return best;
+  }
+
+  private poll(watch: Watch, slot: Slot): void {
+    watch.polling = true;
+    this.deps.fetchMetadata(watch.uid, slot, this.stop.signal).then(
+      (metadata) => {
+        watch.polling = false;
+        watch.failures = 0;
+        this.remember(metadata);
+        this.deliver(watch, metadata);
+        this.run();
+      },
+      (err: unknown) => {
+        watch.polling = false;
+        if (this.stop.signal.aborted) return;
+        if (err instanceof MediaEnhanceError && FINAL_ERROR_CODES.has(err.code)) {
+          this.endWatch(watch, (waiter) => waiter.reject(err));
+        } else {
+          // A passing fault (network, 5xx, 429): ask again later, further apart each time.
+          watch.failures++;
+          const now = this.deps.clock.now();
+          watch.dueAt = now + nextPollDelay(this.deps.intervals, now - watch.startedAt, this.deps.random) * Math.min(4, watch.failures);
+        }
+        this.run();
+      },
+    );
+  }
+
+  private deliver(watch: Watch, metadata: MediaMetadata): void {
+    const status = String(metadata.enhancement_status);
+    watch.lastStatus = status;
+    if (isCompleted(status) || isFailed(status)) {
+      this.endWatch(watch, (waiter) => this.settle(waiter, metadata));
+      return;
+    }
+    for (const waiter of watch.waiters) report(waiter, status, metadata);
+    const now = this.deps.clock.now();
+    watch.dueAt = now + nextPollDelay(this.deps.intervals, now - watch.startedAt, this.deps.random);
+  }
+
+  private endWatch(watch: Watch, each: (waiter: Waiter) => void): void {
+    if (this.watches.get(watch.uid) === watch) this.watches.delete(watch.uid);
+    for (const waiter of watch.waiters) {
+      waiter.dispose();
+      each(waiter);
+    }
+    watch.waiters.clear();
+  }
+
+  private settle(waiter: Waiter, metadata: MediaMetadata): void {
+    const status = String(metadata.enhancement_status);
+    report(waiter, status, metadata);
+    waiter.dispose();
+    if (isCompleted(status)) waiter.resolve(metadata);
+    else waiter.reject(jobFailedError(metadata));
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+function report(waiter: Waiter, status: string, metadata: MediaMetadata): void {
+  if (waiter.lastReported === status) return;
+  waiter.lastReported = status;
+  try {
+    waiter.onStatus?.(status, metadata);
+  } catch {
+    // A caller's callback must not break the poller for everyone else.
+  }
+}
+
+function jobFailedError(metadata: MediaMetadata): MediaEnhanceError {
+  const error = metadata.error as { code?: unknown; message?: unknown } | undefined;
+  const reason = typeof error?.message === 'string' ? error.message : 'the service gave no reason';
+  const code = typeof error?.code === 'string' ? ` [${error.code}]` : '';
+  return new MediaEnhanceError('JOB_FAILED', `media ${metadata.uid} ended ${metadata.enhancement_status}${code}: ${reason}`, {
+    mediaUid: metadata.uid,
+    details: [`${metadata.enhancement_status}${code}: ${reason}`],
+  });
+}
+
+function abortedError(uid: string): MediaEnhanceError {
+  return new MediaEnhanceError('ABORTED', `media ${uid}: waiting was aborted`, { mediaUid: uid });
+}
+
+function closedError(uid: string): MediaEnhanceError {
+  return new MediaEnhanceError('ABORTED', `media ${uid}: the client was closed while waiting`, { mediaUid: uid });
+}

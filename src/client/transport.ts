@@ -1,0 +1,247 @@
+import type { Readable } from 'node:stream';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { EndpointId } from '../contract/endpoints';
+import { fullJitterDelay, parseRetryAfter, type RetryPolicy } from './backoff';
+import { sleep, type Clock } from './clock';
+import { MediaEnhanceError, RETRYABLE_STATUSES, errorFromResponse, redactError } from './errors';
+import type { RollingWindowLimiter, Slot } from './rate-limiter';
+
+/** What a caller is told while its request waits: for a place in the window, or before a retry. */
+export interface WaitEvent {
+  endpoint: EndpointId;
+  reason: 'queued' | 'rate-limited' | 'retry';
+  /** Estimated milliseconds until the request is sent. */
+  waitMs: number;
+  /** Place in line, for `queued`. */
+  position?: number;
+  /** The retry about to be made (1 for the first), for `rate-limited` and `retry`. */
+  attempt?: number;
+  /** Why a retry is needed, for `retry`. */
+  cause?: string;
+}
+
+export interface RequestBody {
+  body: Buffer | string | Readable;
+  headers: Record<string, string>;
+}
+
+export interface RequestSpec {
+  endpoint: EndpointId;
+  method: 'GET' | 'POST';
+  /** Path and query, relative to the base URL. */
+  path: string;
+  headers?: Record<string, string>;
+  /** Builds the body for each attempt (a stream cannot be read twice). */
+  body?: () => RequestBody | Promise<RequestBody>;
+  /** False when the body comes from a one-shot stream that cannot be sent again. */
+  replayable?: boolean;
+  signal?: AbortSignal;
+  onWait?: (event: WaitEvent) => void;
+  /** A place already taken in the endpoint's window (the status poller takes its own). */
+  slot?: Slot;
+  /** Overrides the policy's retry count (the poller does its own retrying). */
+  maxRetries?: number;
+  mediaUid?: string;
+}
+
+export interface Response {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+const MAX_REDIRECTS = 5;
+const ERROR_BODY_LIMIT = 64 * 1024;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Failures where the service cannot have seen the request: safe to send again, even a POST. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export interface TransportConfig {
+  origin: string;
+  base: string;
+  apiKey: string;
+  requestTimeoutMs: number;
+  retry: RetryPolicy;
+  clock: Clock;
+  random: () => number;
+  limiterFor(endpoint: EndpointId): RollingWindowLimiter;
+}
+
+/**
+ * Sends requests for one client: waits for a place in the endpoint's window, sends the key only to the
+ * configured origin, follows redirects of GETs, and retries what is safe to retry with full-jitter backoff.
+ */
+export class Transport {
+  private readonly agent: Agent;
+
+  constructor(private readonly config: TransportConfig) {
+    this.agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  }
+
+  /** Resolves with a 2xx response whose body the caller must consume; rejects with a MediaEnhanceError. */
+  async send(spec: RequestSpec): Promise<Response> {
+    try {
+      return await this.sendWithRetries(spec);
+    } catch (err) {
+      throw redactError(this.toClientError(err, spec), this.config.apiKey);
+    }
+  }
+
+  /** Sends and reads a JSON answer. */
+  async sendJson<T>(spec: RequestSpec): Promise<T> {
+    const res = await this.send(spec);
+    const text = await res.body.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw new MediaEnhanceError('HTTP', `${describe(spec)}: the service answered ${res.statusCode} with a body that is not JSON`, {
+        status: res.statusCode,
+        cause,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+
+  private async sendWithRetries(spec: RequestSpec): Promise<Response> {
+    const { clock, retry } = this.config;
+    const limiter = this.config.limiterFor(spec.endpoint);
+    const maxRetries = spec.maxRetries ?? retry.maxRetries;
+    const idempotent = spec.method === 'GET';
+    for (let attempt = 0; ; attempt++) {
+      const slot =
+        attempt === 0 && spec.slot
+          ? spec.slot
+          : await limiter.acquire({
+              signal: spec.signal,
+              front: attempt > 0,
+              onWait: (info) => spec.onWait?.({ endpoint: spec.endpoint, reason: 'queued', waitMs: info.waitMs, position: info.position }),
+            });
+      let res: Response;
+      try {
+        res = await this.dispatch(spec);
+      } catch (err) {
+        if (spec.signal?.aborted) throw err;
+        const notSent = NOT_SENT_CODES.has(errorCode(err));
+        if (notSent) slot.refund();
+        const retryable = (idempotent || notSent) && spec.replayable !== false;
+        if (!retryable || attempt >= maxRetries) throw err;
+        const waitMs = fullJitterDelay(retry, attempt, this.config.random);
+        spec.onWait?.({ endpoint: spec.endpoint, reason: 'retry', waitMs, attempt: attempt + 1, cause: errorCode(err) || (err as Error).message });
+        await sleep(clock, waitMs, spec.signal);
+        continue;
+      }
+      if (res.statusCode >= 200 && res.statusCode < 300) return res;
+
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after'], clock.now());
+      const text = await readBounded(res.body, ERROR_BODY_LIMIT);
+      const error = errorFromResponse(describe(spec), res.statusCode, text, spec.mediaUid);
+      const retryable = idempotent ? RETRYABLE_STATUSES.has(res.statusCode) : res.statusCode === 429 || res.statusCode === 503;
+      if (!retryable || attempt >= maxRetries) throw error;
+      if (spec.replayable === false) {
+        error.message += '; not retried: the file was given as a one-shot stream, pass a path or a Buffer so it can be sent again';
+        throw error;
+      }
+      const jitter = fullJitterDelay(retry, attempt, this.config.random);
+      // Never earlier than the window allows: wait for a place to free, then add the jitter on top.
+      const notBefore = Math.max(retryAfterMs ?? 0, res.statusCode === 429 ? limiter.nextFreeAt() - clock.now() : 0);
+      const waitMs = notBefore + jitter;
+      spec.onWait?.({
+        endpoint: spec.endpoint,
+        reason: res.statusCode === 429 ? 'rate-limited' : 'retry',
+        waitMs,
+        attempt: attempt + 1,
+        cause: `HTTP ${res.statusCode}`,
+      });
+      await sleep(clock, waitMs, spec.signal);
+    }
+  }
+
+  /** One attempt, following redirects of a GET; the key goes only to the configured origin. */
+  private async dispatch(spec: RequestSpec): Promise<Response> {
+    const { origin, apiKey, requestTimeoutMs } = this.config;
+    const limiter = this.config.limiterFor(spec.endpoint);
+    let url = new URL(this.config.base + spec.path);
+    const bodyParts = spec.body ? await spec.body() : undefined;
+    for (let hop = 0; ; hop++) {
+      const sameOrigin = url.origin === origin;
+      const headers: Record<string, string> = { ...spec.headers, ...bodyParts?.headers };
+      if (sameOrigin) headers['x-api-key'] = apiKey;
+      const res = (await request(url, {
+        dispatcher: this.agent,
+        method: spec.method,
+        headers,
+        body: hop === 0 ? bodyParts?.body : undefined,
+        signal: spec.signal,
+        headersTimeout: requestTimeoutMs,
+        bodyTimeout: requestTimeoutMs,
+      })) as Response;
+      if (sameOrigin) limiter.observe(res.headers, res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after'], this.config.clock.now()) : undefined);
+      const location = headerText(res.headers.location);
+      if (!REDIRECT_STATUSES.has(res.statusCode) || !location || spec.method !== 'GET') return res;
+      await res.body.dump();
+      if (hop >= MAX_REDIRECTS) throw new MediaEnhanceError('HTTP', `${describe(spec)}: more than ${MAX_REDIRECTS} redirects`, { status: res.statusCode });
+      const next = new URL(location, url);
+      if (next.protocol !== 'https:' && !(next.protocol === 'http:' && url.protocol === 'http:')) {
+        throw new MediaEnhanceError('HTTP', `${describe(spec)}: refused a redirect from ${url.protocol} to ${next.protocol}`, { status: res.statusCode });
+      }
+      url = next;
+    }
+  }
+
+  private toClientError(err: unknown, spec: RequestSpec): MediaEnhanceError {
+    if (err instanceof MediaEnhanceError) return err;
+    if (spec.signal?.aborted) {
+      return new MediaEnhanceError('ABORTED', `${describe(spec)}: aborted`, { cause: err, mediaUid: spec.mediaUid });
+    }
+    const code = errorCode(err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return new MediaEnhanceError('TIMEOUT', `${describe(spec)}: no answer within ${this.config.requestTimeoutMs} ms (${code})`, {
+        cause: err,
+        retryable: true,
+        mediaUid: spec.mediaUid,
+      });
+    }
+    return new MediaEnhanceError('NETWORK', `${describe(spec)}: ${code ? `${code}: ` : ''}${message} (service at ${this.config.origin})`, {
+      cause: err,
+      retryable: true,
+      mediaUid: spec.mediaUid,
+    });
+  }
+}
+
+function describe(spec: RequestSpec): string {
+  return `${spec.method} ${spec.path.split('?')[0]}`;
+}
+
+export function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  if (typeof e?.code === 'string') return e.code;
+  if (typeof e?.cause?.code === 'string') return e.cause.code;
+  return '';
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Reads at most `limit` bytes of a body as text and discards the rest. */
+async function readBounded(body: Response['body'], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      if (size < limit) chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= limit) break;
+    }
+  } catch {
+    // A broken error body still leaves the status to report.
+  } finally {
+    body.destroy();
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, limit);
+}
