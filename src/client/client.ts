@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ENDPOINT_IDS, PATHS, type EndpointId } from '../contract/endpoints';
 import {
   checkEnhanceJsonBody,
@@ -55,6 +56,8 @@ export class MediaEnhanceClient {
 
   constructor(options: ClientOptions) {
     this.options = resolveOptions(options);
+    // Every request of the client listens to this signal: many at once is normal, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     const { limits, windowMs } = this.options;

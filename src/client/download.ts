@@ -59,7 +59,10 @@ export async function downloadStream(ctx: DownloadContext, uid: string, options:
   const res = await ctx.transport.send(fileRequest(uid, options));
   const size = contentLength(res);
   const info = describeResponse(res, uid, options.step);
-  return { ...info, size, stream: res.body.pipe(progressCounter(0, size, options.onProgress)) };
+  const stream = progressCounter(0, size, options.onProgress);
+  // pipeline (unlike pipe) passes a broken connection on to the reader as an error on `stream`.
+  pipeline(res.body, stream).catch(() => undefined);
+  return { ...info, size, stream };
 }
 
 /**

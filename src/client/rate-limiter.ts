@@ -1,6 +1,8 @@
 import { RATE_LIMIT_HEADERS } from '../contract/endpoints';
 import type { Clock } from './clock';
 
+type HeaderBag = Record<string, string | string[] | undefined>;
+
 /** What a caller is told while it waits for a place. */
 export interface WaitInfo {
   /** 1 for the next in line. */
@@ -9,10 +11,20 @@ export interface WaitInfo {
   waitMs: number;
 }
 
-/** A place in the window, taken by one request. */
+/**
+ * A place in the window, taken by one request. While the request is under way the place is held; once
+ * answered it counts from the moment of the answer (never earlier than the service counted it).
+ */
 export interface Slot {
+  /** The service may have seen the request (no answer to learn from): the place counts from now. */
+  settle(): void;
   /** Gives the place back: the request never reached the service. */
   refund(): void;
+  /**
+   * The service answered: the place counts from now, or is given back for a 429 (which the service
+   * does not count); then the answer's headers correct the count, before anyone waiting is let through.
+   */
+  answered(headers: HeaderBag, rateLimited: boolean, retryAfterMs?: number): void;
 }
 
 interface Waiter {
@@ -22,19 +34,26 @@ interface Waiter {
   detach(): void;
 }
 
-type HeaderBag = Record<string, string | string[] | undefined>;
-
 /**
  * A rolling-window (sliding log) limiter for one endpoint of one client: at most `limit` sends in any
  * `windowMs`. Callers that find the window full wait in FIFO order. The service's X-RateLimit-* headers
- * correct the local view: its count wins when it is higher (another client may share the key).
+ * correct the local view: its count wins when it is higher (another client may share the key). Once such
+ * sharing is seen, sends are spread evenly over the window rather than sent in bursts, so that the
+ * clients interleave, each sees the others' requests in the counts, and they stop colliding.
  */
 export class RollingWindowLimiter {
   private readonly configuredLimit: number | null;
   private limit: number | null;
   private windowMs: number;
-  /** Send times, oldest first. Entries may lie in the future when derived from a Retry-After. */
+  /** Times of answered sends, oldest first. Entries may lie in the future when derived from a Retry-After. */
   private sends: number[] = [];
+  /** Sends under way: they hold a place until answered. */
+  private inFlight = 0;
+  private lastSendAt = -Infinity;
+  /** When the service's count last showed requests that were not ours. */
+  private sharedSeenAt = -Infinity;
+  /** The entries of `sends` that stand for other clients' requests (also in `sends`). */
+  private others: number[] = [];
   private queue: Waiter[] = [];
   private timer: unknown;
   private timerDueAt = Infinity;
@@ -79,20 +98,25 @@ export class RollingWindowLimiter {
     });
   }
 
-  /** Earliest time at which a place can be free (now when one is). */
+  /**
+   * Earliest time at which a place can be free (now when one is). When only an answer still under way
+   * can free it, one window from now is the estimate; the answer wakes the line earlier.
+   */
   nextFreeAt(): number {
     const now = this.clock.now();
     this.prune(now);
     if (this.limit === null) return now;
-    const over = this.sends.length - this.limit;
-    if (over < 0) return now;
-    return Math.max(now, this.sends[over] + this.windowMs);
+    const over = this.sends.length + this.inFlight - this.limit;
+    let at = now;
+    if (over >= 0) at = over < this.sends.length ? this.sends[over] + this.windowMs : now + this.windowMs;
+    if (this.paced(now)) at = Math.max(at, this.lastSendAt + this.spacing());
+    return Math.max(now, at);
   }
 
   /** Places taken in the current window, as far as this client knows. */
   used(): number {
     this.prune(this.clock.now());
-    return this.sends.length;
+    return this.sends.length + this.inFlight;
   }
 
   queued(): number {
@@ -113,6 +137,10 @@ export class RollingWindowLimiter {
    * whole window from now (the safe guess).
    */
   observe(headers: HeaderBag, retryAfterMs?: number): void {
+    this.learn(headers, retryAfterMs);
+  }
+
+  private learn(headers: HeaderBag, retryAfterMs?: number): void {
     const now = this.clock.now();
     const limit = headerNumber(headers, RATE_LIMIT_HEADERS.limit);
     const used = headerNumber(headers, RATE_LIMIT_HEADERS.used);
@@ -126,10 +154,14 @@ export class RollingWindowLimiter {
     this.prune(now);
     let serverUsed = used;
     if (serverUsed === undefined && remaining !== undefined && limit !== undefined) serverUsed = limit - remaining;
-    if (serverUsed !== undefined && serverUsed > this.sends.length) {
+    if (serverUsed !== undefined && serverUsed > this.sends.length + this.inFlight) {
       const stamp = retryAfterMs === undefined ? now : now + retryAfterMs - this.windowMs;
-      const missing = serverUsed - this.sends.length;
-      for (let i = 0; i < missing; i++) this.insert(stamp);
+      const missing = serverUsed - this.sends.length - this.inFlight;
+      for (let i = 0; i < missing; i++) {
+        this.insert(stamp);
+        this.others.push(stamp);
+      }
+      this.sharedSeenAt = now;
     }
     this.pump();
   }
@@ -149,21 +181,46 @@ export class RollingWindowLimiter {
     const now = this.clock.now();
     this.prune(now);
     if (this.limit === null) return Infinity;
+    if (this.paced(now) && now < this.lastSendAt + this.spacing()) return 0;
     // Entries stamped in the future (from a Retry-After) hold their place until they expire too.
-    return this.limit - this.sends.length;
+    return this.limit - this.sends.length - this.inFlight;
+  }
+
+  /** Spread sends out for two windows after another client's requests were seen in the counts. */
+  private paced(now: number): boolean {
+    return now - this.sharedSeenAt < 2 * this.windowMs;
+  }
+
+  /** While sharing, this client's share of the window: what the others left, sent evenly. */
+  private spacing(): number {
+    const share = Math.max(1, (this.limit ?? Infinity) - this.others.length);
+    return this.windowMs / share;
   }
 
   private take(): Slot {
-    const stamp = this.clock.now();
-    this.insert(stamp);
-    let refunded = false;
+    this.inFlight++;
+    this.lastSendAt = this.clock.now();
+    let open = true;
+    let stamp: number | undefined;
+    const close = (counted: boolean) => {
+      if (!open) return false;
+      open = false;
+      this.inFlight--;
+      if (counted) {
+        stamp = this.clock.now();
+        this.insert(stamp);
+      }
+      return true;
+    };
     return {
+      settle: () => {
+        if (close(true)) this.pump();
+      },
       refund: () => {
-        if (refunded) return;
-        refunded = true;
-        const index = this.sends.indexOf(stamp);
-        if (index >= 0) this.sends.splice(index, 1);
-        this.pump();
+        if (close(false)) this.pump();
+      },
+      answered: (headers, rateLimited, retryAfterMs) => {
+        if (close(!rateLimited)) this.learn(headers, retryAfterMs);
       },
     };
   }
@@ -175,9 +232,11 @@ export class RollingWindowLimiter {
   }
 
   private prune(now: number): void {
+    const live = (stamp: number) => stamp + this.windowMs > now;
     let expired = 0;
-    while (expired < this.sends.length && this.sends[expired] + this.windowMs <= now) expired++;
+    while (expired < this.sends.length && !live(this.sends[expired])) expired++;
     if (expired > 0) this.sends.splice(0, expired);
+    if (this.others.length > 0) this.others = this.others.filter(live);
   }
 
   private pump(): void {
@@ -207,11 +266,11 @@ export class RollingWindowLimiter {
   /** When the waiter at `index` in line can expect its place, from the log's expiry times. */
   private estimateWait(index: number, now: number): number {
     if (this.limit === null) return 0;
-    const over = this.sends.length - this.limit + index;
+    const over = this.sends.length + this.inFlight - this.limit + index;
     if (over < 0) return 0;
     if (over < this.sends.length) return Math.max(0, this.sends[over] + this.windowMs - now);
-    const windows = Math.floor(over / this.limit);
-    return Math.max(0, this.sends[over % this.sends.length] + this.windowMs * (windows + 1) - now);
+    // Beyond what the log can tell: one more window for each `limit` callers ahead.
+    return this.windowMs * (Math.floor((over - this.sends.length) / this.limit) + 1);
   }
 
   private clearTimer(): void {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Clock } from './clock';
 import { MediaEnhanceError } from './errors';
 import type { MediaMetadata } from './types';
@@ -65,7 +66,10 @@ export class StatusPoller {
   private timer: unknown;
   private acquiring = false;
 
-  constructor(private readonly deps: PollerDeps) {}
+  constructor(private readonly deps: PollerDeps) {
+    // Every poll listens to this signal: hundreds at once is normal, not a leak.
+    setMaxListeners(0, this.stop.signal);
+  }
 
   wait(uid: string, options: WaitOptions = {}): Promise<MediaMetadata> {
     const { signal, timeoutMs, onStatus } = options;

@@ -121,11 +121,12 @@ export class Transport {
             });
       let res: Response;
       try {
-        res = await this.dispatch(spec);
+        res = await this.dispatch(spec, slot);
       } catch (err) {
-        if (spec.signal?.aborted) throw err;
         const notSent = NOT_SENT_CODES.has(errorCode(err));
         if (notSent) slot.refund();
+        else slot.settle(); // the service may have seen it: count it
+        if (spec.signal?.aborted) throw err;
         const retryable = (idempotent || notSent) && spec.replayable !== false;
         if (!retryable || attempt >= maxRetries) throw err;
         const waitMs = fullJitterDelay(retry, attempt, this.config.random);
@@ -160,7 +161,7 @@ export class Transport {
   }
 
   /** One attempt, following redirects of a GET; the key goes only to the configured origin. */
-  private async dispatch(spec: RequestSpec): Promise<Response> {
+  private async dispatch(spec: RequestSpec, slot: Slot): Promise<Response> {
     const { origin, apiKey, requestTimeoutMs } = this.config;
     const limiter = this.config.limiterFor(spec.endpoint);
     let url = new URL(this.config.base + spec.path);
@@ -178,7 +179,9 @@ export class Transport {
         headersTimeout: requestTimeoutMs,
         bodyTimeout: requestTimeoutMs,
       })) as Response;
-      if (sameOrigin) limiter.observe(res.headers, res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after'], this.config.clock.now()) : undefined);
+      const retryAfterMs = res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after'], this.config.clock.now()) : undefined;
+      if (hop === 0) slot.answered(sameOrigin ? res.headers : {}, res.statusCode === 429, retryAfterMs);
+      else if (sameOrigin) limiter.observe(res.headers, retryAfterMs);
       const location = headerText(res.headers.location);
       if (!REDIRECT_STATUSES.has(res.statusCode) || !location || spec.method !== 'GET') return res;
       await res.body.dump();

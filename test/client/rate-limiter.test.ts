@@ -3,6 +3,13 @@ import sinon from 'sinon';
 import { systemClock } from '../../src/client/clock';
 import { RollingWindowLimiter, type Slot } from '../../src/client/rate-limiter';
 
+/** Takes a place and has the request answered at once. */
+function sendNow(limiter: RollingWindowLimiter): void {
+  const slot = limiter.tryAcquire();
+  assert.ok(slot, 'a place was expected to be free');
+  slot.settle();
+}
+
 describe('RollingWindowLimiter', () => {
   let clock: sinon.SinonFakeTimers;
 
@@ -16,6 +23,7 @@ describe('RollingWindowLimiter', () => {
     const grantedAt: number[] = [];
     const promises = Array.from({ length: count }, (_, i) =>
       limiter.acquire({ signal }).then((slot) => {
+        slot.settle();
         grantedAt[i] = Date.now();
         return slot;
       }),
@@ -27,10 +35,10 @@ describe('RollingWindowLimiter', () => {
     const limiter = new RollingWindowLimiter(3, 10_000, systemClock);
     const start = Date.now();
     await clock.tickAsync(0);
-    limiter.tryAcquire();
+    sendNow(limiter);
     await clock.tickAsync(2_000);
-    limiter.tryAcquire();
-    limiter.tryAcquire();
+    sendNow(limiter);
+    sendNow(limiter);
     const { grantedAt } = acquireMany(limiter, 2);
     await clock.tickAsync(30_000);
     // A rolling window frees the first place 10 s after the first send, the next 10 s after the second.
@@ -53,12 +61,16 @@ describe('RollingWindowLimiter', () => {
 
   it('serves waiters first come, first served, and tells each its place in line', async () => {
     const limiter = new RollingWindowLimiter(1, 1_000, systemClock);
-    limiter.tryAcquire();
+    sendNow(limiter);
     const order: string[] = [];
     const positions: number[] = [];
-    const a = limiter.acquire({ onWait: (w) => positions.push(w.position) }).then(() => order.push('a'));
-    const b = limiter.acquire().then(() => order.push('b'));
-    const c = limiter.acquire().then(() => order.push('c'));
+    const served = (name: string) => (slot: Slot) => {
+      slot.settle();
+      order.push(name);
+    };
+    const a = limiter.acquire({ onWait: (w) => positions.push(w.position) }).then(served('a'));
+    const b = limiter.acquire().then(served('b'));
+    const c = limiter.acquire().then(served('c'));
     await clock.tickAsync(5_000);
     await Promise.all([a, b, c]);
     assert.deepEqual(order, ['a', 'b', 'c']);
@@ -67,7 +79,7 @@ describe('RollingWindowLimiter', () => {
 
   it('gives an aborted waiter\'s place in line to the next one', async () => {
     const limiter = new RollingWindowLimiter(1, 1_000, systemClock);
-    limiter.tryAcquire();
+    sendNow(limiter);
     const controller = new AbortController();
     const aborted = limiter.acquire({ signal: controller.signal });
     const next = limiter.acquire();
@@ -81,7 +93,7 @@ describe('RollingWindowLimiter', () => {
     assert.equal(nextAt - start, 1_000);
   });
 
-  it('takes a refunded place back at once', async () => {
+  it('takes back at once the place of a request that never reached the service', async () => {
     const limiter = new RollingWindowLimiter(1, 60_000, systemClock);
     const slot = limiter.tryAcquire() as Slot;
     let granted = false;
@@ -95,16 +107,39 @@ describe('RollingWindowLimiter', () => {
 
   it('adopts the service\'s count when it is higher than its own (another client shares the key)', async () => {
     const limiter = new RollingWindowLimiter(10, 60_000, systemClock);
-    limiter.tryAcquire();
+    sendNow(limiter);
     limiter.observe({ 'x-ratelimit-limit': '10', 'x-ratelimit-used': '9', 'x-ratelimit-remaining': '1', 'x-ratelimit-window': '60' });
     assert.equal(limiter.used(), 9);
+    // Sharing seen: this client's share is what the others left (2 of 10), spread over the window.
+    assert.equal(limiter.tryAcquire(), undefined);
+    await clock.tickAsync(29_000);
+    assert.equal(limiter.tryAcquire(), undefined);
+    await clock.tickAsync(1_000);
     assert.ok(limiter.tryAcquire());
     assert.equal(limiter.tryAcquire(), undefined);
   });
 
+  it('holds the place of a request under way until it is answered, then counts from the answer', async () => {
+    const limiter = new RollingWindowLimiter(1, 1_000, systemClock);
+    const slot = limiter.tryAcquire()!;
+    await clock.tickAsync(5_000); // a slow upload: far longer than the window
+    assert.equal(limiter.tryAcquire(), undefined, 'the service may not have counted it yet');
+    slot.settle();
+    assert.equal(limiter.tryAcquire(), undefined);
+    await clock.tickAsync(1_000);
+    assert.ok(limiter.tryAcquire());
+  });
+
+  it('gives back the place of a request the service refused with 429 (it did not count it)', () => {
+    const limiter = new RollingWindowLimiter(1, 60_000, systemClock);
+    const slot = limiter.tryAcquire()!;
+    slot.refund();
+    assert.equal(limiter.used(), 0);
+  });
+
   it('keeps its own count when the service counts fewer', () => {
     const limiter = new RollingWindowLimiter(10, 60_000, systemClock);
-    for (let i = 0; i < 4; i++) limiter.tryAcquire();
+    for (let i = 0; i < 4; i++) sendNow(limiter);
     limiter.observe({ 'x-ratelimit-used': '1', 'x-ratelimit-limit': '10' });
     assert.equal(limiter.used(), 4);
   });
@@ -139,7 +174,7 @@ describe('RollingWindowLimiter', () => {
 
   it('fails every waiter when rejected all (client closed)', async () => {
     const limiter = new RollingWindowLimiter(1, 60_000, systemClock);
-    limiter.tryAcquire();
+    sendNow(limiter);
     const waiting = [limiter.acquire(), limiter.acquire()];
     limiter.rejectAll(new Error('closed'));
     for (const w of waiting) await assert.rejects(w, /closed/);

@@ -41,7 +41,7 @@ describe('StatusPoller', () => {
       clock: systemClock,
       random: Math.random,
       intervals: DEFAULT_POLL_INTERVALS,
-      fetchMetadata: (uid) => service.fetchMetadata(uid),
+      fetchMetadata: (uid, slot) => service.fetchMetadata(uid).finally(() => slot.settle()),
     });
     return { poller, service, limiter };
   }
@@ -152,7 +152,8 @@ describe('StatusPoller', () => {
       clock: systemClock,
       random: Math.random,
       intervals: DEFAULT_POLL_INTERVALS,
-      fetchMetadata: async (uid) => {
+      fetchMetadata: async (uid, slot) => {
+        slot.settle();
         if (failures-- > 0) throw new MediaEnhanceError('NETWORK', 'ECONNRESET', { retryable: true });
         return service.fetchMetadata(uid);
       },
