@@ -1,0 +1,55 @@
+import { createWriteStream, promises as fsp } from 'node:fs';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { request } from 'undici';
+import { ProcessingError } from './processor';
+
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The background fetch of enhance-json: GET, at most 5 redirects, each hop checked again (http or
+ * https only), bounded in time and size. Any failure is a ProcessingError saying why.
+ */
+export async function fetchInput(url: string, path: string, options: { timeoutMs: number; maxBytes: number; signal: AbortSignal }): Promise<void> {
+  let target = url;
+  for (let hop = 0; ; hop++) {
+    const parsed = new URL(target);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new ProcessingError('FETCH_FAILED', `file_download_url: ${hop === 0 ? 'the URL' : 'a redirect'} uses ${parsed.protocol}, only http and https are fetched`);
+    }
+    let res;
+    try {
+      res = await request(parsed, { method: 'GET', headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, signal: options.signal });
+    } catch (err) {
+      throw new ProcessingError('FETCH_FAILED', `file_download_url: fetching ${parsed.origin} failed: ${(err as Error).message}`);
+    }
+    const location = res.headers.location;
+    if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
+      await res.body.dump();
+      if (hop >= MAX_REDIRECTS) throw new ProcessingError('FETCH_FAILED', `file_download_url: more than ${MAX_REDIRECTS} redirects`);
+      target = new URL(location, parsed).href;
+      continue;
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      await res.body.dump();
+      throw new ProcessingError('FETCH_FAILED', `file_download_url: the server answered HTTP ${res.statusCode}`);
+    }
+    let size = 0;
+    const limit = new Transform({
+      transform(chunk: Buffer, _enc, callback) {
+        size += chunk.length;
+        if (size > options.maxBytes) callback(new ProcessingError('FETCH_FAILED', `file_download_url: the file is larger than ${options.maxBytes} bytes`));
+        else callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(res.body, limit, createWriteStream(path));
+    } catch (err) {
+      await fsp.rm(path, { force: true });
+      if (err instanceof ProcessingError) throw err;
+      throw new ProcessingError('FETCH_FAILED', `file_download_url: the download broke off: ${(err as Error).message}`);
+    }
+    return;
+  }
+}

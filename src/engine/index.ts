@@ -1,0 +1,65 @@
+import type { AddressInfo } from 'node:net';
+import { KeyChecker } from './auth';
+import { accessLogLine } from './access-log';
+import { Faults } from './faults';
+import { Jobs } from './jobs';
+import { resolveEngineOptions, type EngineOptions } from './options';
+import { RateLimits } from './rate-limit';
+import { createEngineServer } from './server';
+import { MediaStore } from './store';
+import { WorkerPool } from './worker-pool';
+
+export type { EngineOptions, AccessLogEntry } from './options';
+export type { FaultOptions } from './faults';
+export type { Processor, ProcessJob, ProcessResult, ProcessSettings } from './processor';
+export { ProcessingError } from './processor';
+
+export interface EngineHandle {
+  /** Base URL of the engine, e.g. `http://127.0.0.1:43117`. */
+  url: string;
+  port: number;
+  /** Stops accepting requests, ends open connections and stops processing; unfinished media resume on the next start. */
+  close(): Promise<void>;
+}
+
+/** Starts the local engine: the media enhancement service interface, on loopback by default. */
+export async function startEngine(options: EngineOptions): Promise<EngineHandle> {
+  const config = resolveEngineOptions(options);
+  const store = new MediaStore(config.dataDir);
+  const resumable = await store.open();
+  const faults = new Faults(config.faults);
+  const pool = new WorkerPool(config.workers, config.processorModule);
+  const jobs = new Jobs(store, pool, faults, config);
+  const server = createEngineServer({
+    keys: new KeyChecker(config.apiKeys),
+    limits: new RateLimits(config.limits, config.windowMs),
+    faults,
+    routes: { store, jobs, faults, maxUploadBytes: config.maxUploadBytes },
+    log: (entry) => {
+      config.onRequest?.(entry);
+      config.onLogLine?.(accessLogLine(entry));
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  for (const record of resumable) jobs.start(record);
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      (closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+        await jobs.close();
+      })()),
+  };
+}

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import type { EnhancementSettings } from '../contract/fields';
+import type { MediaState } from '../contract/endpoints';
+import type { MediaType } from './media-type';
+
+/** Where a media came from: the v1 JSON operation, the v1 video operation, or a v2 upload. */
+export type MediaSource = 'enhance-json' | 'video' | 'upload';
+
+export interface MediaRecord {
+  uid: string;
+  file_name: string;
+  enhancement_status: MediaState;
+  enhancement_params: Record<string, unknown>;
+  inserted_at: string;
+  updated_at: string;
+  error?: { code: string; message: string };
+  /** Video records (v1) carry these at the top level too. */
+  enhancement_level?: number;
+  enhancement_model?: string;
+  /** Engine-only: never in a response. */
+  internal: {
+    source: MediaSource;
+    settings: Required<Pick<EnhancementSettings, 'loudness_target' | 'true_peak' | 'enhancement_model'>> & EnhancementSettings;
+    /** v1 JSON: the URL still to fetch. */
+    downloadUrl?: string;
+    input?: MediaType;
+    output?: MediaType;
+  };
+}
+
+const META = 'meta.json';
+
+/**
+ * Media on disk: one folder per media, named by its uid (which the engine makes, so a client's file
+ * name never chooses a path), holding `input`, `output` and `meta.json`, written atomically.
+ */
+export class MediaStore {
+  private readonly media = new Map<string, MediaRecord>();
+  private readonly writes = new Map<string, Promise<void>>();
+  readonly root: string;
+
+  constructor(dataDir: string) {
+    this.root = join(dataDir, 'media');
+  }
+
+  /** Loads every media kept on disk; returns those a restart must resume. */
+  async open(): Promise<MediaRecord[]> {
+    await fsp.mkdir(this.root, { recursive: true });
+    await fsp.mkdir(this.incomingDir(), { recursive: true });
+    // Uploads cut off by the last stop were never accepted: their partial files go.
+    for (const name of await fsp.readdir(this.incomingDir())) await fsp.rm(join(this.incomingDir(), name), { force: true, recursive: true });
+    for (const uid of await fsp.readdir(this.root)) {
+      if (uid === '.incoming') continue;
+      try {
+        const record = JSON.parse(await fsp.readFile(join(this.root, uid, META), 'utf8')) as MediaRecord;
+        this.media.set(record.uid, record);
+      } catch {
+        // A folder without a complete meta.json was never answered 201: nothing was promised for it.
+        await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+      }
+    }
+    return [...this.media.values()].filter((m) => m.enhancement_status === 'PENDING' || m.enhancement_status === 'PROCESSING');
+  }
+
+  /** A temporary path for an upload in progress; it becomes the input when the media is created. */
+  incomingPath(): string {
+    return join(this.incomingDir(), randomUUID());
+  }
+
+  get(uid: string): MediaRecord | undefined {
+    return this.media.get(uid);
+  }
+
+  inputPath(uid: string): string {
+    return join(this.root, uid, 'input');
+  }
+
+  outputPath(uid: string): string {
+    return join(this.root, uid, 'output');
+  }
+
+  /** Creates a media (moving its uploaded file in, if any) and persists it before anyone is told of it. */
+  async create(fields: Omit<MediaRecord, 'uid' | 'enhancement_status' | 'inserted_at' | 'updated_at'>, uploadedFile?: string): Promise<MediaRecord> {
+    const uid = randomUUID();
+    const now = new Date().toISOString();
+    const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };
+    await fsp.mkdir(join(this.root, uid));
+    if (uploadedFile) await fsp.rename(uploadedFile, this.inputPath(uid));
+    await this.persist(record);
+    this.media.set(uid, record);
+    return record;
+  }
+
+  async update(record: MediaRecord, changes: Partial<Omit<MediaRecord, 'uid'>>): Promise<void> {
+    Object.assign(record, changes, { updated_at: new Date().toISOString() });
+    await this.persist(record);
+  }
+
+  /** Writes of one media's metadata happen in order, each whole (temp file, then rename). */
+  private persist(record: MediaRecord): Promise<void> {
+    const file = join(this.root, record.uid, META);
+    const snapshot = JSON.stringify(record);
+    const previous = this.writes.get(record.uid) ?? Promise.resolve();
+    const write = previous.then(async () => {
+      const temp = `${file}.tmp`;
+      await fsp.writeFile(temp, snapshot);
+      await fsp.rename(temp, file);
+    });
+    this.writes.set(record.uid, write.catch(() => undefined));
+    return write;
+  }
+
+  private incomingDir(): string {
+    return join(this.root, '.incoming');
+  }
+}
+
+/** The metadata object of the interface: the record without what only the engine needs. */
+export function publicMetadata(record: MediaRecord): Record<string, unknown> {
+  const { internal: _internal, ...visible } = record;
+  return visible;
+}
