@@ -1,0 +1,311 @@
+import assert from 'node:assert/strict';
+import { createReadStream, promises as fsp } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
+import { makeWav, startClientTestEngine, type ClientTestEngine } from './engine';
+
+const FAST_POLL = { initialMs: [50, 100] as [number, number], longMs: [100, 200] as [number, number], longAfterMs: 5_000 };
+
+async function tempDir(): Promise<string> {
+  return fsp.mkdtemp(join(tmpdir(), 'me-client-'));
+}
+
+/** Serves one buffer on loopback, as a user's own file server would for enhance-json. */
+async function serveFile(body: Buffer): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/speech.wav`, close: () => closeServer(server) };
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+describe('client operations against the local engine', function () {
+  let engine: ClientTestEngine;
+  let client: MediaEnhanceClient;
+  let dir: string;
+  const wav = makeWav(1, 48_000);
+
+  before(async () => {
+    engine = await startClientTestEngine();
+    client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, poll: FAST_POLL });
+  });
+  after(async () => {
+    await client.close();
+    await engine.close();
+  });
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(() => fsp.rm(dir, { recursive: true, force: true }));
+
+  it('uploads a file from a path with progress, waits for it and downloads it into a folder', async () => {
+    const input = join(dir, 'episode.wav');
+    await fsp.writeFile(input, wav);
+    const progress: [number, number | undefined][] = [];
+    const media = await client.uploadMedia(
+      { file: input, media_enhancement: { loudness_target: -16, true_peak: -1 } },
+      { onProgress: (done, total) => progress.push([done, total]) },
+    );
+    assert.equal(typeof media.uid, 'string');
+    assert.equal(media.file_name, 'episode.wav');
+    const last = progress[progress.length - 1];
+    assert.ok(last[0] > wav.length && last[0] === last[1], `upload progress ended at ${last}`);
+
+    const states: string[] = [];
+    const done = await client.waitForCompletion(media.uid, { timeoutMs: 20_000, onStatus: (s) => states.push(s) });
+    assert.equal(done.enhancement_status, 'COMPLETED');
+    assert.equal(states[states.length - 1], 'COMPLETED');
+
+    const out = join(dir, 'out');
+    await fsp.mkdir(out);
+    const file = await client.downloadToFile(media.uid, out);
+    assert.equal(file.path, join(out, 'episode_enhanced.wav'));
+    assert.equal(file.contentType, 'audio/wav');
+    assert.equal((await fsp.stat(file.path)).size, file.size);
+    assert.deepEqual(await fsp.readdir(out), ['episode_enhanced.wav']);
+  });
+
+  it('uploads from a Buffer and from a stream, and downloads the original with step PRE', async () => {
+    const fromBuffer = await client.uploadMedia({ file: wav, fileName: 'buffer.wav' });
+    const input = join(dir, 'stream.wav');
+    await fsp.writeFile(input, wav);
+    const fromStream = await client.uploadMedia({ file: createReadStream(input) });
+    assert.equal(fromStream.file_name, 'stream.wav');
+    await client.waitForCompletion(fromBuffer.uid, { timeoutMs: 20_000 });
+    const pre = await client.downloadFile(fromBuffer.uid, { step: 'PRE' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of pre.stream) chunks.push(chunk as Buffer);
+    assert.ok(Buffer.concat(chunks).equals(wav), 'PRE is the file as uploaded');
+    assert.equal(pre.fileName, 'buffer.wav');
+    assert.equal(pre.size, wav.length);
+  });
+
+  it('enhances audio from a URL (v1) and follows the generated name as a media', async () => {
+    const source = await serveFile(wav);
+    try {
+      const result = await client.enhanceAudio({
+        file_download_url: source.url,
+        file_name: 'speech.wav',
+        loudness_target_level: -16,
+        loudness_peak_limit: -1,
+        enhancement_level: 1,
+        transcode_kind: null,
+        model_arch: 'LARK_V2',
+      });
+      const done = await client.waitForCompletion(result.generated_name, { timeoutMs: 20_000 });
+      assert.equal(done.enhancement_status, 'COMPLETED');
+      const target = join(dir, 'named.wav');
+      const file = await client.downloadToFile(result.generated_name, target);
+      assert.equal(file.path, target);
+      assert.ok(file.size > 44);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('enhances a video (v1 multipart) and returns the video record', async () => {
+    const record = await client.enhanceVideo({ file: engine.makeMp4(), fileName: 'clip.mp4', video_enhancement: { enhancement_model: 'LARK' } });
+    assert.equal(record.file_name, 'clip.mp4');
+    assert.equal(typeof record.inserted_at, 'string');
+    assert.equal(record.enhancement_model, 'LARK');
+    const done = await client.waitForCompletion(record.uid, { timeoutMs: 20_000 });
+    assert.equal(done.enhancement_status, 'COMPLETED');
+  });
+
+  it('reads a media\'s metadata', async () => {
+    const media = await client.uploadMedia({ file: wav, fileName: 'meta.wav' });
+    const metadata = await client.getMetadata(media.uid);
+    assert.equal(metadata.uid, media.uid);
+    assert.ok(['PENDING', 'PROCESSING', 'COMPLETED'].includes(metadata.enhancement_status));
+  });
+});
+
+describe('client errors: each answer of the service becomes one code', function () {
+  let engine: ClientTestEngine;
+  let dir: string;
+  const wav = makeWav(0.5, 16_000);
+  const errors: unknown[] = [];
+
+  const catchError = async (promise: Promise<unknown>): Promise<MediaEnhanceError> => {
+    const err = await promise.then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e,
+    );
+    errors.push(err);
+    assert.ok(err instanceof MediaEnhanceError, `not a MediaEnhanceError: ${String(err)}`);
+    return err;
+  };
+
+  before(async () => {
+    engine = await startClientTestEngine({ maxUploadBytes: 64 * 1024, processingDelayMs: 60_000 });
+    dir = await tempDir();
+  });
+  after(async () => {
+    await engine.close();
+    await fsp.rm(dir, { recursive: true, force: true });
+    // Whatever went wrong, no error told the key.
+    for (const err of errors) {
+      const e = err as MediaEnhanceError;
+      assert.ok(!`${e.message} ${e.stack} ${e.details.join(' ')}`.includes(engine.apiKey), `the key leaked in: ${e.message}`);
+    }
+  });
+
+  const client = (options: Partial<ConstructorParameters<typeof MediaEnhanceClient>[0]> = {}) =>
+    new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, poll: FAST_POLL, ...options });
+
+  it('401 for a wrong key is AUTH, and the wrong key is not in the message', async () => {
+    const wrong = client({ apiKey: 'wrong-key-123456' });
+    const err = await catchError(wrong.getMetadata('anything'));
+    assert.equal(err.code, 'AUTH');
+    assert.equal(err.status, 401);
+    assert.ok(!err.message.includes('wrong-key-123456'));
+    await wrong.close();
+  });
+
+  it('404 for an unknown media is NOT_FOUND, for metadata, download and wait alike', async () => {
+    const c = client();
+    assert.equal((await catchError(c.getMetadata('no-such-media'))).code, 'NOT_FOUND');
+    assert.equal((await catchError(c.downloadToFile('no-such-media', join(dir, 'x.wav')))).code, 'NOT_FOUND');
+    const err = await catchError(c.waitForCompletion('no-such-media', { timeoutMs: 60_000 }));
+    assert.equal(err.code, 'NOT_FOUND');
+    assert.equal(err.mediaUid, 'no-such-media');
+    await c.close();
+  });
+
+  it('412 for a file asked before completion is NOT_READY', async () => {
+    const c = client();
+    const media = await c.uploadMedia({ file: wav, fileName: 'slow.wav' });
+    const err = await catchError(c.downloadToFile(media.uid, join(dir, 'early.wav')));
+    assert.equal(err.code, 'NOT_READY');
+    assert.equal(err.status, 412);
+    assert.deepEqual(await fsp.readdir(dir), [], 'no file is left behind');
+    await c.close();
+  });
+
+  it('413 for a body over the size limit is TOO_LARGE', async () => {
+    const c = client();
+    const err = await catchError(c.uploadMedia({ file: makeWav(3, 48_000), fileName: 'big.wav' }));
+    assert.equal(err.code, 'TOO_LARGE');
+    assert.equal(err.status, 413);
+    await c.close();
+  });
+
+  it('415 for a file that is not media is UNSUPPORTED', async () => {
+    const c = client();
+    const err = await catchError(c.uploadMedia({ file: Buffer.from('just some text, not audio at all'), fileName: 'notes.txt' }));
+    assert.equal(err.code, 'UNSUPPORTED');
+    assert.equal(err.status, 415);
+    await c.close();
+  });
+
+  it('a 422 detail array from the service becomes readable field lines', async () => {
+    // The client never sends an invalid request, so ask the service directly for its 422.
+    const res = await fetch(`${engine.url}/v2/medias/x/file?step=FOO`, { headers: { 'x-api-key': engine.apiKey } });
+    assert.equal(res.status, 422);
+    const { errorFromResponse } = await import('../../src/client/errors');
+    const err = errorFromResponse('GET /v2/medias/x/file', 422, await res.text());
+    assert.equal(err.code, 'VALIDATION');
+    assert.match(err.details[0], /^query\.step: /);
+  });
+
+  it('a refused connection is NETWORK after bounded retries', async () => {
+    const closed = await startClientTestEngine();
+    const url = closed.url;
+    await closed.close();
+    const c = new MediaEnhanceClient({ baseUrl: url, apiKey: 'k', retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const waits: string[] = [];
+    const err = await catchError(c.getMetadata('a', { onWait: (e) => waits.push(e.reason) }));
+    assert.equal(err.code, 'NETWORK');
+    assert.match(err.message, /ECONNREFUSED/);
+    assert.deepEqual(waits, ['retry', 'retry']);
+    await c.close();
+  });
+
+  it('aborting is ABORTED', async () => {
+    const c = client();
+    const controller = new AbortController();
+    const pending = c.getMetadata('a', { signal: controller.signal });
+    controller.abort();
+    assert.equal((await catchError(pending)).code, 'ABORTED');
+    await c.close();
+  });
+
+  it('a failed media is JOB_FAILED with the service\'s reason', async () => {
+    const failing = await startClientTestEngine({ faults: { failProcessingRate: 1 } });
+    const c = new MediaEnhanceClient({ baseUrl: failing.url, apiKey: failing.apiKey, poll: FAST_POLL });
+    try {
+      const media = await c.uploadMedia({ file: wav, fileName: 'doomed.wav' });
+      const err = await catchError(c.waitForCompletion(media.uid, { timeoutMs: 20_000 }));
+      assert.equal(err.code, 'JOB_FAILED');
+      assert.equal(err.mediaUid, media.uid);
+      assert.ok(err.message.length > 30, err.message);
+    } finally {
+      await c.close();
+      await failing.close();
+    }
+  });
+
+  it('a wait past its timeout is TIMEOUT', async () => {
+    const c = client();
+    const media = await c.uploadMedia({ file: wav, fileName: 'slow.wav' });
+    const err = await catchError(c.waitForCompletion(media.uid, { timeoutMs: 400 }));
+    assert.equal(err.code, 'TIMEOUT');
+    assert.match(err.message, /still (PENDING|PROCESSING)/);
+    await c.close();
+  });
+
+  it('a 500 that persists is HTTP after the bounded retries', async () => {
+    const broken = await startClientTestEngine({ faults: { error500Rate: 1 } });
+    const c = new MediaEnhanceClient({ baseUrl: broken.url, apiKey: broken.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    try {
+      const err = await catchError(c.getMetadata('a'));
+      assert.equal(err.code, 'HTTP');
+      assert.equal(err.status, 500);
+      assert.equal(broken.requests().length, 3);
+    } finally {
+      await c.close();
+      await broken.close();
+    }
+  });
+
+  it('a POST is not retried on a 500 (it may have been applied), but is on a 503', async () => {
+    const broken = await startClientTestEngine({ faults: { error500Rate: 1 } });
+    const c = new MediaEnhanceClient({ baseUrl: broken.url, apiKey: broken.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const busy = await startClientTestEngine({ faults: { error503Rate: 1 } });
+    const c2 = new MediaEnhanceClient({ baseUrl: busy.url, apiKey: busy.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    try {
+      assert.equal((await catchError(c.uploadMedia({ file: wav, fileName: 'a.wav' }))).status, 500);
+      assert.equal(broken.requests().length, 1);
+      assert.equal((await catchError(c2.uploadMedia({ file: wav, fileName: 'a.wav' }))).status, 503);
+      assert.equal(busy.requests().length, 3);
+    } finally {
+      await Promise.all([c.close(), c2.close(), broken.close(), busy.close()]);
+    }
+  });
+
+  it('a one-shot stream is not sent twice, and the error says why', async () => {
+    const busy = await startClientTestEngine({ faults: { error503Rate: 1 } });
+    const c = new MediaEnhanceClient({ baseUrl: busy.url, apiKey: busy.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    try {
+      const input = join(dir, 'once.wav');
+      await fsp.writeFile(input, wav);
+      const err = await catchError(c.uploadMedia({ file: createReadStream(input) }));
+      assert.equal(err.status, 503);
+      assert.match(err.message, /one-shot stream/);
+      assert.equal(busy.requests().length, 1);
+    } finally {
+      await c.close();
+      await busy.close();
+    }
+  });
+});

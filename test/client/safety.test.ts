@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
+import { makeWav } from './engine';
+
+const KEY = 'sk-test-0123456789abcdef';
+
+async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+describe('client safety: the key, redirects and partial files', function () {
+  const servers: Server[] = [];
+  let dir: string;
+  beforeEach(async () => {
+    dir = await fsp.mkdtemp(join(tmpdir(), 'me-safety-'));
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map(close));
+    await fsp.rm(dir, { recursive: true, force: true });
+  });
+
+  it('follows a redirect to another origin without the key, and keeps it for its own origin', async () => {
+    const seenElsewhere: IncomingHttpHeaders[] = [];
+    const seenAtService: IncomingHttpHeaders[] = [];
+    const body = makeWav(0.1, 8_000);
+    const storage = await listen((req, res) => {
+      seenElsewhere.push(req.headers);
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length, 'content-disposition': 'attachment; filename="take_enhanced.wav"' });
+      res.end(body);
+    });
+    const service = await listen((req, res) => {
+      seenAtService.push(req.headers);
+      if (req.url === '/v2/medias/m1/file') {
+        res.writeHead(302, { location: '/v2/medias/m1/file-here' }); // same origin first
+      } else {
+        res.writeHead(307, { location: `${storage.url}/bucket/m1.wav` });
+      }
+      res.end();
+    });
+    servers.push(storage.server, service.server);
+    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY });
+    const file = await client.downloadToFile('m1', dir);
+    await client.close();
+    assert.equal(file.path, join(dir, 'take_enhanced.wav'));
+    assert.ok((await fsp.readFile(file.path)).equals(body));
+    assert.equal(seenAtService.length, 2);
+    assert.ok(seenAtService.every((h) => h['x-api-key'] === KEY), 'the service itself gets the key on every hop');
+    assert.equal(seenElsewhere.length, 1);
+    assert.equal(seenElsewhere[0]['x-api-key'], undefined, 'the key went to another origin');
+    assert.ok(!JSON.stringify(seenElsewhere[0]).includes(KEY));
+  });
+
+  it('gives up after 5 redirects', async () => {
+    let hops = 0;
+    const service = await listen((_req, res) => {
+      hops++;
+      res.writeHead(302, { location: `/v2/medias/loop${hops}/file` });
+      res.end();
+    });
+    servers.push(service.server);
+    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 0 } });
+    const err = (await client.downloadToFile('m1', join(dir, 'x.wav')).catch((e: unknown) => e)) as MediaEnhanceError;
+    await client.close();
+    assert.equal(err.code, 'HTTP');
+    assert.match(err.message, /more than 5 redirects/);
+    assert.equal(hops, 6);
+  });
+
+  it('removes the key from an error even when the service echoes it back', async () => {
+    const service = await listen((req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ detail: `bad key ${req.headers['x-api-key']} for this operation` }));
+    });
+    servers.push(service.server);
+    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY });
+    const err = (await client.getMetadata('m1').catch((e: unknown) => e)) as MediaEnhanceError;
+    await client.close();
+    assert.equal(err.code, 'HTTP');
+    assert.match(err.message, /bad key \[redacted\] for this operation/);
+    assert.ok(!`${err.message}${err.stack}${err.details}`.includes(KEY));
+  });
+
+  it('leaves no file, partial or temporary, when a download fails mid-way', async () => {
+    const service = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': 1_000_000 });
+      res.write(Buffer.alloc(100_000));
+      setTimeout(() => res.destroy(), 20);
+    });
+    servers.push(service.server);
+    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const target = join(dir, 'episode.wav');
+    const err = (await client.downloadToFile('m1', target).catch((e: unknown) => e)) as MediaEnhanceError;
+    await client.close();
+    assert.ok(err instanceof MediaEnhanceError);
+    assert.equal(err.code, 'NETWORK');
+    assert.deepEqual(await fsp.readdir(dir), []);
+  });
+
+  it('resumes a broken download with a Range request instead of starting over', async () => {
+    const body = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
+    const ranges: (string | undefined)[] = [];
+    const service = await listen((req, res) => {
+      ranges.push(req.headers.range);
+      const match = /bytes=(\d+)-/.exec(req.headers.range ?? '');
+      if (!match) {
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length, 'accept-ranges': 'bytes' });
+        res.write(body.subarray(0, 120_000));
+        setTimeout(() => res.destroy(), 20);
+        return;
+      }
+      const start = Number(match[1]);
+      res.writeHead(206, { 'content-type': 'audio/wav', 'content-length': body.length - start, 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` });
+      res.end(body.subarray(start));
+    });
+    servers.push(service.server);
+    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const target = join(dir, 'episode.wav');
+    const file = await client.downloadToFile('m1', target);
+    await client.close();
+    assert.ok((await fsp.readFile(target)).equals(body));
+    assert.equal(file.size, body.length);
+    assert.equal(ranges[0], undefined);
+    assert.match(ranges[1] ?? '', /^bytes=\d+-$/);
+    assert.ok(Number(/\d+/.exec(ranges[1]!)![0]) > 0);
+    assert.deepEqual(await fsp.readdir(dir), ['episode.wav']);
+  });
+});

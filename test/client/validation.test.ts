@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
+import type { EnhanceJsonBody, EnhancementSettings } from '../../src';
+import { makeWav, startClientTestEngine, type ClientTestEngine } from './engine';
+
+const VALID_AUDIO: EnhanceJsonBody = {
+  file_download_url: 'http://127.0.0.1:9/speech.wav',
+  file_name: 'speech.wav',
+  loudness_target_level: -16,
+  loudness_peak_limit: -1,
+  enhancement_level: 0.5,
+  transcode_kind: null,
+  model_arch: 'LARK_V2',
+};
+
+const longUrl = (length: number) => `http://127.0.0.1/${'a'.repeat(length - 'http://127.0.0.1/'.length)}`;
+
+/** [field, value just inside the bounds, value just outside, the rule the error must state]. */
+const AUDIO_BOUNDS: [keyof EnhanceJsonBody, unknown, unknown, RegExp][] = [
+  ['file_download_url', longUrl(2083), longUrl(2084), /between 1 and 2083 characters/],
+  ['file_download_url', 'https://127.0.0.1/a.wav', 'ftp://127.0.0.1/a.wav', /scheme/],
+  ['file_download_url', 'http://127.0.0.1/a.wav', '', /between 1 and 2083/],
+  ['file_name', '', 42, /str type expected/],
+  ['loudness_target_level', -70, -71, /greater than or equal to -70/],
+  ['loudness_target_level', -5, -4, /less than or equal to -5/],
+  ['loudness_target_level', -16, -16.5, /not a valid integer/],
+  ['loudness_peak_limit', -9, -10, /greater than or equal to -9/],
+  ['loudness_peak_limit', 0, 1, /less than or equal to 0/],
+  ['loudness_peak_limit', -1, '-1', /not a valid integer/],
+  ['enhancement_level', 0, -0.01, /greater than or equal to 0/],
+  ['enhancement_level', 1, 1.01, /less than or equal to 1/],
+  ['transcode_kind', 'MP3', 'OGG', /permitted: 'MP3', 'WAV'/],
+  ['transcode_kind', 'WAV', 'wav', /permitted/],
+  ['model_arch', 'FINCH', 'lark', /permitted: 'FINCH', 'LARK', 'LARK_V2'/],
+  ['model_arch', 'LARK', null, /permitted/],
+];
+
+const SETTINGS_BOUNDS: [keyof EnhancementSettings, unknown, unknown, RegExp][] = [
+  ['loudness_target', -70, -71, /greater than or equal to -70/],
+  ['loudness_target', -5, -4, /less than or equal to -5/],
+  ['true_peak', -9, -10, /greater than or equal to -9/],
+  ['true_peak', 0, 0.5, /not a valid integer/],
+  ['enhancement_level', 1, 0, /greater than or equal to 1/],
+  ['enhancement_level', 100, 101, /less than or equal to 100/],
+  ['enhancement_model', 'LARK_V2', 'LARK_V3', /permitted/],
+  ['transcode', 'MP3', 'FLAC', /permitted: 'MP3', 'WAV'/],
+];
+
+describe('client validation before sending', function () {
+  let engine: ClientTestEngine;
+  let client: MediaEnhanceClient;
+  const wav = makeWav(0.2, 16_000);
+
+  before(async () => {
+    engine = await startClientTestEngine();
+    client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey });
+  });
+  after(async () => {
+    await client.close();
+    await engine.close();
+  });
+
+  for (const [field, inside, outside, rule] of AUDIO_BOUNDS) {
+    it(`enhanceAudio ${field}: accepts ${JSON.stringify(inside)?.slice(0, 40)}, refuses ${JSON.stringify(outside)?.slice(0, 40)} without sending`, async () => {
+      const sentBefore = engine.requests().length;
+      const err = await client.enhanceAudio({ ...VALID_AUDIO, [field]: outside }).then(() => undefined, (e: unknown) => e);
+      assert.ok(err instanceof MediaEnhanceError, `expected a MediaEnhanceError, got ${String(err)}`);
+      assert.equal(err.code, 'VALIDATION');
+      assert.equal(err.details.length, 1);
+      assert.match(err.details[0], new RegExp(`^body\\.${field}: `));
+      assert.match(err.details[0], rule);
+      assert.match(err.message, /nothing was sent/);
+      assert.equal(engine.requests().length, sentBefore, 'an invalid request reached the service');
+      const ok = await client.enhanceAudio({ ...VALID_AUDIO, [field]: inside });
+      assert.equal(typeof ok.generated_name, 'string');
+    });
+  }
+
+  it('enhanceAudio requires transcode_kind to be present even when null, and lists every bad field at once', async () => {
+    const { transcode_kind: _omitted, ...withoutTranscode } = VALID_AUDIO;
+    const err = (await client
+      .enhanceAudio({ ...withoutTranscode, loudness_target_level: 3, model_arch: 'X' } as unknown as EnhanceJsonBody)
+      .catch((e: unknown) => e)) as MediaEnhanceError;
+    assert.equal(err.code, 'VALIDATION');
+    assert.deepEqual(
+      err.details.map((d) => d.split(':')[0]).sort(),
+      ['body.loudness_target_level', 'body.model_arch', 'body.transcode_kind'],
+    );
+    assert.ok(err.details.some((d) => /transcode_kind: field required/.test(d)));
+    assert.ok(err.details.some((d) => /\(got 3\)/.test(d)), 'the offending value is named');
+  });
+
+  for (const [member, inside, outside, rule] of SETTINGS_BOUNDS) {
+    it(`uploadMedia media_enhancement.${member}: accepts ${JSON.stringify(inside)}, refuses ${JSON.stringify(outside)} without sending`, async () => {
+      const sentBefore = engine.requests().length;
+      const err = (await client.uploadMedia({ file: wav, fileName: 'a.wav', media_enhancement: { [member]: outside } }).catch((e: unknown) => e)) as MediaEnhanceError;
+      assert.equal(err.code, 'VALIDATION');
+      assert.match(err.details[0], new RegExp(`^body\\.media_enhancement\\.${member}: `));
+      assert.match(err.details[0], rule);
+      assert.equal(engine.requests().length, sentBefore);
+      const ok = await client.uploadMedia({ file: wav, fileName: 'a.wav', media_enhancement: { [member]: inside } });
+      assert.equal(typeof ok.uid, 'string');
+    });
+  }
+
+  it('enhanceVideo refuses `transcode`, which only v2 uploads take', async () => {
+    const err = (await client.enhanceVideo({ file: wav, video_enhancement: { transcode: 'MP3' } }).catch((e: unknown) => e)) as MediaEnhanceError;
+    assert.equal(err.code, 'VALIDATION');
+    assert.match(err.details[0], /^body\.video_enhancement\.transcode: extra fields not permitted/);
+  });
+
+  it('downloadFile refuses an unknown step, naming the allowed ones', async () => {
+    const err = (await client.downloadFile('abc', { step: 'POST' as never }).catch((e: unknown) => e)) as MediaEnhanceError;
+    assert.equal(err.code, 'VALIDATION');
+    assert.match(err.details[0], /^query\.step: .*'ENHANCED', 'PRE' \(got "POST"\)/);
+  });
+
+  it('refuses a missing file path before sending, naming the path', async () => {
+    const sentBefore = engine.requests().length;
+    const err = (await client.uploadMedia({ file: '/no/such/file.wav' }).catch((e: unknown) => e)) as MediaEnhanceError;
+    assert.equal(err.code, 'VALIDATION');
+    assert.match(err.message, /\/no\/such\/file\.wav/);
+    assert.equal(engine.requests().length, sentBefore);
+  });
+
+  it('refuses a non-loopback http: base URL unless insecure http is allowed', () => {
+    assert.throws(
+      () => new MediaEnhanceClient({ baseUrl: 'http://media.example/', apiKey: 'k' }),
+      (err: MediaEnhanceError) => err.code === 'VALIDATION' && /baseUrl: plain http: is only allowed to a loopback host/.test(err.message),
+    );
+    assert.doesNotThrow(() => new MediaEnhanceClient({ baseUrl: 'http://media.example/', apiKey: 'k', allowInsecureHttp: true }).close());
+    assert.doesNotThrow(() => new MediaEnhanceClient({ baseUrl: 'http://[::1]:8080', apiKey: 'k' }).close());
+    assert.doesNotThrow(() => new MediaEnhanceClient({ baseUrl: 'https://media.example/', apiKey: 'k' }).close());
+  });
+});
