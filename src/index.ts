@@ -1,4 +1,6 @@
-// The package's main entry: the service client for code users. Node-RED loads the nodes from nodes/.
+// The package's main entry: the service client and the local engine, for code users.
 export * from './client';
+export { startEngine } from './engine';
+export type { EngineOptions, EngineHandle, FaultOptions, AccessLogEntry } from './engine';
 export type { EndpointId } from './contract/endpoints';
 export type { EnhanceJsonBody, EnhancementSettings, Model, TranscodeKind, Step } from './contract/fields';

@@ -49,6 +49,7 @@ export class Jobs {
       if (this.stopping.signal.aborted) return;
       await this.store.update(record, { enhancement_status: 'PROCESSING' });
       await this.delay(this.options.processingDelayMs);
+      if (this.stopping.signal.aborted) return;
       if (this.faults.failProcessing()) throw new ProcessingError('PROCESSING_FAILED', 'processing failed (an injected fault)');
       const input = record.internal.input!;
       const result = await this.pool.run({
@@ -87,8 +88,8 @@ export class Jobs {
   }
 
   private delay(ms: number): Promise<void> {
-    if (ms <= 0) return Promise.resolve();
     const signal = this.stopping.signal;
+    if (ms <= 0 || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const stop = () => {
         clearTimeout(timer);

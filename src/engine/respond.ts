@@ -45,11 +45,14 @@ function drip(bytesPerSecond: number): Transform {
     transform(chunk: Buffer, _enc, callback) {
       const pieces: Buffer[] = [];
       for (let i = 0; i < chunk.length; i += piece) pieces.push(chunk.subarray(i, i + piece));
+      // Each piece leaves only after the time it takes at the dripping speed.
       const next = () => {
         const p = pieces.shift();
         if (!p) return callback();
-        this.push(p);
-        setTimeout(next, (p.length / bytesPerSecond) * 1000);
+        setTimeout(() => {
+          this.push(p);
+          next();
+        }, (p.length / bytesPerSecond) * 1000);
       };
       next();
     },

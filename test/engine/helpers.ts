@@ -1,0 +1,88 @@
+// Black-box helpers: an engine on a free loopback port with a fresh data folder, and raw HTTP to it.
+import { promises as fsp } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import FormData from 'form-data';
+import { request } from 'undici';
+import { startEngine, type EngineHandle, type EngineOptions } from '../../src/engine';
+
+export const KEY = 'engine-test-key-1';
+export const OTHER_KEY = 'engine-test-key-2';
+
+export interface TestEngine extends EngineHandle {
+  dataDir: string;
+  logLines: string[];
+  /** Stops the engine and removes its data. */
+  dispose(): Promise<void>;
+}
+
+export async function startTestEngine(options: Partial<EngineOptions> = {}, dataDir?: string): Promise<TestEngine> {
+  const dir = dataDir ?? (await fsp.mkdtemp(join(tmpdir(), 'me-engine-test-')));
+  const logLines: string[] = [];
+  const engine = await startEngine({
+    apiKeys: [KEY, OTHER_KEY],
+    dataDir: dir,
+    onLogLine: (line) => logLines.push(line),
+    ...options,
+    // Tests poll fast; a test of the metadata limit sets its own.
+    limits: { getMetadata: 100_000, ...options.limits },
+  });
+  return {
+    ...engine,
+    dataDir: dir,
+    logLines,
+    dispose: async () => {
+      await engine.close();
+      await fsp.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any;
+  bytes: Buffer;
+}
+
+export async function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer | NodeJS.ReadableStream } = {}): Promise<Answer> {
+  const res = await request(url, { method: (init.method ?? 'GET') as 'GET', headers: init.headers, body: init.body as Buffer });
+  const bytes = Buffer.from(await res.body.arrayBuffer());
+  const text = bytes.toString('utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, text, json, bytes };
+}
+
+/** A multipart upload as a client would send it. */
+export function multipart(file: Buffer | undefined, fileName: string, parts: Record<string, string> = {}): { body: Buffer; headers: Record<string, string> } {
+  const form = new FormData();
+  if (file) form.append('file', file, { filename: fileName, contentType: 'application/octet-stream' });
+  for (const [name, value] of Object.entries(parts)) form.append(name, value);
+  return { body: form.getBuffer(), headers: form.getHeaders() as Record<string, string> };
+}
+
+export async function upload(engine: TestEngine, file: Buffer, fileName: string, parts: Record<string, string> = {}, path = '/v2/medias', key = KEY): Promise<Answer> {
+  const { body, headers } = multipart(file, fileName, parts);
+  return call(`${engine.url}${path}`, { method: 'POST', headers: { ...headers, 'x-api-key': key }, body });
+}
+
+export async function metadata(engine: TestEngine, uid: string, key = KEY): Promise<Answer> {
+  return call(`${engine.url}/v2/medias/${encodeURIComponent(uid)}/metadata`, { headers: { 'x-api-key': key } });
+}
+
+/** Polls (quickly: a test, not a client) until the media leaves PENDING/PROCESSING. */
+export async function settled(engine: TestEngine, uid: string, timeoutMs = 10_000): Promise<any> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const { json } = await metadata(engine, uid);
+    if (json.enhancement_status === 'COMPLETED' || json.enhancement_status === 'FAILED') return json;
+    if (Date.now() > end) throw new Error(`media ${uid} still ${json.enhancement_status}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { makeWav } from '../fixtures/media';
+import { call, KEY, metadata, multipart, OTHER_KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const wav = makeWav(0.2, 8_000);
+
+describe('engine: rate limits', function () {
+  let engine: TestEngine | undefined;
+  afterEach(async () => {
+    await engine?.dispose();
+    engine = undefined;
+  });
+
+  it('puts the four X-RateLimit-* headers on every answer of a limited operation, errors included', async () => {
+    engine = await startTestEngine({ limits: { getMetadata: 5 }, windowMs: 2_000 });
+    const first = await metadata(engine, 'unknown-uid');
+    assert.equal(first.status, 404);
+    assert.equal(first.headers['x-ratelimit-limit'], '5');
+    assert.equal(first.headers['x-ratelimit-remaining'], '4');
+    assert.equal(first.headers['x-ratelimit-used'], '1');
+    assert.equal(first.headers['x-ratelimit-window'], '2');
+    const v1 = await call(`${engine.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(v1.headers['x-ratelimit-limit'], undefined, 'v1 operations have no limit by default');
+  });
+
+  it('answers 429 {detail} with Remaining 0, Used equal to Limit and Retry-After once the window is full', async () => {
+    engine = await startTestEngine({ limits: { getMetadata: 3 }, windowMs: 2_000 });
+    for (let i = 0; i < 3; i++) assert.equal((await metadata(engine, 'x')).status, 404);
+    const over = await metadata(engine, 'x');
+    assert.equal(over.status, 429);
+    assert.equal(typeof over.json.detail, 'string');
+    assert.equal(over.headers['x-ratelimit-remaining'], '0');
+    assert.equal(over.headers['x-ratelimit-used'], '3');
+    assert.equal(over.headers['x-ratelimit-limit'], '3');
+    assert.equal(over.headers['x-ratelimit-window'], '2');
+    assert.ok(Number(over.headers['retry-after']) >= 1 && Number(over.headers['retry-after']) <= 2);
+  });
+
+  it('is a rolling window, not a fixed one: requests spaced across a window boundary still count', async () => {
+    engine = await startTestEngine({ limits: { getMetadata: 2 }, windowMs: 1_000 });
+    assert.equal((await metadata(engine, 'x')).status, 404); // t = 0
+    await sleep(600);
+    assert.equal((await metadata(engine, 'x')).status, 404); // t = 600
+    await sleep(500);
+    // t = 1100: a fixed window starting at t = 1000 would be empty; the last second holds the one at 600.
+    assert.equal((await metadata(engine, 'x')).status, 404);
+    // ...and this one is the third in (100, 1100]: refused, until the one at 600 leaves the window.
+    const refused = await metadata(engine, 'x');
+    assert.equal(refused.status, 429);
+    await sleep(600);
+    assert.equal((await metadata(engine, 'x')).status, 404);
+  });
+
+  it('counts per key and per operation', async () => {
+    engine = await startTestEngine({ limits: { getMetadata: 1, uploadMedia: 1 }, windowMs: 5_000 });
+    assert.equal((await metadata(engine, 'x', KEY)).status, 404);
+    assert.equal((await metadata(engine, 'x', KEY)).status, 429);
+    assert.equal((await metadata(engine, 'x', OTHER_KEY)).status, 404, 'another key has its own window');
+    assert.equal((await upload(engine, wav, 'a.wav')).status, 201, 'another operation has its own window');
+  });
+
+  it('does not count refused requests', async () => {
+    engine = await startTestEngine({ limits: { getMetadata: 1 }, windowMs: 1_000 });
+    await metadata(engine, 'x');
+    for (let i = 0; i < 5; i++) assert.equal((await metadata(engine, 'x')).status, 429);
+    await sleep(1_050);
+    assert.equal((await metadata(engine, 'x')).status, 404);
+  });
+});
+
+describe('engine: storage, restart and concurrency', function () {
+  it('loses nothing accepted across a restart in the middle of processing, and the media completes', async () => {
+    const first = await startTestEngine({ processingDelayMs: 60_000 });
+    const accepted = await upload(first, wav, 'survivor.wav');
+    assert.equal(accepted.status, 201);
+    await sleep(100);
+    assert.equal((await metadata(first, accepted.json.uid)).json.enhancement_status, 'PROCESSING');
+    await first.close();
+
+    const second = await startTestEngine({}, first.dataDir);
+    try {
+      const done = await settled(second, accepted.json.uid);
+      assert.equal(done.enhancement_status, 'COMPLETED');
+      assert.equal(done.file_name, 'survivor.wav');
+      assert.equal(done.inserted_at, accepted.json.inserted_at);
+      const file = await call(`${second.url}/v2/medias/${done.uid}/file`, { headers: { 'x-api-key': KEY } });
+      assert.ok(file.bytes.equals(wav));
+    } finally {
+      await second.dispose();
+    }
+  });
+
+  it('accepts 50 concurrent uploads from separate connections', async () => {
+    const engine = await startTestEngine({ limits: { uploadMedia: 100 } });
+    const agents = Array.from({ length: 50 }, () => new Agent({ connections: 1 }));
+    try {
+      const results = await Promise.all(
+        agents.map(async (agent, i) => {
+          const { body, headers } = multipart(makeWav(0.1 + i / 1000, 8_000), `c${i}.wav`);
+          const res = await request(`${engine.url}/v2/medias`, { method: 'POST', headers: { ...headers, 'x-api-key': KEY }, body, dispatcher: agent });
+          return { status: res.statusCode, json: (await res.body.json()) as { uid: string; file_name: string } };
+        }),
+      );
+      assert.ok(results.every((r) => r.status === 201));
+      assert.equal(new Set(results.map((r) => r.json.uid)).size, 50);
+      for (const [i, r] of results.entries()) {
+        const done = await settled(engine, r.json.uid);
+        assert.equal(done.file_name, `c${i}.wav`);
+      }
+    } finally {
+      await Promise.all(agents.map((a) => a.close()));
+      await engine.dispose();
+    }
+  });
+
+  it('forgets a truncated upload: no media, no partial file', async () => {
+    const engine = await startTestEngine();
+    try {
+      const { body, headers } = multipart(makeWav(1, 16_000), 'cut.wav');
+      const port = Number(new URL(engine.url).port);
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            `POST /v2/medias HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Type: ${headers['content-type']}\r\nContent-Length: ${body.length}\r\n\r\n`,
+          );
+          socket.write(body.subarray(0, Math.floor(body.length / 2)), () => setTimeout(() => socket.destroy(), 50));
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      await sleep(100);
+      const media = (await fsp.readdir(join(engine.dataDir, 'media'))).filter((n) => n !== '.incoming');
+      assert.deepEqual(media, []);
+      assert.deepEqual(await fsp.readdir(join(engine.dataDir, 'media', '.incoming')), []);
+    } finally {
+      await engine.dispose();
+    }
+  });
+});
+
+describe('engine: fault injection', function () {
+  let engine: TestEngine | undefined;
+  afterEach(async () => {
+    await engine?.dispose();
+    engine = undefined;
+  });
+
+  it('error500Rate and error503Rate answer 500 and 503', async () => {
+    engine = await startTestEngine({ faults: { error500Rate: 1 } });
+    assert.equal((await metadata(engine, 'x')).status, 500);
+    await engine.dispose();
+    engine = await startTestEngine({ faults: { error503Rate: 1 } });
+    assert.equal((await metadata(engine, 'x')).status, 503);
+  });
+
+  it('forced429 answers the next N limited requests 429 with full headers', async () => {
+    engine = await startTestEngine({ faults: { forced429: 2 } });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await metadata(engine, 'x')).status);
+    assert.deepEqual(statuses, [429, 429, 404]);
+  });
+
+  it('resetRate cuts a response off halfway', async () => {
+    engine = await startTestEngine({ faults: { resetRate: 1 } });
+    const res = await request(`${engine.url}/v2/medias`, { method: 'POST', ...uploadInit() });
+    const received: Buffer[] = [];
+    await assert.rejects(async () => {
+      for await (const chunk of res.body) received.push(chunk as Buffer);
+    });
+    assert.ok(Buffer.concat(received).length < Number(res.headers['content-length']));
+  });
+
+  it('dripRate sends a body slowly', async () => {
+    engine = await startTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: 2_000 } });
+    const started = Date.now();
+    const res = await upload(engine, wav, 'drip.wav');
+    assert.equal(res.status, 201);
+    const bytes = res.bytes.length;
+    // A body of `bytes` at 2000 B/s cannot arrive sooner than this (a lower bound, not a speed check).
+    assert.ok(Date.now() - started >= (bytes / 2_000) * 1000 * 0.8, `${bytes} bytes in ${Date.now() - started} ms`);
+  });
+
+  it('failProcessingRate ends processing FAILED with a reason, and processingDelayMs holds it in PROCESSING', async () => {
+    engine = await startTestEngine({ faults: { failProcessingRate: 1 }, processingDelayMs: 300 });
+    const { json } = await upload(engine, wav, 'doomed.wav');
+    await sleep(100);
+    assert.equal((await metadata(engine, json.uid)).json.enhancement_status, 'PROCESSING');
+    const done = await settled(engine, json.uid);
+    assert.equal(done.enhancement_status, 'FAILED');
+    assert.equal(done.error.code, 'PROCESSING_FAILED');
+    const file = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } });
+    assert.equal(file.status, 412);
+    assert.match(file.json.detail, /FAILED/);
+  });
+});
+
+function uploadInit() {
+  const { body, headers } = multipart(wav, 'reset.wav');
+  return { headers: { ...headers, 'x-api-key': KEY }, body };
+}
