@@ -13,11 +13,15 @@ export type Body = Buffer | { path: string; start: number; end: number };
 export async function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: Body, faults: Faults): Promise<void> {
   const length = Buffer.isBuffer(body) ? body.length : body.end - body.start + 1;
   res.writeHead(status, { ...headers, 'content-length': String(length) });
-  const source = Buffer.isBuffer(body) ? Readable.from([body]) : createReadStream(body.path, { start: body.start, end: body.end });
   const stages: Transform[] = [];
   if (faults.resetResponse()) stages.push(cutAfter(Math.floor(length / 2), res));
   const speed = faults.dripSpeed();
   if (speed !== undefined) stages.push(drip(speed));
+  if (Buffer.isBuffer(body) && stages.length === 0) {
+    res.end(body); // the common case: a small JSON answer, no stream machinery
+    return;
+  }
+  const source = Buffer.isBuffer(body) ? Readable.from([body]) : createReadStream(body.path, { start: body.start, end: body.end });
   try {
     await pipeline([source, ...stages, res] as unknown as NodeJS.ReadWriteStream[]);
   } catch {

@@ -15,7 +15,7 @@ import { sniffMediaType } from './media-type';
 import { receiveUpload } from './multipart';
 import { respond } from './respond';
 import { HttpError, unprocessable } from './responses';
-import { publicMetadata, type MediaRecord, type MediaStore } from './store';
+import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from './store';
 
 export interface RouteContext {
   store: MediaStore;
@@ -24,7 +24,7 @@ export interface RouteContext {
   maxUploadBytes: number;
 }
 
-/** An answer: status and JSON body. File downloads write themselves. */
+/** An answer: status and JSON body (or its bytes, ready). File downloads write themselves. */
 export interface JsonAnswer {
   status: number;
   body: unknown;
@@ -92,7 +92,7 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
 
 /** GET /v2/medias/{uid}/metadata */
 export function metadata(uid: string, ctx: RouteContext): JsonAnswer {
-  return { status: 200, body: publicMetadata(known(uid, ctx)) };
+  return { status: 200, body: metadataJson(known(uid, ctx)) };
 }
 
 /** GET /v2/medias/{uid}/file?step=ENHANCED|PRE, with Range support so a broken download can resume. */

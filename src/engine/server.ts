@@ -111,6 +111,6 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, rou
       await routes.file(req, res, route.uid!, url.searchParams, ctx, headers);
       return;
   }
-  const text = Buffer.from(JSON.stringify(answer.body));
+  const text = Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(JSON.stringify(answer.body));
   await respond(res, answer.status, { ...headers, 'content-type': 'application/json' }, text, parts.faults);
 }

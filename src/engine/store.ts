@@ -95,6 +95,7 @@ export class MediaStore {
 
   async update(record: MediaRecord, changes: Partial<Omit<MediaRecord, 'uid'>>): Promise<void> {
     Object.assign(record, changes, { updated_at: new Date().toISOString() });
+    serialized.delete(record);
     await this.persist(record);
   }
 
@@ -121,4 +122,17 @@ export class MediaStore {
 export function publicMetadata(record: MediaRecord): Record<string, unknown> {
   const { internal: _internal, ...visible } = record;
   return visible;
+}
+
+/** Metadata JSON per record, dropped by every update. */
+const serialized = new WeakMap<MediaRecord, Buffer>();
+
+/** The metadata as JSON bytes, made once per change of the record: status reads are the hot path. */
+export function metadataJson(record: MediaRecord): Buffer {
+  let json = serialized.get(record);
+  if (!json) {
+    json = Buffer.from(JSON.stringify(publicMetadata(record)));
+    serialized.set(record, json);
+  }
+  return json;
 }
