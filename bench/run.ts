@@ -34,7 +34,8 @@ async function main(): Promise<void> {
     console.log(`${text}\n`);
     sections.push('', text);
   }
-  writeFileSync(join(__dirname, '..', '..', 'bench', 'RESULTS.md'), `${sections.join('\n')}\n`);
+  // Only a full run replaces the results the README links to.
+  if (only.length === 0) writeFileSync(join(__dirname, '..', '..', 'bench', 'RESULTS.md'), `${sections.join('\n')}\n`);
 }
 
 main().catch((err) => {

@@ -8,7 +8,7 @@ import type { Step } from '../contract/fields';
 import { fullJitterDelay, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { MediaEnhanceError } from './errors';
-import type { Response, Transport, WaitEvent } from './transport';
+import { BODY_HIGH_WATER_MARK, type Response, type Transport, type WaitEvent } from './transport';
 import type { ProgressCallback } from './types';
 
 export interface DownloadOptions {
@@ -86,7 +86,8 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       res.body.once('error', (err) => (connectionError = err));
       try {
         const counter = progressCounter(written, total, options.onProgress, (n) => (written = n));
-        await pipeline(res.body, counter, createWriteStream(temp, { flags: written > 0 ? 'a' : 'w' }), { signal: options.signal });
+        const file = createWriteStream(temp, { flags: written > 0 ? 'a' : 'w', highWaterMark: BODY_HIGH_WATER_MARK });
+        await pipeline(res.body, counter, file, { signal: options.signal });
       } catch (err) {
         if (options.signal?.aborted) throw new MediaEnhanceError('ABORTED', `GET ${PATHS.file(uid)}: aborted`, { mediaUid: uid, cause: err });
         if (connectionError === undefined) throw err; // the disk failed, not the connection: resuming cannot help
@@ -148,6 +149,7 @@ export function safeFileName(name: string | undefined): string | undefined {
 function progressCounter(start: number, total: number | undefined, onProgress?: ProgressCallback, onCount?: (n: number) => void): Transform {
   let done = start;
   return new Transform({
+    highWaterMark: BODY_HIGH_WATER_MARK,
     transform(chunk: Buffer, _enc, callback) {
       done += chunk.length;
       onCount?.(done);

@@ -5,6 +5,9 @@ import FormData from 'form-data';
 import { MediaEnhanceError } from './errors';
 import type { RequestBody } from './transport';
 
+/** Reads of an uploaded file: big enough for few system calls, small enough for flat memory. */
+const READ_CHUNK = 256 * 1024;
+
 /** A file to upload: a path on disk, the bytes themselves, or a readable stream (which can be sent once only). */
 export type FileInput = string | Buffer | Uint8Array | NodeJS.ReadableStream;
 
@@ -27,7 +30,7 @@ export async function fileSource(file: FileInput, fileName: string | undefined, 
       throw new MediaEnhanceError('VALIDATION', `${field}: cannot read "${file}": ${(err as Error).message}`, { details: [`${field}: no readable file at "${file}"`] });
     }
     if (!stat.isFile()) throw new MediaEnhanceError('VALIDATION', `${field}: "${file}" is not a file`, { details: [`${field}: "${file}" is not a file`] });
-    return { fileName: fileName || basename(file), size: stat.size, replayable: true, open: () => createReadStream(file) };
+    return { fileName: fileName || basename(file), size: stat.size, replayable: true, open: () => createReadStream(file, { highWaterMark: READ_CHUNK }) };
   }
   if (Buffer.isBuffer(file) || file instanceof Uint8Array) {
     const bytes = Buffer.isBuffer(file) ? file : Buffer.from(file.buffer, file.byteOffset, file.byteLength);
