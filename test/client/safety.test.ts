@@ -92,6 +92,35 @@ describe('client safety: the key, redirects and partial files', function () {
     assert.ok(!`${err.message}${err.stack}${err.details}`.includes(KEY));
   });
 
+  it('gives up with TIMEOUT when the service does not answer within requestTimeoutMs', async () => {
+    const service = await listen(() => {
+      // accepts the request and never answers
+    });
+    servers.push(service.server);
+    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, requestTimeoutMs: 200, retry: { maxRetries: 1, baseDelayMs: 10 } });
+    const err = (await client.getMetadata('m1').catch((e: unknown) => e)) as MediaEnhanceError;
+    await client.close();
+    assert.equal(err.code, 'TIMEOUT');
+    assert.match(err.message, /no answer within 200 ms/);
+  });
+
+  it('reports an error body of unknown shape by its status and a bounded excerpt', async () => {
+    const page = `<html><body>${'Bad gateway. '.repeat(200)}</body></html>`;
+    const service = await listen((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end(page);
+    });
+    servers.push(service.server);
+    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 0 } });
+    const err = (await client.getMetadata('m1').catch((e: unknown) => e)) as MediaEnhanceError;
+    await client.close();
+    assert.equal(err.code, 'HTTP');
+    assert.equal(err.status, 502);
+    assert.match(err.message, /^GET \/v2\/medias\/m1\/metadata failed with HTTP 502: <html><body>Bad gateway\./);
+    assert.ok(err.message.length < 400, `${err.message.length} characters`);
+    assert.equal(err.retryable, true);
+  });
+
   it('leaves no file, partial or temporary, when a download fails mid-way', async () => {
     const service = await listen((_req, res) => {
       res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': 1_000_000 });
