@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaEnhanceClient } from '../src';
 import { startEngine } from '../src/engine';
+import { makeWav } from '../test/fixtures/media';
 import type { BenchReport } from './run';
 
 const JOBS = 200;
@@ -16,24 +17,6 @@ const PROCESSING_MS = 30_000;
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function wav(): Buffer {
-  const samples = 800;
-  const b = Buffer.alloc(44 + samples * 2);
-  b.write('RIFF', 0);
-  b.writeUInt32LE(36 + samples * 2, 4);
-  b.write('WAVEfmt ', 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(8_000, 24);
-  b.writeUInt32LE(16_000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36);
-  b.writeUInt32LE(samples * 2, 40);
-  return b;
 }
 
 export async function run(): Promise<BenchReport> {
@@ -56,7 +39,7 @@ export async function run(): Promise<BenchReport> {
     const waits: Promise<unknown>[] = [];
     const resolvedAt = new Map<string, number>();
     for (let i = 0; i < JOBS; i++) {
-      const m = await client.uploadMedia({ file: wav(), fileName: `job${i}.wav` });
+      const m = await client.uploadMedia({ file: makeWav(0.1, 8_000), fileName: `job${i}.wav` });
       media.push(m);
       waits.push(client.waitForCompletion(m.uid).then(() => resolvedAt.set(m.uid, Date.now())));
       await new Promise((resolve) => setTimeout(resolve, UPLOAD_SPACING_MS));

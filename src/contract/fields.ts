@@ -60,23 +60,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const integerIn =
-  (min: number, max: number): Check =>
+/** A number within [min, max]; with `integer`, a whole one (the interface says integer for most fields). */
+const numberIn =
+  (min: number, max: number, integer = false): Check =>
   (value, loc) => {
-    if (typeof value !== 'number' || !Number.isInteger(value)) {
-      return { loc, msg: `value is not a valid integer (an integer from ${min} to ${max} is required)`, type: 'type_error.integer', input: value };
+    const kind = integer ? 'integer' : 'number';
+    if (typeof value !== 'number' || !(integer ? Number.isInteger(value) : Number.isFinite(value))) {
+      return { loc, msg: `value is not a valid ${kind} (a ${kind} from ${min} to ${max} is required)`, type: integer ? 'type_error.integer' : 'type_error.float', input: value };
     }
     return boundIssue(value, min, max, loc);
   };
 
-const numberIn =
-  (min: number, max: number): Check =>
-  (value, loc) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      return { loc, msg: `value is not a valid number (a number from ${min} to ${max} is required)`, type: 'type_error.float', input: value };
-    }
-    return boundIssue(value, min, max, loc);
-  };
+const integerIn = (min: number, max: number): Check => numberIn(min, max, true);
 
 function boundIssue(value: number, min: number, max: number, loc: Loc): FieldIssue | undefined {
   if (value < min) return { loc, msg: `ensure this value is greater than or equal to ${min}`, type: 'value_error.number.not_ge', input: value };
