@@ -9,12 +9,8 @@ export interface Clock {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const handle = setTimeout(fn, ms);
-    // A pending timer of the client must not keep a process (or a Node-RED shutdown) alive.
-    (handle as { unref?: () => void }).unref?.();
-    return handle;
-  },
+  // Not unref'd: a script awaiting a wait or a retry must stay alive until it settles. close() clears them.
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
