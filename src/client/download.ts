@@ -8,7 +8,7 @@ import type { Step } from '../contract/fields';
 import { fullJitterDelay, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { MediaEnhanceError } from './errors';
-import { BODY_HIGH_WATER_MARK, type Response, type Transport, type WaitEvent } from './transport';
+import { BODY_HIGH_WATER_MARK, headerText, type Response, type Transport, type WaitEvent } from './transport';
 import type { ProgressCallback } from './types';
 
 export interface DownloadOptions {
@@ -160,8 +160,9 @@ function progressCounter(start: number, total: number | undefined, onProgress?: 
 }
 
 function contentLength(res: Response): number | undefined {
-  const value = Number(headerText(res.headers['content-length']));
-  return Number.isFinite(value) && value >= 0 && headerText(res.headers['content-length']) !== undefined ? value : undefined;
+  const text = headerText(res.headers['content-length']);
+  const value = Number(text);
+  return text !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 function rangeTotal(res: Response): number | undefined {
@@ -175,8 +176,4 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

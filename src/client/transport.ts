@@ -230,7 +230,7 @@ export function errorCode(err: unknown): string {
   return '';
 }
 
-function headerText(value: string | string[] | undefined): string | undefined {
+export function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
