@@ -30,7 +30,7 @@ export async function run(): Promise<BenchReport> {
     windowMs: WINDOW_MS,
     limits: { uploadMedia: 10_000, getMetadata: LIMIT },
     processingDelayMs: PROCESSING_MS,
-    onRequest: (entry) => log.push({ at: Date.now(), path: entry.path, status: entry.status }),
+    onRequest: (entry) => log.push({ at: entry.at, path: entry.path, status: entry.status }),
   });
   const client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey, windowMs: WINDOW_MS, limits: { uploadMedia: 10_000 } });
   try {

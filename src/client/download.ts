@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream, promises as fsp } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -84,11 +85,13 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       const info = describeResponse(res, uid, options.step);
       let connectionError: unknown;
       res.body.once('error', (err) => (connectionError = err));
+      const file = createWriteStream(temp, { flags: written > 0 ? 'a' : 'w', highWaterMark: BODY_HIGH_WATER_MARK });
       try {
         const counter = progressCounter(written, total, options.onProgress, (n) => (written = n));
-        const file = createWriteStream(temp, { flags: written > 0 ? 'a' : 'w', highWaterMark: BODY_HIGH_WATER_MARK });
         await pipeline(res.body, counter, file, { signal: options.signal });
       } catch (err) {
+        // Wait for the file to be closed: a removal while it is still opening would leave it behind.
+        if (!file.closed) await once(file, 'close').catch(() => undefined);
         if (options.signal?.aborted) throw new MediaEnhanceError('ABORTED', `GET ${PATHS.file(uid)}: aborted`, { mediaUid: uid, cause: err });
         if (connectionError === undefined) throw err; // the disk failed, not the connection: resuming cannot help
         lastError = connectionError;

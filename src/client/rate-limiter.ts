@@ -54,6 +54,8 @@ export class RollingWindowLimiter {
   private sharedSeenAt = -Infinity;
   /** The entries of `sends` that stand for other clients' requests (also in `sends`). */
   private others: number[] = [];
+  /** Most entries of others seen in the log while sharing. */
+  private othersPeak = 0;
   private queue: Waiter[] = [];
   private timer: unknown;
   private timerDueAt = Infinity;
@@ -161,6 +163,8 @@ export class RollingWindowLimiter {
         this.insert(stamp);
         this.others.push(stamp);
       }
+      if (!this.paced(now)) this.othersPeak = 0;
+      this.othersPeak = Math.max(this.othersPeak, this.others.length);
       this.sharedSeenAt = now;
     }
     this.pump();
@@ -191,9 +195,13 @@ export class RollingWindowLimiter {
     return now - this.sharedSeenAt < 2 * this.windowMs;
   }
 
-  /** While sharing, this client's share of the window: what the others left, sent evenly. */
+  /**
+   * While sharing, this client's share of the window: what the others left, sent evenly. The others'
+   * largest use seen lately counts, not only what is left of it in the log, or each new window would
+   * start with a burst.
+   */
   private spacing(): number {
-    const share = Math.max(1, (this.limit ?? Infinity) - this.others.length);
+    const share = Math.max(1, (this.limit ?? Infinity) - Math.max(this.others.length, this.othersPeak));
     return this.windowMs / share;
   }
 

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createWriteStream, promises as fsp } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -43,9 +44,11 @@ export async function fetchInput(url: string, path: string, options: { timeoutMs
         else callback(null, chunk);
       },
     });
+    const file = createWriteStream(path);
     try {
-      await pipeline(res.body, limit, createWriteStream(path));
+      await pipeline(res.body, limit, file);
     } catch (err) {
+      if (!file.closed) await once(file, 'close').catch(() => undefined); // removed only once closed
       await fsp.rm(path, { force: true });
       if (err instanceof ProcessingError) throw err;
       throw new ProcessingError('FETCH_FAILED', `file_download_url: the download broke off: ${(err as Error).message}`);

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createWriteStream, promises as fsp, type WriteStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
@@ -48,8 +49,12 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
       settled = true;
       req.unpipe(parser);
       req.resume(); // discard the rest, so the answer can still reach the client
+      // The file may still be opening: remove it only once it is closed, or the open would create it again.
+      const closed = out && !out.closed ? once(out, 'close').catch(() => undefined) : Promise.resolve();
       out?.destroy();
-      void (written?.catch(() => undefined) ?? Promise.resolve()).then(() => fsp.rm(path, { force: true })).then(() => reject(err));
+      void Promise.all([closed, written?.catch(() => undefined)])
+        .then(() => fsp.rm(path, { force: true }))
+        .then(() => reject(err));
     };
 
     parser.on('field', (name, value) => {

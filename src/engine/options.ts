@@ -5,6 +5,8 @@ import type { FaultOptions } from './faults';
 
 /** One request as the access log records it: never a header, never a key. */
 export interface AccessLogEntry {
+  /** When the request arrived (ms since the epoch): the moment the rate limiter counts. */
+  at: number;
   method: string;
   path: string;
   status: number;

@@ -43,11 +43,12 @@ export interface ServerParts {
 
 export function createEngineServer(parts: ServerParts): Server {
   const server = createServer((req, res) => {
+    const arrivedAt = Date.now();
     const started = process.hrtime.bigint();
     const url = new URL(req.url ?? '/', 'http://engine.invalid');
     res.on('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      parts.log({ method: req.method ?? '?', path: url.pathname + url.search, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
+      parts.log({ at: arrivedAt, method: req.method ?? '?', path: url.pathname + url.search, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
     });
     handle(req, res, url, parts).catch((err: unknown) => {
       if (res.headersSent) {

@@ -34,7 +34,7 @@ export async function startClientTestEngine(options: Partial<EngineOptions> = {}
     dataDir,
     ...options,
     onRequest: (entry) => {
-      log.push({ at: Date.now(), ...entry });
+      log.push({ ...entry });
       options.onRequest?.(entry);
     },
   });

@@ -70,8 +70,8 @@ describe('client rate limits against the local engine', function () {
     assert.equal(results.length, 24);
     const log = engine.requests();
     const rejected = count429(log, '/v2/medias');
-    // One collision while neither knows of the other (4), then about one per window: without adopting the
-    // service's count and sharing the window the same run sees 15 to 20.
+    // One collision while neither knows of the other (4), then a few while they settle their shares
+    // (5 to 7 in all, measured); without adopting the service's count and sharing the window: 15 to 20.
     assert.ok(rejected <= 10, `${rejected} 429s for 24 uploads from two clients`);
     assert.ok(maxAcceptedInWindow(log, '/v2/medias', 1_000) <= 4);
   });
