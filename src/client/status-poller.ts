@@ -124,11 +124,6 @@ export class StatusPoller {
     if (this.terminal.size > REMEMBERED_TERMINAL_STATES) this.terminal.delete(this.terminal.keys().next().value!);
   }
 
-  /** The terminal metadata remembered for a media, if any. */
-  known(uid: string): MediaMetadata | undefined {
-    return this.terminal.get(uid);
-  }
-
   /** How many media are watched now. */
   watching(): number {
     return this.watches.size;
