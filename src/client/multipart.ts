@@ -1,6 +1,6 @@
 import { createReadStream, promises as fsp } from 'node:fs';
 import { basename } from 'node:path';
-import { PassThrough, Readable, Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import FormData from 'form-data';
 import { MediaEnhanceError } from './errors';
 import type { RequestBody } from './transport';
@@ -73,14 +73,15 @@ export function multipartBody(source: FileSource, fields: Record<string, string 
   }
   let sent = 0;
   const counter = new Transform({
+    highWaterMark: READ_CHUNK,
     transform(chunk: Buffer, _enc, callback) {
       sent += chunk.length;
       onBytes?.(sent, total);
       callback(null, chunk);
     },
   });
-  // form-data is an old-style stream; piping into a PassThrough gives undici a modern Readable.
-  const body = form.pipe(new PassThrough()).pipe(counter);
+  // form-data is an old-style stream; piping it into the counter gives undici a modern Readable.
+  const body = form.pipe(counter);
   form.on('error', (err) => body.destroy(err));
   if (typeof (content as Readable).on === 'function' && !Buffer.isBuffer(content)) {
     (content as Readable).on('error', (err) => body.destroy(err));
