@@ -1,0 +1,70 @@
+// media-enhance-config: the service a flow talks to, and the one client every node using it shares
+// (so they share its rate limiters and status poller). With the built-in local engine it starts the
+// engine and stops it on close; a redeploy of the nodes that use it leaves both running.
+import { MediaEnhanceClient } from '../client/client';
+import { MediaEnhanceError } from '../client/errors';
+import { readConfigSettings, type ConfigSettings } from './config-options';
+import { startLocalEngine } from './local-engine';
+import type { NodeDef, RedApi, RedNode } from './red';
+
+export const CONFIG_TYPE = 'media-enhance-config';
+
+export interface MediaEnhanceConfigNode extends RedNode {
+  /** The shared client; rejects with the reason when the service cannot be used (bad settings, no key, engine failed). */
+  getClient(): Promise<MediaEnhanceClient>;
+  /** Default timeout of wait nodes, from the config; undefined waits as long as the media is in progress. */
+  waitTimeoutMs?: number;
+}
+
+interface OpenService {
+  client: MediaEnhanceClient;
+  close(): Promise<void>;
+}
+
+async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings): Promise<OpenService> {
+  const common = { limits: settings.limits, requestTimeoutMs: settings.requestTimeoutMs };
+  if (settings.service === 'remote') {
+    const apiKey = node.credentials?.apiKey;
+    if (!apiKey) throw new MediaEnhanceError('AUTH', 'setting "API key" is empty: enter the key of the remote service in the config node');
+    const client = new MediaEnhanceClient({ ...common, baseUrl: settings.baseUrl!, apiKey, allowInsecureHttp: settings.allowInsecureHttp });
+    return { client, close: () => client.close() };
+  }
+  const engine = await startLocalEngine(RED.settings, node.id, settings.limits);
+  // The client starts from the engine's own limits and window, so its first requests never meet a 429.
+  const client = new MediaEnhanceClient({ ...common, limits: engine.limits, windowMs: engine.windowMs, baseUrl: engine.url, apiKey: engine.apiKey });
+  node.log(`built-in local engine listening on ${engine.url}`);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await engine.close();
+    },
+  };
+}
+
+export default function register(RED: RedApi): void {
+  RED.nodes.registerType(
+    CONFIG_TYPE,
+    function (this: RedNode, def: NodeDef) {
+      RED.nodes.createNode(this, def);
+      const node = this as MediaEnhanceConfigNode;
+      let service: Promise<OpenService>;
+      try {
+        const settings = readConfigSettings(def);
+        node.waitTimeoutMs = settings.waitTimeoutMs;
+        service = openService(RED, node, settings);
+      } catch (err) {
+        service = Promise.reject(err);
+      }
+      service.catch((err: Error) => node.error(`cannot use the service: ${err.message}`));
+      node.getClient = () => service.then((open) => open.client);
+      node.on('close', (_removed, done) => {
+        service.then((open) => open.close(), () => undefined).then(() => done(), (err: Error) => {
+          node.warn(`closing: ${err.message}`);
+          done();
+        });
+      });
+    },
+    { credentials: { apiKey: { type: 'password' } } },
+  );
+}

@@ -1,0 +1,38 @@
+// The built-in local engine of a config node: started in-process on a random loopback port with a
+// random key, its media kept under Node-RED's user folder so a restart resumes them.
+import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { EndpointId } from '../contract/endpoints';
+import { startEngine, type EngineHandle, type EngineOptions } from '../engine';
+import type { RedApi } from './red';
+
+/** What settings.js may set under `mediaEnhance.engine` (all optional). */
+export type EngineSettings = Partial<Pick<EngineOptions, 'windowMs' | 'limits' | 'processingDelayMs' | 'workers' | 'processorModule' | 'maxUploadBytes' | 'dataDir'>>;
+
+export interface LocalEngine {
+  url: string;
+  apiKey: string;
+  windowMs?: number;
+  limits: Partial<Record<EndpointId, number | null>>;
+  close(): Promise<void>;
+}
+
+export function engineSettings(settings: RedApi['settings']): EngineSettings {
+  const section = settings.mediaEnhance as { engine?: EngineSettings } | undefined;
+  return section?.engine ?? {};
+}
+
+/** One data folder per config node, so two local engines never share a store. */
+export function engineDataDir(settings: RedApi['settings'], configId: string): string {
+  const root = engineSettings(settings).dataDir ?? join(settings.userDir ?? join(homedir(), '.node-red'), 'media-enhance-data');
+  return join(root, configId.replace(/[^\w.-]/g, '_'));
+}
+
+export async function startLocalEngine(settings: RedApi['settings'], configId: string, limits: Partial<Record<EndpointId, number>>): Promise<LocalEngine> {
+  const { dataDir: _root, ...tuning } = engineSettings(settings);
+  const apiKey = randomBytes(24).toString('base64url');
+  const merged = { ...tuning.limits, ...limits };
+  const handle: EngineHandle = await startEngine({ ...tuning, limits: merged, host: '127.0.0.1', port: 0, apiKeys: [apiKey], dataDir: engineDataDir(settings, configId) });
+  return { url: handle.url, apiKey, windowMs: tuning.windowMs, limits: merged, close: () => handle.close() };
+}

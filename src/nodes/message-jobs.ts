@@ -1,0 +1,80 @@
+// What every media node does with a message, whatever its operation: run it with its own abort signal,
+// show its progress, send the result or pass the error to Catch nodes with the original msg, and on
+// close cancel everything, call done() for each message in flight, and send nothing afterwards.
+import { MediaEnhanceError } from '../client/errors';
+import type { WaitEvent } from '../client/transport';
+import type { ProgressCallback } from '../client/types';
+import type { NodeMessage, RedNode } from './red';
+import { StatusBoard, type JobStatus } from './status-board';
+import { failureText, progressText, waitText } from './status-text';
+
+export interface Job {
+  msg: NodeMessage;
+  /** Aborted when the node closes (redeploy, stop). */
+  signal: AbortSignal;
+  show(status: JobStatus): void;
+  /** For the client's `onWait`: "queued 2nd", "rate limited 12s". */
+  onWait(event: WaitEvent): void;
+  /** For the client's `onProgress`: "uploading 42%". */
+  progress(verb: string): ProgressCallback;
+}
+
+/** Runs one message; resolves with the message to send. It must not change `job.msg` before it succeeds. */
+export type JobHandler = (job: Job) => Promise<NodeMessage>;
+
+/** Node-RED waits 15 s for a node to close; leave room for the rest of the flow. */
+const CLOSE_DEADLINE_MS = 10_000;
+
+export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: JobStatus = { text: 'starting' }): void {
+  const board = new StatusBoard(node);
+  const inFlight = new Map<AbortController, Promise<void>>();
+  let closed = false;
+
+  node.on('input', (msg, send, done) => {
+    if (closed) return done();
+    const controller = new AbortController();
+    const id = board.begin(firstStatus);
+    const job: Job = {
+      msg,
+      signal: controller.signal,
+      show: (status) => board.update(id, status),
+      onWait: (event) => board.update(id, { text: waitText(event), fill: 'yellow' }),
+      progress: (verb) => (moved, total) => board.update(id, { text: progressText(verb, moved, total) }),
+    };
+    const run = Promise.resolve()
+      .then(() => handler(job))
+      .then(
+        (out) => {
+          if (closed) return done();
+          board.end(id, { fill: 'green', shape: 'dot', text: 'done' });
+          send(out);
+          done();
+        },
+        (err: unknown) => {
+          if (closed) return done();
+          board.end(id, { fill: 'red', shape: 'ring', text: failureText(err) });
+          done(asError(err));
+        },
+      )
+      .finally(() => inFlight.delete(controller));
+    inFlight.set(controller, run);
+  });
+
+  node.on('close', (_removed, done) => {
+    closed = true;
+    board.close();
+    const runs = [...inFlight.values()];
+    for (const controller of inFlight.keys()) controller.abort(new MediaEnhanceError('ABORTED', 'the node was stopped'));
+    let deadline: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (deadline = setTimeout(resolve, CLOSE_DEADLINE_MS)));
+    void Promise.race([Promise.allSettled(runs), late]).then(() => {
+      clearTimeout(deadline);
+      node.status({});
+      done();
+    });
+  });
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,0 +1,53 @@
+// The small part of Node-RED's runtime API these nodes use, typed here rather than pulling in the
+// community typings (written for Node-RED 1.x). Node-RED calls each node module with `RED`.
+
+export interface NodeMessage {
+  _msgid?: string;
+  payload?: unknown;
+  [property: string]: unknown;
+}
+
+export interface NodeStatus {
+  fill?: 'red' | 'green' | 'yellow' | 'blue' | 'grey';
+  shape?: 'ring' | 'dot';
+  text?: string;
+}
+
+export type SendFunction = (msg: NodeMessage | null | (NodeMessage | null)[]) => void;
+export type DoneFunction = (err?: Error) => void;
+
+/** A runtime node instance; `this` inside a node constructor once `createNode` has run. */
+export interface RedNode {
+  id: string;
+  type: string;
+  name?: string;
+  credentials?: Record<string, string | undefined>;
+  on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
+  on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
+  status(status: NodeStatus | Record<string, never>): void;
+  error(err: unknown, msg?: NodeMessage): void;
+  warn(message: unknown): void;
+  log(message: unknown): void;
+  debug(message: unknown): void;
+}
+
+/** What the editor saves for a node: its own properties plus id, type, name, z. */
+export interface NodeDef {
+  id: string;
+  type: string;
+  name?: string;
+  [property: string]: unknown;
+}
+
+export interface RedApi {
+  nodes: {
+    createNode(node: object, def: NodeDef): void;
+    registerType(type: string, constructor: (this: RedNode, def: NodeDef) => void, options?: { credentials?: Record<string, { type: 'text' | 'password' }> }): void;
+    getNode(id: string): RedNode | null;
+  };
+  settings: {
+    userDir?: string;
+    fileWorkingDirectory?: string;
+    [name: string]: unknown;
+  };
+}

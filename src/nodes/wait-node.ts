@@ -1,0 +1,40 @@
+// media-enhance-wait: holds a message until its media is COMPLETED; a failed media or a timeout goes
+// to Catch nodes with the original msg (media_uid kept, so a flow can retry).
+import { handleMessages } from './message-jobs';
+import { inputError, readMediaUid } from './msg-inputs';
+import { checkSettingsAtDeploy, serviceOf } from './node-service';
+import type { NodeDef, RedApi, RedNode } from './red';
+
+export default function register(RED: RedApi): void {
+  RED.nodes.registerType('media-enhance-wait', function (this: RedNode, def: NodeDef) {
+    RED.nodes.createNode(this, def);
+    const service = serviceOf(RED, this, def);
+    const timeout = def.timeout === undefined || def.timeout === '' ? undefined : Number(def.timeout);
+    const checkTimeout = () => {
+      // The longest timer Node.js keeps is 2^31-1 ms (about 24.8 days).
+      if (timeout !== undefined && !(timeout > 0 && timeout * 1000 <= 2 ** 31 - 1)) {
+        throw inputError('setting "timeout (s)"', def.timeout, 'must be a number of seconds from 1 to 2147483, or empty for the config node\'s default');
+      }
+    };
+    checkSettingsAtDeploy(this, checkTimeout);
+
+    handleMessages(
+      this,
+      async (job) => {
+        checkTimeout();
+        const uid = readMediaUid(job.msg, { orPayload: true });
+        const client = await service.client();
+        const started = Date.now();
+        const metadata = await client.waitForCompletion(uid, {
+          signal: job.signal,
+          timeoutMs: timeout === undefined ? service.waitTimeoutMs() : timeout * 1000,
+          onStatus: (status) => job.show({ text: status.toLowerCase(), since: started }),
+        });
+        job.msg.media_uid = uid;
+        job.msg.payload = metadata;
+        return job.msg;
+      },
+      { text: 'waiting' },
+    );
+  });
+}
