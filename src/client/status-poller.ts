@@ -147,6 +147,8 @@ export class StatusPoller {
     if (!watch) return;
     watch.waiters.delete(waiter);
     if (watch.waiters.size === 0) this.watches.delete(uid);
+    // Nobody left to poll for: no timer should outlive the last wait (a closing node checks for that).
+    if (this.watches.size === 0) this.clearTimer();
   }
 
   /** Sends every poll that is due and has a place; then sleeps until the next one is due. */

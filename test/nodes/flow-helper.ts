@@ -30,13 +30,15 @@ interface TestHelper {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const helper: TestHelper = require('node-red-node-test-helper');
 
-/** The six node modules as Node-RED loads them (nodes/*.js), plus Catch. */
+/** The six node modules as Node-RED loads them (nodes/*.js), plus the core Catch and Complete nodes. */
 export const NODE_MODULES: unknown[] = ['config', 'audio', 'video', 'upload', 'wait', 'download'].map(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (name) => require(join(__dirname, '..', '..', '..', 'nodes', `media-enhance-${name}.js`)),
 );
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-NODE_MODULES.push(require('@node-red/nodes/core/common/25-catch.js'));
+for (const core of ['25-catch.js', '24-complete.js']) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  NODE_MODULES.push(require(`@node-red/nodes/core/common/${core}`));
+}
 
 let userDir: string | undefined;
 
