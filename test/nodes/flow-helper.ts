@@ -47,8 +47,11 @@ let userDir: string | undefined;
  * them for config nodes).
  */
 export function loadFlow(flow: object[], credentials?: Record<string, unknown>): Promise<void> {
-  const placed = flow.map((n) => ('z' in n ? { x: 100, y: 100, ...n } : n));
-  return helper.load(NODE_MODULES, placed, credentials);
+  return helper.load(NODE_MODULES, placed(flow), credentials);
+}
+
+export function placed(flow: object[]): object[] {
+  return flow.map((n) => ('z' in n ? { x: 100, y: 100, ...n } : n));
 }
 
 /** Starts the helper's runtime with a fresh user folder; `engine` is settings.js's `mediaEnhance.engine`. */

@@ -1,9 +1,12 @@
 // What a redeploy or stop does to messages in flight: each gets done(), nothing is sent afterwards,
 // and the node leaves no timer or request behind. Also: many messages at once stay independent.
 import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
 import { makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, nextInput, remoteConfig, sleep, stopHelper, TAB } from './flow-helper';
+import { catchAll, collect, helper, initHelper, loadFlow, nextInput, placed, remoteConfig, sleep, statusTexts, stopHelper, TAB } from './flow-helper';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { hooks } = require('@node-red/util') as { hooks: { add(id: string, fn: (event: { msg: { topic?: unknown }; node: { id: string } }) => void): void; remove(id: string): void } };
@@ -78,8 +81,7 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
     assert.ok(activeTimers() > timersBefore, 'the wait has its poll and status timers');
 
     // A "modified nodes" deploy: only the wait node changes; the config node and its client stay.
-    const placed = flow('second').map((n) => ('z' in n ? { x: 100, y: 100, ...n } : n));
-    await helper.setFlows(placed, 'nodes', credentials);
+    await helper.setFlows(placed(flow('second')), 'nodes', credentials);
     await finished; // done() was called for the message in flight
     await sleep(200);
     assert.equal(activeTimers(), timersBefore, 'no timer of the old node is left');
@@ -87,6 +89,35 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
     await sleep(4_000); // the media completes meanwhile
     assert.equal(completed.length, 0, 'nothing is sent after close');
     assert.equal(caught.length, 0, 'a redeploy is not an error');
+  });
+
+  it('a download to a file cut short by a stop leaves no file in the folder, partial or whole', async () => {
+    const slow = await startClientTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: 64 * 1024 } });
+    const { MediaEnhanceClient } = await import('../../src/client');
+    const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-download-'));
+    try {
+      const uid = (await client.uploadMedia({ file: makeWav(10, 48_000) })).uid; // ~1 MB: about 15 s at this speed
+      await loadFlow(
+        [
+          TAB,
+          remoteConfig(slow.url),
+          { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [['saved']] },
+          { id: 'saved', type: 'helper', z: 'tab' },
+        ],
+        { svc: { apiKey: slow.apiKey } },
+      );
+      helper.getNode('download').receive({ media_uid: uid });
+      await sleep(1_500);
+      assert.match(String(statusTexts(helper.getNode('download')).at(-1)), /^downloading \d+%/);
+      assert.equal((await fsp.readdir(folder)).length, 1, 'the temporary file is being written');
+      await helper.unload();
+      assert.deepEqual(await fsp.readdir(folder), []);
+    } finally {
+      await client.close();
+      await slow.close();
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('stopping the flows ends a wait within Node-RED\'s close limit', async () => {
