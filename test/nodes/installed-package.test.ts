@@ -1,0 +1,136 @@
+// The package as a user installs it: `npm pack`, unpacked into a Node-RED user directory, and the real
+// Node-RED runtime and admin API started as a separate process. It must register the six nodes with
+// their icons and help, keep the API key out of the saved and exported flows, and run a flow.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { promises as fsp } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { makeWav } from '../fixtures/media';
+
+const REPO = join(__dirname, '..', '..', '..');
+const MODULE = '@media-enhance/node-red-media-enhance';
+const TYPES = ['config', 'audio', 'video', 'upload', 'wait', 'download'].map((t) => `media-enhance-${t}`);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+describe('the packed package in a real Node-RED', function () {
+  this.timeout(120_000);
+  // Inside the repository, so the unpacked package finds its dependencies in the repository's node_modules.
+  let userDir: string;
+  let base: string;
+  let nodeRed: ChildProcess;
+  let output = '';
+
+  before(async () => {
+    await fsp.mkdir(join(REPO, 'test-artifacts'), { recursive: true });
+    userDir = await fsp.mkdtemp(join(REPO, 'test-artifacts', 'node-red-'));
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', userDir], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const target = join(userDir, 'node_modules', MODULE);
+    await fsp.mkdir(target, { recursive: true });
+    execFileSync('tar', ['-xzf', join(userDir, packed[0].filename), '-C', target, '--strip-components=1']);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    await fsp.writeFile(
+      join(userDir, 'settings.js'),
+      `module.exports = { uiHost: '127.0.0.1', uiPort: ${port}, credentialSecret: 'test-secret', flowFile: 'flows.json', logging: { console: { level: 'info' } } };\n`,
+    );
+    nodeRed = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', userDir, '--settings', join(userDir, 'settings.js')], { cwd: userDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    nodeRed.stdout!.on('data', (chunk) => (output += chunk));
+    nodeRed.stderr!.on('data', (chunk) => (output += chunk));
+    const deadline = Date.now() + 60_000;
+    while (!output.includes('Started flows') && !output.includes('Server now running')) {
+      if (Date.now() > deadline || nodeRed.exitCode !== null) throw new Error(`Node-RED did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    while (!(await request(`${base}/settings`).then((r) => (r.body.dump(), r.statusCode === 200), () => false))) await new Promise((r) => setTimeout(r, 100));
+  });
+
+  after(async () => {
+    if (nodeRed && nodeRed.exitCode === null) {
+      nodeRed.kill('SIGINT');
+      await once(nodeRed, 'exit');
+    }
+    if (userDir) await fsp.rm(userDir, { recursive: true, force: true });
+  });
+
+  async function get(path: string, accept = 'application/json'): Promise<{ status: number; text: string; type: string }> {
+    const res = await request(`${base}${path}`, { headers: { accept } });
+    return { status: res.statusCode, text: await res.body.text(), type: String(res.headers['content-type']) };
+  }
+
+  it('registers the six nodes without error, with their editor, help and icons', async () => {
+    const nodes = JSON.parse((await get('/nodes')).text) as { module: string; types: string[]; err?: string; enabled: boolean }[];
+    const ours = nodes.filter((set) => set.module === MODULE);
+    assert.deepEqual(ours.flatMap((set) => set.types).sort(), [...TYPES].sort());
+    for (const set of ours) assert.equal(set.err, undefined, `${set.types}: ${set.err}`);
+    const html = (await get('/nodes', 'text/html')).text;
+    for (const type of TYPES) {
+      assert.ok(html.includes(`RED.nodes.registerType('${type}'`), `${type} editor`);
+      assert.ok(html.includes(`data-help-name="${type}"`), `${type} help`);
+    }
+    for (const type of TYPES.filter((t) => t !== 'media-enhance-config')) {
+      const icon = await get(`/icons/${MODULE}/${type}.svg`, '*/*');
+      assert.equal(icon.status, 200, `${type} icon`);
+      assert.match(icon.type, /svg/);
+    }
+    const messages = JSON.parse((await get(`/nodes/messages?lng=en-US`)).text) as Record<string, unknown>;
+    assert.ok(JSON.stringify(messages).includes('"paletteLabel":"wait for completion"'));
+  });
+
+  it('keeps the API key out of the exported and saved flows, and out of the log', async () => {
+    const key = 'remote-key-4d1e8b2a9c';
+    const flows = [
+      { id: 'tab', type: 'tab', label: 'keys' },
+      { id: 'svc', type: 'media-enhance-config', name: 'remote', mode: 'remote', baseUrl: 'https://127.0.0.1:9', credentials: { apiKey: key } },
+      { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', x: 200, y: 100, wires: [[]] },
+    ];
+    const deployed = await request(`${base}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flows) });
+    assert.equal(deployed.statusCode, 204, await deployed.body.text());
+    const exported = await get('/flows');
+    assert.ok(exported.text.includes('media-enhance-config'));
+    assert.ok(!exported.text.includes(key), 'GET /flows');
+    const credentials = await get('/credentials/media-enhance-config/svc');
+    assert.deepEqual(JSON.parse(credentials.text), { has_apiKey: true });
+    assert.ok(!(await fsp.readFile(join(userDir, 'flows.json'), 'utf8')).includes(key), 'flows.json');
+    assert.ok(!(await fsp.readFile(join(userDir, 'flows_cred.json'), 'utf8')).includes(key), 'flows_cred.json is encrypted');
+    assert.ok(!output.includes(key), 'the log');
+  });
+
+  it('runs inject -> upload -> wait -> download on the built-in engine', async () => {
+    const input = join(userDir, 'take-1.wav');
+    await fsp.writeFile(input, makeWav(1, 16_000));
+    const flows = [
+      { id: 'tab', type: 'tab', label: 'pipeline' },
+      { id: 'svc', type: 'media-enhance-config', name: 'local', mode: 'local' },
+      { id: 'go', type: 'inject', z: 'tab', props: [{ p: 'filename', v: input, vt: 'str' }], repeat: '', once: false, x: 100, y: 100, wires: [['upload']] },
+      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', loudnessTarget: '-16', truePeak: '-1', enhancementLevel: '100', model: 'LARK_V2', transcode: '', x: 300, y: 100, wires: [['wait']] },
+      { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '60', x: 500, y: 100, wires: [['download']] },
+      { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'ENHANCED', output: 'file', folder: 'outbox', fileName: '', x: 700, y: 100, wires: [[]] },
+    ];
+    const deployed = await request(`${base}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flows) });
+    assert.equal(deployed.statusCode, 204, await deployed.body.text());
+    await new Promise((r) => setTimeout(r, 1_000));
+    const injected = await request(`${base}/inject/go`, { method: 'POST' });
+    assert.equal(injected.statusCode, 200, await injected.body.text());
+    const deadline = Date.now() + 30_000;
+    let written: string[] = [];
+    while (Date.now() < deadline) {
+      // A relative folder is under Node-RED's working folder, here its user directory.
+      written = await fsp.readdir(join(userDir, 'outbox')).catch(() => []);
+      if (written.some((f) => f.endsWith('.wav'))) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(written.some((f) => f.endsWith('.wav')), `an output file appears (log:\n${output.slice(-2000)})`);
+    assert.match(output, /built-in local engine listening on http:\/\/127\.0\.0\.1:\d+/);
+  });
+});
