@@ -19,6 +19,9 @@ import { StatusPoller, type WaitOptions } from './status-poller';
 import { Transport, type WaitEvent } from './transport';
 import type { EnhanceAudioResult, MediaMetadata, ProgressCallback, VideoRecord } from './types';
 
+/** The longest timer Node.js keeps (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface CallOptions {
   signal?: AbortSignal;
   /** Told when the request waits for a place in the rate-limit window or before a retry. */
@@ -155,8 +158,9 @@ export class MediaEnhanceClient {
   waitForCompletion(uid: string, options: WaitOptions = {}): Promise<MediaMetadata> {
     return this.guard(async () => {
       this.check('waitForCompletion', checkMediaUid(uid));
-      if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
-        throw validationError('waitForCompletion', [{ loc: ['timeoutMs'], msg: 'must be a positive number of milliseconds', type: 'value_error', input: options.timeoutMs }]);
+      // Node.js fires a timer longer than 2^31-1 ms at once, so a longer timeout would end the wait at once.
+      if (options.timeoutMs !== undefined && !(options.timeoutMs > 0 && options.timeoutMs <= MAX_TIMER_MS)) {
+        throw validationError('waitForCompletion', [{ loc: ['timeoutMs'], msg: `must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`, type: 'value_error', input: options.timeoutMs }]);
       }
       return this.poller.wait(uid, options);
     });

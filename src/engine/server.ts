@@ -41,11 +41,24 @@ export interface ServerParts {
   log(entry: AccessLogEntry): void;
 }
 
+function parseTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://engine.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
 export function createEngineServer(parts: ServerParts): Server {
   const server = createServer((req, res) => {
     const arrivedAt = Date.now();
     const started = process.hrtime.bigint();
-    const url = new URL(req.url ?? '/', 'http://engine.invalid');
+    const url = parseTarget(req.url);
+    if (!url) {
+      // A request target no URL parser accepts (e.g. `//[`): answer it, never let it end the process.
+      sendJson(res, 400, { detail: 'invalid request target' });
+      return;
+    }
     res.on('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       parts.log({ at: arrivedAt, method: req.method ?? '?', path: url.pathname + url.search, status: res.statusCode, ms: Math.round(ms * 10) / 10 });

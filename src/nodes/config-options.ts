@@ -56,6 +56,10 @@ export function readConfigSettings(def: NodeDef): ConfigSettings {
     requestTimeoutMs: seconds('requestTimeout', 'request timeout (s)'),
     waitTimeoutMs: seconds('waitTimeout', 'wait timeout (s)'),
   };
+  // The longest timer Node.js keeps: about 24.8 days.
+  if (settings.waitTimeoutMs !== undefined && settings.waitTimeoutMs > 2 ** 31 - 1) {
+    throw inputError('setting "wait timeout (s)"', def.waitTimeout, 'must be at most 2147483 seconds, or empty to wait as long as it takes');
+  }
   if (service === 'remote') {
     if (isEmpty(def.baseUrl)) throw inputError('setting "base URL"', def.baseUrl, 'is required for a remote service');
     settings.baseUrl = String(def.baseUrl).trim();

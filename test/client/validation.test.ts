@@ -60,6 +60,13 @@ describe('client validation before sending', function () {
     await engine.close();
   });
 
+  it('refuses a wait timeout longer than a Node.js timer can hold, instead of timing out at once', async () => {
+    const err = await client.waitForCompletion('any-uid', { timeoutMs: 2 ** 31 }).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof MediaEnhanceError);
+    assert.equal(err.code, 'VALIDATION');
+    assert.match(err.details[0], /^timeoutMs: must be a number of milliseconds from 1 to 2147483647 \(got 2147483648\)$/);
+  });
+
   for (const [field, inside, outside, rule] of AUDIO_BOUNDS) {
     it(`enhanceAudio ${field}: accepts ${JSON.stringify(inside)?.slice(0, 40)}, refuses ${JSON.stringify(outside)?.slice(0, 40)} without sending`, async () => {
       const sentBefore = engine.requests().length;

@@ -9,6 +9,28 @@ import { call, KEY, metadata, multipart, OTHER_KEY, settled, startTestEngine, up
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const wav = makeWav(0.2, 8_000);
 
+describe('engine: malformed requests', function () {
+  it('answers 400 to a request target no URL parser accepts, and keeps serving', async () => {
+    const engine = await startTestEngine();
+    try {
+      const port = Number(new URL(engine.url).port);
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const socket = connect(port, '127.0.0.1', () => socket.write('GET //[ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^HTTP\/1\.1 400 /);
+      const res = await request(`${engine.url}/v2/medias/none/metadata`, { headers: { 'x-api-key': KEY } });
+      await res.body.dump();
+      assert.equal(res.statusCode, 404);
+    } finally {
+      await engine.dispose();
+    }
+  });
+});
+
 describe('engine: rate limits', function () {
   let engine: TestEngine | undefined;
   afterEach(async () => {
