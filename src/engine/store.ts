@@ -53,12 +53,20 @@ export class MediaStore {
     for (const name of await fsp.readdir(this.incomingDir())) await fsp.rm(join(this.incomingDir(), name), { force: true, recursive: true });
     for (const uid of await fsp.readdir(this.root)) {
       if (uid === '.incoming') continue;
+      let text: string;
       try {
-        const record = JSON.parse(await fsp.readFile(join(this.root, uid, META), 'utf8')) as MediaRecord;
+        text = await fsp.readFile(join(this.root, uid, META), 'utf8');
+      } catch (err) {
+        // meta.json is written whole (temp file, then rename) before the 201: a folder without it was
+        // never promised to anyone. Any other read error may be passing, so the folder is kept.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+        continue;
+      }
+      try {
+        const record = JSON.parse(text) as MediaRecord;
         this.media.set(record.uid, record);
       } catch {
-        // A folder without a complete meta.json was never answered 201: nothing was promised for it.
-        await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+        // Damaged by something else than this engine: never delete an accepted media; it stays on disk for a person to look at.
       }
     }
     return [...this.media.values()].filter((m) => m.enhancement_status === 'PENDING' || m.enhancement_status === 'PROCESSING');

@@ -117,6 +117,25 @@ describe('engine: storage, restart and concurrency', function () {
     }
   });
 
+  it('never deletes a media whose meta.json it cannot parse; only folders that never got one go', async () => {
+    const first = await startTestEngine();
+    const accepted = await upload(first, wav, 'kept.wav');
+    assert.equal(accepted.status, 201);
+    await settled(first, accepted.json.uid);
+    await first.close();
+    const folder = join(first.dataDir, 'media', accepted.json.uid);
+    await fsp.writeFile(join(folder, 'meta.json'), '{"uid": "half a reco');
+    await fsp.mkdir(join(first.dataDir, 'media', 'never-answered'));
+
+    const second = await startTestEngine({}, first.dataDir);
+    try {
+      assert.ok((await fsp.readdir(folder)).includes('input'), 'the accepted media is still on disk');
+      assert.deepEqual((await fsp.readdir(join(first.dataDir, 'media'))).sort(), ['.incoming', accepted.json.uid].sort());
+    } finally {
+      await second.dispose();
+    }
+  });
+
   it('accepts 50 concurrent uploads from separate connections', async () => {
     const engine = await startTestEngine({ limits: { uploadMedia: 100 } });
     const agents = Array.from({ length: 50 }, () => new Agent({ connections: 1 }));
