@@ -13,6 +13,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * https only), bounded in time and size. Any failure is a ProcessingError saying why.
  */
 export async function fetchInput(url: string, path: string, options: { timeoutMs: number; maxBytes: number; signal: AbortSignal }): Promise<void> {
+  // One deadline for the whole fetch: a server dripping a byte now and then never trips the per-read timeouts.
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = AbortSignal.any([options.signal, deadline]);
+  const failure = (what: string, err: unknown) =>
+    new ProcessingError('FETCH_FAILED', deadline.aborted ? `file_download_url: the fetch took longer than ${options.timeoutMs / 1000} s` : `file_download_url: ${what}: ${(err as Error).message}`);
   let target = url;
   for (let hop = 0; ; hop++) {
     const parsed = new URL(target);
@@ -21,9 +26,9 @@ export async function fetchInput(url: string, path: string, options: { timeoutMs
     }
     let res;
     try {
-      res = await request(parsed, { method: 'GET', headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, signal: options.signal });
+      res = await request(parsed, { method: 'GET', headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, signal });
     } catch (err) {
-      throw new ProcessingError('FETCH_FAILED', `file_download_url: fetching ${parsed.origin} failed: ${(err as Error).message}`);
+      throw failure(`fetching ${parsed.origin} failed`, err);
     }
     const location = res.headers.location;
     if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
@@ -46,12 +51,12 @@ export async function fetchInput(url: string, path: string, options: { timeoutMs
     });
     const file = createWriteStream(path);
     try {
-      await pipeline(res.body, limit, file);
+      await pipeline(res.body, limit, file, { signal });
     } catch (err) {
       if (!file.closed) await once(file, 'close').catch(() => undefined); // removed only once closed
       await fsp.rm(path, { force: true });
       if (err instanceof ProcessingError) throw err;
-      throw new ProcessingError('FETCH_FAILED', `file_download_url: the download broke off: ${(err as Error).message}`);
+      throw failure('the download broke off', err);
     }
     return;
   }

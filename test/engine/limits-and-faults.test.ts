@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { makeWav } from '../fixtures/media';
@@ -133,6 +134,30 @@ describe('engine: storage, restart and concurrency', function () {
       assert.deepEqual((await fsp.readdir(join(first.dataDir, 'media'))).sort(), ['.incoming', accepted.json.uid].sort());
     } finally {
       await second.dispose();
+    }
+  });
+
+  it('ends an enhance-json fetch that drips past its deadline FAILED, saying so', async () => {
+    // Sends a WAV header, then a byte every 200 ms: each read is quick, the whole never ends.
+    const dripping = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      res.write(wav.subarray(0, 44));
+      const timer = setInterval(() => res.write(Buffer.alloc(1)), 200);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => dripping.listen(0, '127.0.0.1', resolve));
+    const engine = await startTestEngine({ fetchTimeoutMs: 1_000 });
+    try {
+      const body = { file_download_url: `http://127.0.0.1:${(dripping.address() as AddressInfo).port}/slow.wav`, file_name: 'slow.wav', loudness_target_level: -16, loudness_peak_limit: -1, enhancement_level: 1, transcode_kind: null, model_arch: 'LARK_V2' };
+      const res = await call(`${engine.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal(res.status, 201);
+      const done = await settled(engine, res.json.generated_name, 10_000);
+      assert.equal(done.enhancement_status, 'FAILED');
+      assert.match(done.error.message, /took longer than 1 s/);
+    } finally {
+      dripping.closeAllConnections();
+      dripping.close();
+      await engine.dispose();
     }
   });
 
