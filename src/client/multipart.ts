@@ -84,7 +84,12 @@ export function multipartBody(source: FileSource, fields: Record<string, string 
   const body = form.pipe(counter);
   form.on('error', (err) => body.destroy(err));
   if (typeof (content as Readable).on === 'function' && !Buffer.isBuffer(content)) {
-    (content as Readable).on('error', (err) => body.destroy(err));
+    const file = content as Readable;
+    file.on('error', (err) => body.destroy(err));
+    // An aborted request destroys the body; the file it was reading must close too, or its descriptor stays open.
+    body.once('close', () => {
+      if (!file.destroyed && !file.readableEnded) file.destroy();
+    });
   }
   return { body, headers };
 }

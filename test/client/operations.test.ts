@@ -240,6 +240,32 @@ describe('client errors: each answer of the service becomes one code', function 
     await c.close();
   });
 
+  it('aborting an upload from a path closes the file it was reading', async () => {
+    // A service that takes the request and never reads the body: the upload stalls mid-file.
+    const stalled = createServer((req) => req.pause());
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    const dir = await fsp.mkdtemp(join(tmpdir(), 'me-abort-'));
+    const path = join(dir, 'big.wav');
+    await fsp.writeFile(path, Buffer.alloc(32 * 1024 * 1024));
+    const openFiles = async () => (await fsp.readdir('/proc/self/fd')).length;
+    const c = new MediaEnhanceClient({ baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, apiKey: 'k' });
+    try {
+      const before = await openFiles();
+      const controller = new AbortController();
+      const pending = c.uploadMedia({ file: path }, { signal: controller.signal });
+      await new Promise((r) => setTimeout(r, 300));
+      controller.abort();
+      assert.equal((await catchError(pending)).code, 'ABORTED');
+      await c.close();
+      stalled.closeAllConnections();
+      await new Promise((r) => setTimeout(r, 200));
+      assert.ok((await openFiles()) <= before, 'no file descriptor left open');
+    } finally {
+      stalled.close();
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a failed media is JOB_FAILED with the service\'s reason', async () => {
     const failing = await startClientTestEngine({ faults: { failProcessingRate: 1 } });
     const c = new MediaEnhanceClient({ baseUrl: failing.url, apiKey: failing.apiKey, poll: FAST_POLL });
