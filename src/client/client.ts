@@ -9,7 +9,7 @@ import {
   type EnhancementSettings,
   type FieldIssue,
 } from '../contract/fields';
-import { systemClock, type Clock } from './clock';
+import { MAX_TIMER_MS, systemClock, type Clock } from './clock';
 import { downloadStream, downloadToFile, type DownloadContext, type DownloadedFile, type DownloadedStream, type DownloadOptions } from './download';
 import { MediaEnhanceError, redactError, validationError } from './errors';
 import { fileSource, multipartBody, type FileInput } from './multipart';
@@ -18,9 +18,6 @@ import { RollingWindowLimiter } from './rate-limiter';
 import { StatusPoller, type WaitOptions } from './status-poller';
 import { Transport, type WaitEvent } from './transport';
 import type { EnhanceAudioResult, MediaMetadata, ProgressCallback, VideoRecord } from './types';
-
-/** The longest timer Node.js keeps (about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface CallOptions {
   signal?: AbortSignal;

@@ -7,6 +7,9 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
+/** The longest timer Node.js keeps (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   // Not unref'd: a script awaiting a wait or a retry must stay alive until it settles. close() clears them.

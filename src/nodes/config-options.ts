@@ -1,5 +1,6 @@
 // The config node's settings as the editor saves them, turned into client options. A bad value is
 // reported with the setting's label, its value and the rule, the same way as a bad msg property.
+import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
 import { inputError } from './msg-inputs';
 import type { NodeDef } from './red';
@@ -56,8 +57,7 @@ export function readConfigSettings(def: NodeDef): ConfigSettings {
     requestTimeoutMs: seconds('requestTimeout', 'request timeout (s)'),
     waitTimeoutMs: seconds('waitTimeout', 'wait timeout (s)'),
   };
-  // The longest timer Node.js keeps: about 24.8 days.
-  if (settings.waitTimeoutMs !== undefined && settings.waitTimeoutMs > 2 ** 31 - 1) {
+  if (settings.waitTimeoutMs !== undefined && settings.waitTimeoutMs > MAX_TIMER_MS) {
     throw inputError('setting "wait timeout (s)"', def.waitTimeout, 'must be at most 2147483 seconds, or empty to wait as long as it takes');
   }
   if (service === 'remote') {

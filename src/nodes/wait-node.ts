@@ -1,5 +1,6 @@
 // media-enhance-wait: holds a message until its media is COMPLETED; a failed media or a timeout goes
 // to Catch nodes with the original msg (media_uid kept, so a flow can retry).
+import { MAX_TIMER_MS } from '../client/clock';
 import { handleMessages } from './message-jobs';
 import { inputError, readMediaUid } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
@@ -11,8 +12,7 @@ export default function register(RED: RedApi): void {
     const service = serviceOf(RED, this, def);
     const timeout = def.timeout === undefined || def.timeout === '' ? undefined : Number(def.timeout);
     const checkTimeout = () => {
-      // The longest timer Node.js keeps is 2^31-1 ms (about 24.8 days).
-      if (timeout !== undefined && !(timeout > 0 && timeout * 1000 <= 2 ** 31 - 1)) {
+      if (timeout !== undefined && !(timeout > 0 && timeout * 1000 <= MAX_TIMER_MS)) {
         throw inputError('setting "timeout (s)"', def.timeout, 'must be a number of seconds from 1 to 2147483, or empty for the config node\'s default');
       }
     };
