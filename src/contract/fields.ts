@@ -197,7 +197,8 @@ export function describeIssue(issue: { loc?: unknown; msg?: unknown; input?: unk
   return `${loc ? `${loc}: ` : ''}${msg}${got}`;
 }
 
-function describeValue(value: unknown): string {
+/** A value as an error message quotes it: JSON, cut at 80 characters. */
+export function describeValue(value: unknown): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -2,15 +2,15 @@
 // and is a VALIDATION error: nothing was sent to the service.
 import { promises as fsp } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
-import { checkMediaUid, STEPS, type FieldIssue, type Step } from '../contract/fields';
+import { checkMediaUid, describeValue as describeContractValue, STEPS, type FieldIssue, type Step } from '../contract/fields';
 import { MediaEnhanceError } from '../client/errors';
 import type { NodeMessage } from './red';
 
+/** As the contract quotes a value, with words for what a msg often holds instead: a Buffer, or nothing. */
 export function describeValue(value: unknown): string {
   if (Buffer.isBuffer(value)) return `a Buffer of ${value.length} bytes`;
   if (value === undefined) return 'nothing';
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return describeContractValue(value);
 }
 
 export function inputError(field: string, value: unknown, rule: string): MediaEnhanceError {
