@@ -1,0 +1,101 @@
+// Measures a stream of planar blocks per ITU-R BS.1770-4 / EBU R128: integrated loudness (400 ms blocks,
+// 75 % overlap, gates -70 LUFS and -10 LU), loudness range (EBU Tech 3342: 3 s blocks every 100 ms),
+// sample peak and true peak. Memory is constant: the blocks go into histograms.
+import { channelWeights } from './channel-weights';
+import { KWeighting } from './k-weighting';
+import { LoudnessHistogram } from './loudness-histogram';
+import type { Planar } from './pcm-codec';
+import { TruePeakMeter } from './true-peak-meter';
+
+export interface LoudnessMeasurement {
+  /** LUFS; -Infinity when no block reaches the absolute gate (silence or near-silence). */
+  integratedLufs: number;
+  /** LU */
+  loudnessRangeLu: number;
+  /** dBTP; -Infinity for digital silence. */
+  truePeakDbtp: number;
+  /** dBFS */
+  samplePeakDbfs: number;
+  seconds: number;
+}
+
+const SUB_BLOCKS_PER_SECOND = 10; // 100 ms: the hop of both the 400 ms and the 3 s blocks
+const MOMENTARY_SUB_BLOCKS = 4;
+const SHORT_TERM_SUB_BLOCKS = 30;
+
+export class LoudnessMeter {
+  private readonly weights: number[];
+  private readonly filters: KWeighting[];
+  private readonly peaks: TruePeakMeter;
+  private readonly gating = new LoudnessHistogram();
+  private readonly shortTerm = new LoudnessHistogram();
+  // The last 30 sub-blocks' weighted energy sums and sample counts (a ring).
+  private readonly subSums = new Float64Array(SHORT_TERM_SUB_BLOCKS);
+  private readonly subFrames = new Float64Array(SHORT_TERM_SUB_BLOCKS);
+  private subBlocks = 0;
+  private subSum = 0;
+  private frames = 0;
+  private subBlockEnd: number;
+
+  constructor(
+    private readonly sampleRate: number,
+    channels: number,
+    channelMask = 0,
+  ) {
+    this.weights = channelWeights(channels, channelMask);
+    this.filters = this.weights.map(() => new KWeighting(sampleRate));
+    this.peaks = new TruePeakMeter(channels);
+    this.subBlockEnd = this.boundary(1);
+  }
+
+  add(samples: Planar, frames: number): void {
+    this.peaks.add(samples, frames);
+    let at = 0;
+    while (at < frames) {
+      const end = Math.min(frames, at + (this.subBlockEnd - this.frames));
+      for (let c = 0; c < this.weights.length; c++) {
+        if (this.weights[c] !== 0) this.subSum += this.weights[c] * this.filters[c].sumOfSquares(samples[c], at, end);
+      }
+      this.frames += end - at;
+      at = end;
+      if (this.frames === this.subBlockEnd) this.closeSubBlock();
+    }
+  }
+
+  finish(): LoudnessMeasurement {
+    const { truePeak, samplePeak } = this.peaks.finish();
+    return {
+      integratedLufs: this.gating.integrated(),
+      loudnessRangeLu: this.shortTerm.range(),
+      truePeakDbtp: 20 * Math.log10(truePeak),
+      samplePeakDbfs: 20 * Math.log10(samplePeak),
+      seconds: this.frames / this.sampleRate,
+    };
+  }
+
+  /** Sub-block k ends at frame round(k * rate / 10): exact even when 100 ms is not a whole number of frames. */
+  private boundary(k: number): number {
+    return Math.round((k * this.sampleRate) / SUB_BLOCKS_PER_SECOND);
+  }
+
+  private closeSubBlock(): void {
+    const slot = this.subBlocks % SHORT_TERM_SUB_BLOCKS;
+    this.subSums[slot] = this.subSum;
+    this.subFrames[slot] = this.subBlockEnd - this.boundary(this.subBlocks);
+    this.subBlocks++;
+    this.subSum = 0;
+    this.subBlockEnd = this.boundary(this.subBlocks + 1);
+    if (this.subBlocks >= MOMENTARY_SUB_BLOCKS) this.gating.add(this.meanOfLast(MOMENTARY_SUB_BLOCKS));
+    if (this.subBlocks >= SHORT_TERM_SUB_BLOCKS) this.shortTerm.add(this.meanOfLast(SHORT_TERM_SUB_BLOCKS));
+  }
+
+  private meanOfLast(count: number): number {
+    let sum = 0;
+    let frames = 0;
+    for (let k = this.subBlocks - count; k < this.subBlocks; k++) {
+      sum += this.subSums[k % SHORT_TERM_SUB_BLOCKS];
+      frames += this.subFrames[k % SHORT_TERM_SUB_BLOCKS];
+    }
+    return sum / frames;
+  }
+}

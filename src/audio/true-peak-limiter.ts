@@ -1,0 +1,124 @@
+// A look-ahead true-peak limiter: applies a gain, then keeps every 4x-oversampled value of the output at
+// or under the ceiling. The gain it needs at each frame is turned into a smooth envelope that can never
+// be too late or too shallow:
+//   need[k]  = ceiling / (gain * true-peak envelope at frame k), at most 1
+//   hold[j]  = min(need[j .. j+L-1])            (look ahead L frames)
+//   rel[j]   = min(hold[j], rel[j-1] recovering towards 1 with the release time)
+//   g[j]     = mean(rel[j-L+1 .. j])             (a linear ramp over L frames: no step, no click)
+// g[n] <= need[n] for every n, because each of the L values averaged was already <= need[n].
+// The output is the input delayed by `latency` frames; flush() returns the last ones.
+import type { Planar } from './pcm-codec';
+import { PeakInterpolator } from './peak-interpolator';
+import { SlidingMax } from './sliding-max';
+
+export interface LimiterOptions {
+  sampleRate: number;
+  channels: number;
+  /** Gain applied before limiting (dB). */
+  gainDb: number;
+  /** Highest true peak allowed out (dBTP). */
+  ceilingDb: number;
+  /** Look-ahead and attack ramp. Default 5 ms. */
+  lookaheadMs?: number;
+  /** Time constant of the recovery after a reduction. Default 150 ms: slow enough not to pump on speech. */
+  releaseMs?: number;
+}
+
+const interpolator = new PeakInterpolator();
+
+export class TruePeakLimiter {
+  readonly latency: number;
+  /** Smallest gain the limiter applied (1 = it never acted). */
+  minGain = 1;
+  private readonly gain: number;
+  private readonly ceiling: number;
+  private readonly lookahead: number;
+  private readonly release: number;
+  private readonly size: number;
+  private readonly mask: number;
+  // Input samples per channel, written twice (at i and i + size) so any window is contiguous.
+  private readonly rings: Float64Array[];
+  private readonly frameAbs: Float64Array;
+  private readonly rels: Float64Array;
+  private readonly windowMax: SlidingMax;
+  private readonly needMin: SlidingMax;
+  private frame = 0;
+  private previousInterval = 0;
+  private rel = 1;
+  private relSum: number;
+
+  constructor(options: LimiterOptions) {
+    const { sampleRate, channels } = options;
+    this.gain = 10 ** (options.gainDb / 20);
+    this.ceiling = 10 ** (options.ceilingDb / 20);
+    this.lookahead = Math.max(1, Math.round(((options.lookaheadMs ?? 5) / 1000) * sampleRate));
+    this.release = 1 - Math.exp(-1 / (((options.releaseMs ?? 150) / 1000) * sampleRate));
+    this.latency = interpolator.after + this.lookahead - 1;
+    this.size = 2 ** Math.ceil(Math.log2(Math.max(this.latency, interpolator.taps) + 2));
+    this.mask = this.size - 1;
+    this.rings = Array.from({ length: channels }, () => new Float64Array(2 * this.size));
+    this.frameAbs = new Float64Array(this.size);
+    this.rels = new Float64Array(this.size).fill(1);
+    this.relSum = this.lookahead;
+    this.windowMax = new SlidingMax(interpolator.taps);
+    this.needMin = new SlidingMax(this.lookahead);
+  }
+
+  /** Limits `frames` frames of `input` into `output` (same capacity); returns how many frames came out. */
+  process(input: Planar, frames: number, output: Planar): number {
+    const { rings, mask, size, gain, ceiling } = this;
+    const channels = rings.length;
+    const bound = interpolator.gainBound * gain;
+    let written = 0;
+    for (let i = 0; i < frames; i++) {
+      const f = this.frame++;
+      const slot = f & mask;
+      let abs = 0;
+      for (let c = 0; c < channels; c++) {
+        const x = input[c][i];
+        rings[c][slot] = x;
+        rings[c][slot + size] = x;
+        const a = x < 0 ? -x : x;
+        if (a > abs) abs = a;
+      }
+      this.frameAbs[slot] = abs;
+      this.windowMax.push(f, abs);
+
+      // The interval between frames k and k+1 now has its whole interpolation window.
+      const k = f - interpolator.after;
+      if (k < 0) continue;
+      const start = f - interpolator.taps + 1;
+      let interval = 0;
+      if (this.windowMax.maxFrom(start) * bound > ceiling) {
+        const from = start & mask;
+        for (let c = 0; c < channels; c++) {
+          const v = interpolator.intervalPeak(rings[c], from);
+          if (v > interval) interval = v;
+        }
+      }
+      const envelope = gain * Math.max(this.frameAbs[k & mask], this.previousInterval, interval);
+      this.previousInterval = interval;
+      // Stored negated: the sliding maximum of -need is minus the sliding minimum of need.
+      this.needMin.push(k, envelope > ceiling ? -ceiling / envelope : -1);
+
+      const j = k - this.lookahead + 1;
+      if (j < 0) continue;
+      const hold = -this.needMin.maxFrom(j);
+      this.rel = Math.min(hold, this.rel + (1 - this.rel) * this.release);
+      const r = j & mask;
+      this.relSum += this.rel - this.rels[(j - this.lookahead) & mask];
+      this.rels[r] = this.rel;
+      const g = this.relSum / this.lookahead;
+      if (g < this.minGain) this.minGain = g;
+      for (let c = 0; c < channels; c++) output[c][written] = gain * g * rings[c][r];
+      written++;
+    }
+    return written;
+  }
+
+  /** Pushes silence through to get the last `latency` frames out. */
+  flush(output: Planar): number {
+    const silence = Array.from({ length: this.rings.length }, () => new Float32Array(this.latency));
+    return this.process(silence, this.latency, output);
+  }
+}

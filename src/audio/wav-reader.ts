@@ -1,0 +1,43 @@
+// Streams a WAV file's samples as planar blocks: memory is one block, whatever the file's length.
+import { open } from 'node:fs/promises';
+import { allocatePlanar, decodeFrames, type Planar } from './pcm-codec';
+import { readWavLayout, WavFormatError, type WavLayout } from './wav-format';
+
+/** Frames per block: large enough that per-block overhead vanishes, small enough to stay in cache-ish sizes. */
+export const BLOCK_FRAMES = 32_768;
+
+export interface WavSource {
+  layout: WavLayout;
+  /** Blocks of up to BLOCK_FRAMES frames; each block's arrays are reused for the next one. */
+  blocks(): AsyncGenerator<{ samples: Planar; frames: number }>;
+  close(): Promise<void>;
+}
+
+export async function openWav(path: string): Promise<WavSource> {
+  const file = await open(path, 'r');
+  let layout: WavLayout;
+  try {
+    layout = await readWavLayout(file);
+  } catch (err) {
+    await file.close();
+    throw err;
+  }
+  return {
+    layout,
+    async *blocks() {
+      // Own ArrayBuffer, so typed-array views of it are aligned.
+      const bytes = new Uint8Array(new ArrayBuffer(BLOCK_FRAMES * layout.blockAlign));
+      const samples = allocatePlanar(layout.channels, BLOCK_FRAMES);
+      for (let done = 0; done < layout.frames; ) {
+        const frames = Math.min(BLOCK_FRAMES, layout.frames - done);
+        const length = frames * layout.blockAlign;
+        const { bytesRead } = await file.read(bytes, 0, length, layout.dataOffset + done * layout.blockAlign);
+        if (bytesRead < length) throw new WavFormatError(`truncated WAV: the file ended at frame ${done + Math.floor(bytesRead / layout.blockAlign)} of ${layout.frames}`);
+        decodeFrames(bytes, frames, layout, samples);
+        done += frames;
+        yield { samples, frames };
+      }
+    },
+    close: () => file.close(),
+  };
+}

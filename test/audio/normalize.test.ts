@@ -1,0 +1,109 @@
+// Normalization as a user checks it: the output's loudness and true peak, measured by ffmpeg.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { normalizeWavFile } from '../../src/audio/normalize';
+import { TruePeakLimiter } from '../../src/audio/true-peak-limiter';
+import { openWav } from '../../src/audio/wav-reader';
+import { encodeWav, sine, speechLike, writeWavFile, type TestFormat } from '../fixtures/audio';
+import { ffmpegLoudness } from '../fixtures/ffmpeg';
+
+describe('loudness normalization', function () {
+  this.timeout(120_000);
+  let dir: string;
+  before(async () => (dir = await mkdtemp(join(tmpdir(), 'normalize-'))));
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  async function speechFile(name: string, format: TestFormat, level: number, seconds = 30) {
+    const path = join(dir, name);
+    await writeWavFile(path, format, seconds, speechLike(format.sampleRate, format.channels, 7, level));
+    return path;
+  }
+
+  const targets: Array<[string, TestFormat, number, number, number]> = [
+    // name, format, input level (dBFS RMS while speaking), target LUFS, ceiling dBTP
+    ['a quiet 16-bit stereo recording to -16 LUFS / -1 dBTP', { sampleRate: 48_000, channels: 2, bits: 16 }, -38, -16, -1],
+    ['a loud float mono recording down to -23 LUFS / -2 dBTP', { sampleRate: 44_100, channels: 1, bits: 32, float: true }, -8, -23, -2],
+    ['a 24-bit file to -14 LUFS under a -3 dBTP ceiling (the limiter works hard)', { sampleRate: 48_000, channels: 2, bits: 24 }, -30, -14, -3],
+  ];
+  for (const [name, format, level, target, ceiling] of targets) {
+    it(`brings ${name}`, async () => {
+      const input = await speechFile(`${target}-${ceiling}.wav`, format, level);
+      const output = join(dir, `${target}-${ceiling}-out.wav`);
+      const report = await normalizeWavFile(input, output, { targetLufs: target, ceilingDbtp: ceiling });
+      const measured = await ffmpegLoudness(output);
+      assert.ok(Math.abs(measured.integratedLufs - target) <= 0.5, `ffmpeg reads ${measured.integratedLufs} LUFS`);
+      assert.ok(measured.truePeakDbtp <= ceiling + 0.1, `ffmpeg reads ${measured.truePeakDbtp} dBTP`);
+      // What the report says is what the file holds.
+      assert.ok(Math.abs(report.output.integratedLufs - measured.integratedLufs) <= 0.1, `report ${report.output.integratedLufs}`);
+      assert.ok(Math.abs(report.output.truePeakDbtp - measured.truePeakDbtp) <= 0.3, `report ${report.output.truePeakDbtp}`);
+      const before = await ffmpegLoudness(input);
+      assert.ok(Math.abs(report.input.integratedLufs - before.integratedLufs) <= 0.1);
+      // Same format out as in.
+      const source = await openWav(output);
+      await source.close();
+      assert.equal(source.layout.sampleRate, format.sampleRate);
+      assert.equal(source.layout.channels, format.channels);
+      assert.equal(source.layout.bitsPerSample, format.bits);
+      assert.equal(source.layout.encoding, format.float ? 'float' : 'int');
+    });
+  }
+
+  it('returns silence and near-silence unchanged, with the reason, never amplified', async () => {
+    for (const [name, samples] of [
+      ['silence', new Float32Array(48_000 * 5)],
+      ['a hum at -80 dBFS', sine(48_000, 50, -80, 5)],
+    ] as const) {
+      const input = join(dir, `${name}.wav`);
+      await writeFile(input, encodeWav({ sampleRate: 48_000, channels: 1, bits: 24 }, [samples]));
+      const output = join(dir, `${name}-out.wav`);
+      const report = await normalizeWavFile(input, output, { targetLufs: -16, ceilingDbtp: -1 });
+      assert.deepEqual(await readFile(output), await readFile(input), name);
+      assert.match(report.unchangedBecause ?? '', /below the -70 LUFS gate: returned unchanged/);
+    }
+  });
+
+  it('leaves no partial output when the input is damaged', async () => {
+    const input = join(dir, 'damaged.wav');
+    const wav = encodeWav({ sampleRate: 48_000, channels: 1, bits: 16 }, [sine(48_000, 440, -20, 2)]);
+    await writeFile(input, wav.subarray(0, wav.length - 5000));
+    const output = join(dir, 'damaged-out.wav');
+    await assert.rejects(normalizeWavFile(input, output, { targetLufs: -16, ceilingDbtp: -1 }), /truncated WAV/);
+    const { readdir } = await import('node:fs/promises');
+    assert.deepEqual((await readdir(dir)).filter((f) => f.startsWith('damaged-out')), []);
+  });
+
+  it('limits without steps: the gain changes by at most 1/(5 ms of frames) per frame, and never too late', () => {
+    const rate = 48_000;
+    // A tone that jumps from -30 to -3 dBFS: with +6 dB of gain and a -6 dBTP ceiling the limiter must act.
+    const quiet = sine(rate, 1000, -30, 0.5);
+    const loud = sine(rate, 1000, -3, 0.5);
+    const x = new Float32Array(quiet.length + loud.length);
+    x.set(quiet);
+    x.set(loud, quiet.length);
+    const limiter = new TruePeakLimiter({ sampleRate: rate, channels: 1, gainDb: 6, ceilingDb: -6 });
+    const out = [new Float32Array(x.length)];
+    let n = limiter.process([x], x.length, out);
+    const tail = [new Float32Array(limiter.latency)];
+    n += limiter.flush(tail);
+    const y = new Float32Array(x.length);
+    y.set(out[0].subarray(0, x.length - limiter.latency));
+    y.set(tail[0], x.length - limiter.latency);
+    assert.equal(n, x.length);
+    const gain = 10 ** (6 / 20);
+    const ceiling = 10 ** (-6 / 20);
+    const lookahead = rate * 0.005;
+    let previous = 1;
+    let worstStep = 0;
+    for (let i = 0; i < x.length; i++) {
+      assert.ok(Math.abs(y[i]) <= ceiling, `sample ${i} is ${y[i]}`);
+      if (Math.abs(x[i]) < 0.005) continue; // the ratio is meaningless near zero crossings
+      const g = y[i] / (gain * x[i]);
+      if (i > 0 && Math.abs(x[i - 1]) >= 0.005) worstStep = Math.max(worstStep, Math.abs(g - previous));
+      previous = g;
+    }
+    assert.ok(worstStep <= 1.05 / lookahead, `the gain jumped by ${worstStep} in one frame`);
+    assert.ok(limiter.minGain < 0.5, 'the limiter acted');
+  });
+});
