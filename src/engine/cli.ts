@@ -26,6 +26,7 @@ Options:
   --processing-delay-ms <ms>    extra time each media spends PROCESSING (default 0)
   --workers <n>                 processing worker threads (default: cores, at most 4)
   --fetch-timeout-ms <ms>       time limit of the enhance-json fetch (default 60000)
+  --ffmpeg <path>               ffmpeg program for formats other than WAV (default: ffmpeg on the PATH)
   --fault-500 <p>               probability of a 500 answer
   --fault-503 <p>               probability of a 503 answer
   --fault-reset <p>             probability of a connection reset halfway through a response
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
       'processing-delay-ms': numberOption,
       workers: numberOption,
       'fetch-timeout-ms': numberOption,
+      ffmpeg: { type: 'string' },
       'fault-500': numberOption,
       'fault-503': numberOption,
       'fault-reset': numberOption,
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
     processingDelayMs: num('processing-delay-ms'),
     workers: num('workers'),
     fetchTimeoutMs: num('fetch-timeout-ms'),
+    ffmpegPath: values.ffmpeg,
     faults: {
       error500Rate: num('fault-500'),
       error503Rate: num('fault-503'),

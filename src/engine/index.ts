@@ -28,7 +28,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const store = new MediaStore(config.dataDir);
   const resumable = await store.open();
   const faults = new Faults(config.faults);
-  const pool = new WorkerPool(config.workers, config.processorModule);
+  const pool = new WorkerPool(config.workers, config.processorModule, { ffmpegPath: config.ffmpegPath });
   const jobs = new Jobs(store, pool, faults, config);
   const server = createEngineServer({
     keys: new KeyChecker(config.apiKeys),

@@ -1,12 +1,13 @@
 // Runs in a worker thread: loads the processor module once, then processes one job per message.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Processor, ProcessJob } from './processor';
+import type { ProcessContext, Processor, ProcessJob } from './processor';
 
 const processor = require(workerData.processorModule as string) as Processor;
+const context = workerData.context as ProcessContext;
 
 parentPort!.on('message', async (message: { id: number; job: ProcessJob }) => {
   try {
-    const result = await processor.processMedia(message.job);
+    const result = await processor.processMedia(message.job, context);
     parentPort!.postMessage({ id: message.id, result });
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };

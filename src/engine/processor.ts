@@ -1,5 +1,5 @@
 // The seam between the engine and what it does to a media. A processor is a module run in the worker
-// threads; the default copies the input, and a loudness processor can take its place.
+// threads; the default normalizes loudness (loudness-processor), another copies the input (copy-processor).
 import type { MediaType } from './media-type';
 
 export interface ProcessSettings {
@@ -24,9 +24,15 @@ export interface ProcessResult {
   output: MediaType;
 }
 
+/** What the engine tells every processor, whatever the job. */
+export interface ProcessContext {
+  /** The ffmpeg program to run for formats other than WAV. */
+  ffmpegPath: string;
+}
+
 /** What a processor module exports. */
 export interface Processor {
-  processMedia(job: ProcessJob): Promise<ProcessResult>;
+  processMedia(job: ProcessJob, context: ProcessContext): Promise<ProcessResult>;
 }
 
 /** A failure a processor reports; `code` ends up in the media's `error`. */

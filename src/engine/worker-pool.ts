@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ProcessJob, ProcessResult } from './processor';
+import type { ProcessContext, ProcessJob, ProcessResult } from './processor';
 import { ProcessingError } from './processor';
 
 interface Pending {
@@ -28,6 +28,7 @@ export class WorkerPool {
   constructor(
     private readonly size: number,
     private readonly processorModule: string,
+    private readonly context: ProcessContext,
   ) {}
 
   run(job: ProcessJob): Promise<ProcessResult> {
@@ -62,7 +63,7 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(join(__dirname, 'processor-worker.js'), { workerData: { processorModule: this.processorModule } });
+    const worker = new Worker(join(__dirname, 'processor-worker.js'), { workerData: { processorModule: this.processorModule, context: this.context } });
     const slot: Slot = { worker };
     worker.on('message', (message: { id: number; result?: ProcessResult; error?: { code: string; message: string } }) => {
       const pending = slot.busy;

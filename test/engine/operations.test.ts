@@ -74,25 +74,28 @@ describe('engine: operations and the status table of decisions.md', function () 
     const { json } = await upload(engine, wav, 'my talk.wav');
     const done = await settled(engine, json.uid);
     assert.equal(done.enhancement_status, 'COMPLETED');
-    assert.equal(done.enhancement_params.processing, 'none');
+    assert.equal(done.enhancement_params.processing, 'loudness');
+    assert.ok(Math.abs(done.enhancement_params.output_loudness_lufs - -16) <= 0.5, 'normalized to the default target');
     const file = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } });
     assert.equal(file.status, 200);
     assert.equal(file.headers['content-type'], 'audio/wav');
-    assert.equal(Number(file.headers['content-length']), wav.length);
+    assert.equal(Number(file.headers['content-length']), file.bytes.length);
+    assert.equal(file.bytes.toString('latin1', 0, 4), 'RIFF');
     assert.equal(file.headers['content-disposition'], 'attachment; filename="my talk_enhanced.wav"');
-    assert.ok(file.bytes.equals(wav));
     const pre = await call(`${engine.url}/v2/medias/${json.uid}/file?step=PRE`, { headers: { 'x-api-key': KEY } });
     assert.equal(pre.headers['content-disposition'], 'attachment; filename="my talk.wav"');
+    assert.ok(pre.bytes.equals(wav), 'PRE is the file as it was received');
   });
 
   it('serves byte ranges (206), so an interrupted download can resume, and 416 outside the file', async () => {
     const { json } = await upload(engine, wav, 'range.wav');
     await settled(engine, json.uid);
+    const whole = (await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } })).bytes;
     const part = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY, range: 'bytes=100-' } });
     assert.equal(part.status, 206);
-    assert.equal(part.headers['content-range'], `bytes 100-${wav.length - 1}/${wav.length}`);
-    assert.ok(part.bytes.equals(wav.subarray(100)));
-    const outside = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY, range: `bytes=${wav.length}-` } });
+    assert.equal(part.headers['content-range'], `bytes 100-${whole.length - 1}/${whole.length}`);
+    assert.ok(part.bytes.equals(whole.subarray(100)));
+    const outside = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY, range: `bytes=${whole.length}-` } });
     assert.equal(outside.status, 416);
   });
 

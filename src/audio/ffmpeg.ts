@@ -1,0 +1,69 @@
+// ffmpeg for what is not WAV: decoding any accepted format to WAV, encoding the result back, and
+// putting a processed soundtrack back into a video with the picture copied as it was.
+import { execFile } from 'node:child_process';
+
+/** ffmpeg is not installed (or not where the engine was told). */
+export class FfmpegMissingError extends Error {
+  readonly code = 'FFMPEG_REQUIRED';
+}
+
+/** ffmpeg ran and failed; the message carries its own last words. */
+export class FfmpegError extends Error {
+  readonly code = 'DECODE_FAILED';
+}
+
+/** The file has no audio stream to process. */
+export class NoAudioStreamError extends Error {
+  readonly code = 'NO_AUDIO';
+}
+
+export type AudioContainer = 'mp3' | 'flac' | 'ogg' | 'm4a' | 'aiff' | 'wav';
+export type VideoContainer = 'mp4' | 'mov' | 'mkv';
+
+// Encoders chosen for quality at a sensible size; all are in Debian's ffmpeg.
+const AUDIO_ENCODERS: Record<AudioContainer, string[]> = {
+  mp3: ['-c:a', 'libmp3lame', '-q:a', '2'],
+  flac: ['-c:a', 'flac'],
+  ogg: ['-c:a', 'libvorbis', '-q:a', '6'],
+  m4a: ['-c:a', 'aac', '-b:a', '192k'],
+  aiff: ['-c:a', 'pcm_s24be'],
+  wav: ['-c:a', 'pcm_s24le', '-rf64', 'auto'],
+};
+
+const available = new Map<string, Promise<boolean>>();
+
+export function ffmpegAvailable(ffmpegPath: string): Promise<boolean> {
+  let answer = available.get(ffmpegPath);
+  if (!answer) {
+    answer = new Promise((resolve) => execFile(ffmpegPath, ['-hide_banner', '-version'], (err) => resolve(!err)));
+    available.set(ffmpegPath, answer);
+  }
+  return answer;
+}
+
+/** The first audio stream of `input`, as a 32-bit float WAV (RF64 when it needs to be). */
+export async function decodeToWav(ffmpegPath: string, input: string, output: string): Promise<void> {
+  await run(ffmpegPath, ['-i', input, '-map', '0:a:0', '-vn', '-c:a', 'pcm_f32le', '-rf64', 'auto', '-f', 'wav', output]);
+}
+
+export async function encodeAudio(ffmpegPath: string, wav: string, output: string, container: AudioContainer): Promise<void> {
+  await run(ffmpegPath, ['-i', wav, ...AUDIO_ENCODERS[container], '-f', container === 'm4a' ? 'ipod' : container, output]);
+}
+
+/** `video`'s picture (and subtitles) copied untouched, with `wav` as its only soundtrack. */
+export async function replaceSoundtrack(ffmpegPath: string, video: string, wav: string, output: string, container: VideoContainer): Promise<void> {
+  const format = container === 'mkv' ? 'matroska' : container;
+  await run(ffmpegPath, ['-i', video, '-i', wav, '-map', '0:v', '-map', '0:s?', '-map', '1:a:0', '-c', 'copy', '-c:a', 'aac', '-b:a', '192k', '-map_metadata', '0', '-f', format, output]);
+}
+
+function run(ffmpegPath: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(ffmpegPath, ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args], { maxBuffer: 4 << 20 }, (err, _stdout, stderr) => {
+      if (!err) return resolve();
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return reject(new FfmpegMissingError(`ffmpeg was not found at "${ffmpegPath}"`));
+      const said = String(stderr).trim().split('\n').filter(Boolean);
+      if (said.some((line) => /matches no streams/.test(line))) return reject(new NoAudioStreamError('the file has no audio stream'));
+      reject(new FfmpegError(`ffmpeg could not process the file: ${said.slice(-2).join(' / ') || err.message}`));
+    });
+  });
+}

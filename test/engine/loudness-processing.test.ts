@@ -1,0 +1,132 @@
+// What the local engine does to a media, as a user checks it: the downloaded file measured by ffmpeg.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { speechLike, writeWavFile } from '../fixtures/audio';
+import { ffmpeg, ffmpegLoudness, streamCodecs, videoStreamMd5 } from '../fixtures/ffmpeg';
+import { call, KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';
+
+describe('engine: loudness processing of audio and video', function () {
+  this.timeout(120_000);
+  let engine: TestEngine;
+  let dir: string;
+  let speechWav: string;
+
+  before(async () => {
+    engine = await startTestEngine();
+    dir = await mkdtemp(join(tmpdir(), 'engine-loudness-'));
+    speechWav = join(dir, 'speech.wav');
+    await writeWavFile(speechWav, { sampleRate: 48_000, channels: 2, bits: 16 }, 20, speechLike(48_000, 2, 3, -34));
+  });
+  after(async () => {
+    await engine.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Uploads, waits, downloads to a file; returns the metadata and the file. */
+  async function roundTrip(file: string, name: string, settings: object, path = '/v2/medias') {
+    const part = path === '/v2/medias' ? 'media_enhancement' : 'video_enhancement';
+    const res = await upload(engine, await readFile(file), name, { [part]: JSON.stringify(settings) }, path);
+    assert.equal(res.status, 201, res.text);
+    const done = await settled(engine, res.json.uid, 60_000);
+    const download = await call(`${engine.url}/v2/medias/${res.json.uid}/file`, { headers: { 'x-api-key': KEY } });
+    const out = join(dir, `out-${res.json.uid}`);
+    await writeFile(out, download.bytes);
+    return { done, out, contentType: download.headers['content-type'], disposition: download.headers['content-disposition'] as string };
+  }
+
+  function assertOnTarget(measured: { integratedLufs: number; truePeakDbtp: number }, target: number, ceiling: number) {
+    assert.ok(Math.abs(measured.integratedLufs - target) <= 0.5, `ffmpeg reads ${measured.integratedLufs} LUFS, target ${target}`);
+    assert.ok(measured.truePeakDbtp <= ceiling + 0.1, `ffmpeg reads ${measured.truePeakDbtp} dBTP, limit ${ceiling}`);
+  }
+
+  it('normalizes a WAV to the requested target under the peak limit, and says what it did', async () => {
+    const { done, out, contentType } = await roundTrip(speechWav, 'talk.wav', { loudness_target: -18, true_peak: -2, enhancement_model: 'FINCH', enhancement_level: 60 });
+    assert.equal(done.enhancement_status, 'COMPLETED');
+    assert.equal(contentType, 'audio/wav');
+    const measured = await ffmpegLoudness(out);
+    assertOnTarget(measured, -18, -2);
+    const input = await ffmpegLoudness(speechWav);
+    const params = done.enhancement_params;
+    assert.ok(Math.abs(params.input_loudness_lufs - input.integratedLufs) <= 0.1, `input ${params.input_loudness_lufs} vs ${input.integratedLufs}`);
+    assert.ok(Math.abs(params.output_loudness_lufs - measured.integratedLufs) <= 0.1);
+    assert.ok(Math.abs(params.output_true_peak_dbtp - measured.truePeakDbtp) <= 0.3);
+    assert.equal(typeof params.output_loudness_range_lu, 'number');
+    assert.equal(params.processing, 'loudness');
+    assert.equal(params.enhancement_model, 'FINCH', 'the requested model is recorded');
+    assert.equal(params.enhancement_level, 60);
+    assert.match(params.speech_enhancement, /applies no speech-enhancement model/);
+  });
+
+  it('decodes MP3 with ffmpeg and answers MP3 again', async () => {
+    const mp3 = join(dir, 'speech.mp3');
+    await ffmpeg(['-i', speechWav, '-c:a', 'libmp3lame', '-b:a', '128k', mp3]);
+    const { done, out, contentType, disposition } = await roundTrip(mp3, 'episode.mp3', { loudness_target: -16, true_peak: -1 });
+    assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
+    assert.equal(contentType, 'audio/mpeg');
+    assert.equal(disposition, 'attachment; filename="episode_enhanced.mp3"');
+    assert.deepEqual(await streamCodecs(out), ['mp3']);
+    assertOnTarget(await ffmpegLoudness(out), -16, -1);
+  });
+
+  it('transcodes as asked: WAV in, MP3 out; FLAC in, WAV out', async () => {
+    const toMp3 = await roundTrip(speechWav, 'talk.wav', { loudness_target: -16, true_peak: -1, transcode: 'MP3' });
+    assert.equal(toMp3.contentType, 'audio/mpeg');
+    assert.deepEqual(await streamCodecs(toMp3.out), ['mp3']);
+    assertOnTarget(await ffmpegLoudness(toMp3.out), -16, -1);
+    const flac = join(dir, 'speech.flac');
+    await ffmpeg(['-i', speechWav, flac]);
+    const toWav = await roundTrip(flac, 'talk.flac', { loudness_target: -20, true_peak: -1, transcode: 'WAV' });
+    assert.equal(toWav.contentType, 'audio/wav');
+    assert.deepEqual(await streamCodecs(toWav.out), ['pcm_s24le']);
+    assertOnTarget(await ffmpegLoudness(toWav.out), -20, -1);
+  });
+
+  it('replaces a video soundtrack with the processed one and copies the picture untouched', async () => {
+    const video = join(dir, 'clip.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25:duration=20', '-i', speechWav, '-c:v', 'mpeg4', '-c:a', 'aac', '-shortest', video]);
+    const { done, out, contentType } = await roundTrip(video, 'clip.mp4', { loudness_target: -16, true_peak: -1 }, '/v1/videos');
+    assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
+    assert.equal(contentType, 'video/mp4');
+    assert.deepEqual(await streamCodecs(out), ['mpeg4', 'aac']);
+    assert.equal(await videoStreamMd5(out), await videoStreamMd5(video), 'the video stream is copied, not re-encoded');
+    assertOnTarget(await ffmpegLoudness(out), -16, -1);
+  });
+
+  it('returns a video without a soundtrack unchanged, with a note', async () => {
+    const silentFilm = join(dir, 'silent.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10:duration=1', '-c:v', 'mpeg4', silentFilm]);
+    const { done, out } = await roundTrip(silentFilm, 'silent.mp4', {}, '/v1/videos');
+    assert.equal(done.enhancement_status, 'COMPLETED');
+    assert.match(done.enhancement_params.note, /no audio stream/);
+    assert.deepEqual(await readFile(out), await readFile(silentFilm));
+  });
+
+  it('fails a damaged WAV with the reason, and keeps serving', async () => {
+    const wav = await readFile(speechWav);
+    const damaged = join(dir, 'damaged.wav');
+    await writeFile(damaged, wav.subarray(0, wav.length / 2));
+    const res = await upload(engine, await readFile(damaged), 'damaged.wav');
+    const done = await settled(engine, res.json.uid, 30_000);
+    assert.equal(done.enhancement_status, 'FAILED');
+    assert.equal(done.error.code, 'INVALID_MEDIA');
+    assert.match(done.error.message, /truncated WAV: the data chunk declares \d+ bytes but the file holds \d+/);
+  });
+
+  it('without ffmpeg: MP3 ends FAILED saying ffmpeg is needed, WAV still works', async () => {
+    const without = await startTestEngine({ ffmpegPath: join(dir, 'no-such-ffmpeg') });
+    try {
+      const mp3 = join(dir, 'speech.mp3');
+      const res = await upload(without, await readFile(mp3), 'episode.mp3');
+      const failed = await settled(without, res.json.uid, 30_000);
+      assert.equal(failed.enhancement_status, 'FAILED');
+      assert.equal(failed.error.code, 'FFMPEG_REQUIRED');
+      assert.match(failed.error.message, /decoding MP3 needs ffmpeg, which the engine did not find .*send WAV, which never needs it/);
+      const wav = await upload(without, await readFile(speechWav), 'talk.wav');
+      assert.equal((await settled(without, wav.json.uid, 30_000)).enhancement_status, 'COMPLETED');
+    } finally {
+      await without.dispose();
+    }
+  });
+});
