@@ -1,0 +1,62 @@
+// A 2-hour recording through the engine, in a process of its own, costs no more memory than a
+// 10-minute one: the engine streams it from upload to download.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeSamples, speechLike, wavHeader, type TestFormat } from '../fixtures/audio';
+import { call, multipart } from './helpers';
+
+const KEY = 'long-file-key';
+const CLI = join(__dirname, '..', '..', 'src', 'engine', 'cli.js');
+
+describe('engine: a 2-hour file with flat memory', function () {
+  this.timeout(300_000);
+  let dir: string;
+  before(async () => (dir = await mkdtemp(join(tmpdir(), 'long-file-'))));
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  /** `minutes` of speech-like audio: one minute made, then repeated (the content does not matter here). */
+  async function speechFile(name: string, minutes: number): Promise<string> {
+    const format: TestFormat = { sampleRate: 8000, channels: 1, bits: 16 };
+    const minute = encodeSamples(format, speechLike(8000, 1, 5, -30)(8000 * 60));
+    const path = join(dir, name);
+    await writeFile(path, wavHeader(format, minute.length * minutes));
+    for (let i = 0; i < minutes; i++) await appendFile(path, minute);
+    return path;
+  }
+
+  /** Peak resident memory of the engine process that normalized `path`, in MiB. */
+  async function peakMemoryFor(path: string): Promise<{ peakMiB: number; params: Record<string, number> }> {
+    const engine: ChildProcess = spawn(process.execPath, [CLI, '--port', '0', '--data-dir', join(dir, `data-${Date.now()}`), '--key', KEY, '--workers', '1', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [chunk] = (await once(engine.stdout!, 'data')) as [Buffer];
+      const url = /listening on (http:\/\/\S+)/.exec(chunk.toString())![1];
+      const { body, headers } = multipart(await readFile(path), 'long.wav', { media_enhancement: JSON.stringify({ loudness_target: -16, true_peak: -1 }) });
+      const created = await call(`${url}/v2/medias`, { method: 'POST', headers: { ...headers, 'x-api-key': KEY }, body });
+      assert.equal(created.status, 201, created.text);
+      for (;;) {
+        const meta = (await call(`${url}/v2/medias/${created.json.uid}/metadata`, { headers: { 'x-api-key': KEY } })).json;
+        if (meta.enhancement_status === 'COMPLETED') {
+          const status = await readFile(`/proc/${engine.pid}/status`, 'utf8');
+          return { peakMiB: Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024, params: meta.enhancement_params };
+        }
+        assert.notEqual(meta.enhancement_status, 'FAILED', JSON.stringify(meta.error));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    } finally {
+      engine.kill();
+      await once(engine, 'exit');
+    }
+  }
+
+  it('normalizes 2 hours at the same peak memory as 10 minutes (within 32 MiB)', async () => {
+    const short = await peakMemoryFor(await speechFile('ten-minutes.wav', 10));
+    const long = await peakMemoryFor(await speechFile('two-hours.wav', 120));
+    assert.ok(Math.abs(long.params.output_loudness_lufs - -16) <= 0.5, `2 hours came out at ${long.params.output_loudness_lufs} LUFS`);
+    assert.ok(long.params.output_true_peak_dbtp <= -0.9);
+    assert.ok(long.peakMiB - short.peakMiB < 32, `peak RSS ${short.peakMiB.toFixed(1)} MiB for 10 minutes, ${long.peakMiB.toFixed(1)} MiB for 2 hours`);
+  });
+});
