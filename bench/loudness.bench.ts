@@ -53,7 +53,7 @@ export async function run(): Promise<BenchReport> {
     const out = join(dir, 'out.wav');
     const normalize = await median(async () => (passes = (await normalizeWavFile(speech, out, { targetLufs: -16, ceilingDbtp: -1 })).passes), 1);
     const loudnorm = await median(() => exec('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', speech, '-af', 'loudnorm=I=-16:TP=-1', '-ar', '48000', '-c:a', 'pcm_s24le', join(dir, 'loudnorm.wav')]), 1);
-    rows.push([`normalization to -16 LUFS / -1 dBTP, speech-like (${passes} limiter passes + 1 analysis)`, realtime(normalize), `${realtime(loudnorm)} (loudnorm)`, (loudnorm / normalize).toFixed(2), '']);
+    rows.push([`normalization to -16 LUFS / -1 dBTP, speech-like (${passes} limiter pass${passes === 1 ? "" : "es"} + 1 analysis)`, realtime(normalize), `${realtime(loudnorm)} (loudnorm)`, (loudnorm / normalize).toFixed(2), '']);
     return {
       title: `Loudness: ${SECONDS / 60}-minute 48 kHz stereo 24-bit WAV, our meter and normalizer against ffmpeg ${await ffmpegVersion()}`,
       table: rows,

@@ -1,7 +1,7 @@
 // The engine's default processor: loudness normalization (src/audio) of audio and of a video's
 // soundtrack. WAV is read and written directly; every other format goes through ffmpeg when it is
 // installed. No speech-enhancement model is applied: the settings for one are only recorded.
-import { copyFile, rm } from 'node:fs/promises';
+import { copyFile, rename, rm } from 'node:fs/promises';
 import { decodeToWav, encodeAudio, ffmpegAvailable, replaceSoundtrack, type AudioContainer, type VideoContainer } from '../audio/ffmpeg';
 import type { LoudnessMeasurement } from '../audio/loudness-meter';
 import { measureWavFile } from '../audio/measure';
@@ -36,7 +36,7 @@ export async function processMedia(job: ProcessJob, context: ProcessContext = { 
   } catch (err) {
     if (err instanceof ProcessingError) throw err;
     const code = (err as { code?: unknown }).code;
-    if (code === 'INVALID_WAV' || code === 'DECODE_FAILED' || code === 'FFMPEG_REQUIRED') throw new ProcessingError(code === 'INVALID_WAV' ? 'INVALID_MEDIA' : code, (err as Error).message);
+    if (code === 'INVALID_WAV' || code === 'DECODE_FAILED' || code === 'FFMPEG_REQUIRED' || code === 'NO_AUDIO') throw new ProcessingError(code === 'INVALID_WAV' ? 'INVALID_MEDIA' : code, (err as Error).message);
     throw err;
   }
 }
@@ -46,6 +46,7 @@ async function throughFfmpeg(job: ProcessJob, output: MediaType, ffmpegPath: str
   const decoded = `${job.outputPath}.decoded.wav`;
   const normalized = `${job.outputPath}.normalized.wav`;
   const check = `${job.outputPath}.check.wav`;
+  const encoded = `${job.outputPath}.encoded`; // renamed into place only when complete
   try {
     let source = job.inputPath;
     if (job.input.ext !== 'wav') {
@@ -61,17 +62,20 @@ async function throughFfmpeg(job: ProcessJob, output: MediaType, ffmpegPath: str
     let ceiling = target.ceilingDbtp;
     for (let attempt = 0; ; attempt++) {
       const report = await normalizeWavFile(source, normalized, { ...target, ceilingDbtp: ceiling, outputFormat: FLOAT_WAV });
-      if (output.kind === 'video') await replaceSoundtrack(ffmpegPath, job.inputPath, normalized, job.outputPath, output.ext as VideoContainer);
-      else await encodeAudio(ffmpegPath, normalized, job.outputPath, output.ext as AudioContainer);
+      if (output.kind === 'video') await replaceSoundtrack(ffmpegPath, job.inputPath, normalized, encoded, output.ext as VideoContainer);
+      else await encodeAudio(ffmpegPath, normalized, encoded, output.ext as AudioContainer);
       // Report what the encoded file holds, measured after decoding it again.
-      await decodeToWav(ffmpegPath, job.outputPath, check);
+      await decodeToWav(ffmpegPath, encoded, check);
       const delivered: LoudnessMeasurement = await measureWavFile(check);
       const overshoot = delivered.truePeakDbtp - target.ceilingDbtp;
-      if (overshoot <= ENCODER_OVERSHOOT_DB || attempt === 1 || report.unchangedBecause) return { ...report, output: delivered };
+      if (overshoot <= ENCODER_OVERSHOOT_DB || attempt === 1 || report.unchangedBecause) {
+        await rename(encoded, job.outputPath);
+        return { ...report, output: delivered };
+      }
       ceiling -= overshoot + ENCODER_OVERSHOOT_DB;
     }
   } finally {
-    await Promise.all([decoded, normalized, check].map((path) => rm(path, { force: true })));
+    await Promise.all([decoded, normalized, check, encoded].map((path) => rm(path, { force: true })));
   }
 }
 
