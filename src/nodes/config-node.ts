@@ -6,6 +6,7 @@ import { MediaEnhanceError } from '../client/errors';
 import { readConfigSettings, type ConfigSettings } from './config-options';
 import { startLocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
+import { publishExampleMedia } from './example-media';
 
 export const CONFIG_TYPE = 'media-enhance-config';
 
@@ -43,6 +44,7 @@ async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings)
 }
 
 export default function register(RED: RedApi): void {
+  publishExampleMedia();
   RED.nodes.registerType(
     CONFIG_TYPE,
     function (this: RedNode, def: NodeDef) {

@@ -1,0 +1,112 @@
+// npm start: Node-RED (this project's devDependency) with this package installed the way a user installs
+// a palette package (npm install of the packed tarball), the example flows deployed, on the built-in
+// local engine. Everything listens on loopback only. Ctrl-C stops Node-RED, which stops the engine.
+//
+// Environment: PORT (default 1880), NODE_RED_USER_DIR (default .node-red-user/ in the repo).
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { exampleFlows, mergeFlows, type FlowNode } from './example-flows';
+
+const ROOT = resolve(__dirname, '..', '..');
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
+const userDir = resolve(process.env.NODE_RED_USER_DIR ?? join(ROOT, '.node-red-user'));
+const port = Number(process.env.PORT ?? 1880);
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function installPackage(): void {
+  mkdirSync(userDir, { recursive: true });
+  if (!existsSync(join(userDir, 'package.json'))) {
+    writeFileSync(join(userDir, 'package.json'), `${JSON.stringify({ name: 'node-red-user-dir', description: 'made by npm start', private: true, dependencies: {} }, null, 2)}\n`);
+  }
+  const packs = join(userDir, 'packs');
+  rmSync(packs, { recursive: true, force: true });
+  mkdirSync(packs);
+  execFileSync(npm, ['pack', '--silent', '--pack-destination', packs], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const tarball = join(packs, readdirSync(packs).find((f) => f.endsWith('.tgz'))!);
+  // Install again only when the package changed: a second start takes seconds, not a minute.
+  const digest = createHash('sha256').update(readFileSync(tarball)).digest('hex');
+  const stamp = join(userDir, '.installed-package');
+  const installed = join(userDir, 'node_modules', ...PACKAGE.name.split('/'));
+  if (existsSync(installed) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
+  console.log(`installing ${PACKAGE.name} into ${userDir} ...`);
+  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--omit=dev', '--save', tarball], { cwd: userDir, stdio: ['ignore', 'ignore', 'inherit'] });
+  writeFileSync(stamp, digest);
+}
+
+/** A secret of this user dir that encrypts flow credentials (an API key typed in the editor). */
+function credentialSecret(): string {
+  const file = join(userDir, '.credential-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+function writeSettings(): string {
+  const settings = join(userDir, 'settings.js');
+  writeFileSync(
+    settings,
+    `// Made by npm start on each run: edit scripts/start.ts instead.
+module.exports = {
+  uiHost: '127.0.0.1',
+  uiPort: ${port},
+  flowFile: 'flows.json',
+  credentialSecret: ${JSON.stringify(credentialSecret())},
+  // Relative paths of file nodes and of the download node: inbox/ and outbox/ live here.
+  fileWorkingDirectory: ${JSON.stringify(userDir)},
+  logging: { console: { level: 'info', metrics: false, audit: false } },
+  // No request leaves this machine: no palette catalogue, no update check.
+  editorTheme: { projects: { enabled: false }, tours: false, palette: { catalogues: [] } },
+  telemetry: { enabled: false, updateNotification: false },
+  diagnostics: { enabled: false },
+};
+`,
+  );
+  return settings;
+}
+
+/** The examples, each on its own tab, merged by id into the flows already there: a second start adds nothing. */
+function deployExamples(): void {
+  const flowFile = join(userDir, 'flows.json');
+  const existing: FlowNode[] = existsSync(flowFile) ? JSON.parse(readFileSync(flowFile, 'utf8')) : [];
+  writeFileSync(flowFile, `${JSON.stringify(mergeFlows(existing, exampleFlows(join(ROOT, 'examples'))), null, 2)}\n`);
+}
+
+function main(): void {
+  installPackage();
+  const settings = writeSettings();
+  deployExamples();
+  const inbox = join(userDir, 'inbox');
+  mkdirSync(inbox, { recursive: true });
+  mkdirSync(join(userDir, 'outbox'), { recursive: true });
+
+  const red = spawn(process.execPath, [require.resolve('node-red/red.js', { paths: [ROOT] }), '--userDir', userDir, '--settings', settings], {
+    cwd: userDir, // the watch node's inbox/ is relative to Node-RED's working folder
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    // Its own process group: Ctrl-C reaches this script only, which then stops Node-RED exactly once.
+    detached: true,
+  });
+  let announced = false;
+  red.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    if (!announced && /Server now running at/.test(chunk.toString())) {
+      announced = true;
+      console.log(`\nNode-RED editor: http://127.0.0.1:${port}/`);
+      console.log(`Drop an audio file (WAV; MP3, FLAC, Ogg, M4A with ffmpeg) into ${inbox}: it comes out enhanced in ${join(userDir, 'outbox')}.`);
+      console.log('Ctrl-C stops Node-RED and the engine.\n');
+    }
+  });
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    red.kill('SIGINT'); // Node-RED closes every node: the config node stops the engine
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('exit', () => red.exitCode === null && red.kill('SIGKILL'));
+  red.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+}
+
+main();

@@ -1,0 +1,208 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The editor in a real browser, against Node-RED started the way `npm start` starts it: what a user
+// sees in the palette, the dialogs, the help, the examples, and a dropped file coming out enhanced.
+import assert from 'node:assert/strict';
+import { copyFile, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { measureWavFile } from '../../src/audio/measure';
+import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type RunningProduct } from './product';
+
+// The editor's global, inside page.evaluate() callbacks.
+declare const RED: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const PALETTE_TYPES = ['media-enhance-audio', 'media-enhance-video', 'media-enhance-upload', 'media-enhance-wait', 'media-enhance-download'];
+const ALL_TYPES = ['media-enhance-config', ...PALETTE_TYPES];
+const EXAMPLES = ['01 Normalize one file', '02 Watch a folder', '03 Enhance audio from a URL', '04 Enhance a video', '05 Error handling and retry'];
+
+describe('the editor in Chromium, started as npm start starts it', function () {
+  this.timeout(300_000);
+  let product: RunningProduct;
+  let browser: Browser;
+  let page: Page;
+  const failedRequests: string[] = [];
+  const foreignRequests: string[] = [];
+
+  before(async () => {
+    product = await startProduct();
+    browser = await launchBrowser();
+    page = await openEditor(browser, product.url, (p) => {
+      p.on('requestfailed', (request) => failedRequests.push(`${request.url()} (${request.failure()?.errorText})`));
+      p.on('response', (response) => response.status() >= 400 && failedRequests.push(`${response.url()} (${response.status()})`));
+      p.on('request', (request) => !request.url().startsWith(product.url) && !request.url().startsWith('data:') && foreignRequests.push(request.url()));
+    });
+  });
+
+  afterEach(async function () {
+    const test = this.currentTest;
+    if (test?.state === 'failed' && page) await page.screenshot({ path: join(SCREENSHOTS, `failed-${test.title.replace(/\W+/g, '-').slice(0, 60)}.png`) });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (product) {
+      assert.equal(await product.stop(), 0, 'Ctrl-C stops Node-RED and the engine cleanly');
+      assert.match(product.output.join(''), /Stopped flows/);
+      await rm(product.userDir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists the five nodes under "media enhance" in the palette with their icons, and the config node type', async () => {
+    const palette = await page.evaluate(() =>
+      [...document.querySelectorAll('#red-ui-palette-container-media_enhance .red-ui-palette-node')].map((node) => ({
+        type: node.getAttribute('data-palette-type'),
+        label: node.textContent!.replace(/\s+/g, ' ').trim(),
+        icon: /url\("?([^")]+)"?\)/.exec((node.querySelector('.red-ui-palette-icon') as HTMLElement).style.backgroundImage)?.[1],
+      })),
+    );
+    assert.deepEqual(palette.map((n) => n.type), PALETTE_TYPES);
+    assert.deepEqual(palette.map((n) => n.label), ['enhance audio', 'enhance video', 'upload', 'wait for completion', 'download']);
+    for (const node of palette) {
+      assert.ok(node.icon?.endsWith(`/${node.type}.svg`), `${node.type} uses its own icon: ${node.icon}`);
+      // The icon as the browser loaded it: a real SVG image with a size.
+      const loaded = await page.evaluate(async (src) => {
+        const img = new Image();
+        img.src = src;
+        await img.decode();
+        return { width: img.naturalWidth, type: (await fetch(src)).headers.get('content-type') };
+      }, node.icon!);
+      assert.ok(loaded.width > 0, `${node.type} icon has a size`);
+      assert.match(loaded.type ?? '', /image\/svg\+xml/);
+    }
+    assert.deepEqual(failedRequests.filter((r) => r.includes('/icons/')), [], 'no icon request failed, ours or core');
+    assert.equal(await page.evaluate(() => RED.nodes.getType('media-enhance-config').category), 'config');
+    await page.locator('#red-ui-palette-container-media_enhance').screenshot({ path: join(SCREENSHOTS, 'palette.png') });
+  });
+
+  it("shows each node's help in the help sidebar", async () => {
+    await page.evaluate(() => RED.sidebar.show('help'));
+    for (const type of ALL_TYPES) {
+      const help = await readFile(join(ROOT, 'nodes', 'locales', 'en-US', `${type}.html`), 'utf8');
+      const firstSentence = /<p>([^<.]+)/.exec(help)![1].trim();
+      await page.evaluate((t) => RED.sidebar.help.show(t), type);
+      await page.waitForFunction(
+        ([sentence]) => (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement | null)?.innerText.replace(/\s+/g, ' ').includes(sentence) ?? false,
+        [firstSentence.replace(/\s+/g, ' ')],
+        { timeout: 10_000 },
+      );
+      const text = await page.evaluate(() => (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement).innerText);
+      if (type !== 'media-enhance-config') assert.match(text, /Inputs[\s\S]*Outputs/, `${type} help has Inputs and Outputs`);
+      if (type === 'media-enhance-upload') await page.screenshot({ path: join(SCREENSHOTS, 'help-sidebar.png') });
+    }
+  });
+
+  it('marks an out-of-range value invalid in an enhance node', async () => {
+    await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex3-enhance')));
+    const target = page.locator('#node-input-loudnessTarget');
+    await target.fill('-3');
+    await target.dispatchEvent('change');
+    await page.waitForFunction(() => document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'), null, { timeout: 5000 });
+    await page.screenshot({ path: join(SCREENSHOTS, 'invalid-value.png') });
+    await target.fill('-16');
+    await target.dispatchEvent('change');
+    await page.waitForFunction(() => !document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'), null, { timeout: 5000 });
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-input-loudnessTarget', { state: 'detached' });
+  });
+
+  it('opens the config dialog with the key as a password field, and saves a new remote service', async () => {
+    await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex1-upload')));
+    await page.click('#node-input-btn-service-add');
+    await page.waitForSelector('#node-config-input-mode', { state: 'visible' });
+    await page.selectOption('#node-config-input-mode', 'remote');
+    const key = page.locator('#node-config-input-apiKey');
+    assert.equal(await key.getAttribute('type'), 'password');
+    await page.fill('#node-config-input-name', 'my remote service');
+    await page.fill('#node-config-input-baseUrl', 'http://127.0.0.1:9');
+    await key.fill('browser-test-secret-key');
+    await page.screenshot({ path: join(SCREENSHOTS, 'config-dialog.png') });
+    await page.click('#node-config-dialog-ok');
+    await page.waitForSelector('#node-config-input-mode', { state: 'detached' });
+    const saved = await page.evaluate(() => {
+      const configs: Array<{ name: string; mode: string; baseUrl: string }> = [];
+      RED.nodes.eachConfig((n: { type: string; name: string; mode: string; baseUrl: string }) => {
+        if (n.type === 'media-enhance-config') configs.push({ name: n.name, mode: n.mode, baseUrl: n.baseUrl });
+      });
+      return { configs, selected: (document.querySelector('#node-input-service') as HTMLSelectElement).selectedOptions[0]?.textContent };
+    });
+    assert.ok(saved.configs.some((c) => c.name === 'my remote service' && c.mode === 'remote' && c.baseUrl === 'http://127.0.0.1:9'), JSON.stringify(saved));
+    assert.equal(saved.selected, 'my remote service');
+    // Leave the example as it was: the new service stays unused.
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-input-btn-service-add', { state: 'detached' });
+  });
+
+  it('turns a WAV dropped into inbox/ into an enhanced file at the target loudness, with status in the editor', async () => {
+    await page.evaluate(() => RED.workspaces.show('me-example-tab-watch-a-folder'));
+    const statuses = new Set<string>();
+    const recordStatuses = async () => {
+      for (const text of await page.locator('.red-ui-flow-node-status-label').allTextContents()) if (text.trim()) statuses.add(text.trim());
+    };
+    // Dropped the way a file manager does it: written under another name, then renamed into the folder.
+    const partial = join(product.userDir, 'talk.wav.part');
+    await copyFile(join(ROOT, 'examples', 'speech-sample.wav'), partial);
+    await rename(partial, join(product.userDir, 'inbox', 'talk.wav'));
+    const outbox = join(product.userDir, 'outbox');
+    let screenshotTaken = false;
+    const deadline = Date.now() + 60_000;
+    while (!(await readdir(outbox)).includes('talk_enhanced.wav')) {
+      assert.ok(Date.now() < deadline, `no output after 60 s; statuses seen: ${[...statuses].join(', ')}`);
+      await recordStatuses();
+      if (!screenshotTaken && [...statuses].some((s) => /processing|uploading|queued|downloading/.test(s))) {
+        await page.screenshot({ path: join(SCREENSHOTS, 'watch-folder-working.png') });
+        screenshotTaken = true;
+      }
+      await page.waitForTimeout(150);
+    }
+    // The download node says done once the file is in place.
+    for (let i = 0; i < 50 && !statuses.has('done'); i++) {
+      await page.waitForTimeout(200);
+      await recordStatuses();
+    }
+    await page.screenshot({ path: join(SCREENSHOTS, 'watch-folder-done.png') });
+    assert.ok(statuses.has('done'), `a node says done: ${[...statuses].join(', ')}`);
+    assert.ok([...statuses].some((s) => /uploading|processing|downloading|queued/.test(s)), `progress was shown: ${[...statuses].join(', ')}`);
+    const measured = await measureWavFile(join(outbox, 'talk_enhanced.wav'));
+    assert.ok(Math.abs(measured.integratedLufs - -16) <= 0.5, `${measured.integratedLufs} LUFS, the example's target is -16`);
+    assert.ok(measured.truePeakDbtp <= -0.9, `${measured.truePeakDbtp} dBTP, the example's limit is -1`);
+  });
+
+  for (const example of EXAMPLES) {
+    it(`imports "${example}" through Import > Examples and deploys it with no error`, async () => {
+      await page.evaluate(() => RED.actions.invoke('core:show-import-dialog'));
+      await page.click('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples');
+      const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+      const item = tree.getByText(example, { exact: true });
+      if (!(await item.isVisible())) await tree.getByText('@media-enhance/node-red-media-enhance', { exact: true }).click();
+      await item.click();
+      await page.click('#red-ui-clipboard-dialog-import-opt-new');
+      await page.click('#red-ui-clipboard-dialog-ok');
+      // npm start deployed the same example: Node-RED asks, and a copy is what a user would take.
+      await page.getByRole('button', { name: 'Import copy' }).click();
+      // Imported nodes follow the mouse until a click puts them down, as for a user.
+      await page.mouse.click(700, 600);
+      const invalid = await page.evaluate(() => {
+        const bad: string[] = [];
+        RED.nodes.eachNode((n: { valid?: boolean; type: string; id: string; z: string }) => {
+          if (n.valid === false && n.z === RED.workspaces.active()) bad.push(`${n.type} ${n.id}`);
+        });
+        return bad;
+      });
+      assert.deepEqual(invalid, [], 'every imported node is valid');
+      await page.click('#red-ui-header-button-deploy');
+      await page.waitForSelector('.red-ui-notification:has-text("Successfully deployed")', { timeout: 20_000 });
+      assert.equal(await page.locator('.red-ui-notification-error').count(), 0, 'no error notification');
+      await page.evaluate(() => RED.notifications && document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()));
+      if (example.startsWith('01')) await page.screenshot({ path: join(SCREENSHOTS, 'example-imported.png') });
+    });
+  }
+
+  it('sent no request off this machine, logged no error, and kept the key out of flows.json', async () => {
+    assert.deepEqual(foreignRequests, []);
+    assert.deepEqual(product.output.join('').split('\n').filter((line) => /\[error\]/.test(line)), [], 'Node-RED logged no error');
+    const flows = await readFile(join(product.userDir, 'flows.json'), 'utf8');
+    assert.equal(flows.includes('browser-test-secret-key'), false);
+  });
+});
+

@@ -1,0 +1,85 @@
+// The product as a user runs it: `npm start`'s script (Node-RED with this package npm-installed into a
+// user dir, the examples deployed, the built-in engine), and Debian's Chromium driven by playwright-core.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const ROOT = join(__dirname, '..', '..', '..');
+export const SCREENSHOTS = join(ROOT, 'test-artifacts', 'screenshots');
+
+export interface RunningProduct {
+  url: string;
+  userDir: string;
+  output: string[];
+  /** Sends SIGINT, as Ctrl-C does; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+export async function startProduct(): Promise<RunningProduct> {
+  const userDir = await mkdtemp(join(tmpdir(), 'node-red-user-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist', 'scripts', 'start.js')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), NODE_RED_USER_DIR: userDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start printed no editor URL in 240 s:\n${output.join('')}`)), 240_000);
+    const read = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const match = /Node-RED editor: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('exit', (code) => reject(new Error(`npm start exited (${code}):\n${output.join('')}`)));
+  });
+  return {
+    url,
+    userDir,
+    output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGINT');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return code;
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  // Debian's Chromium, never a downloaded one; playwright gives each launch a fresh profile.
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+/** Opens the editor and waits until the palette knows this package's nodes. */
+export async function openEditor(browser: Browser, url: string, prepare?: (page: Page) => void): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  prepare?.(page); // e.g. listeners that must see the first load
+  await page.goto(url);
+  await page.waitForFunction(() => {
+    const red = (window as unknown as { RED?: { nodes?: { getType?: (t: string) => unknown } } }).RED;
+    return Boolean(red?.nodes?.getType?.('media-enhance-upload')) && document.querySelector('.red-ui-palette-node') !== null;
+  }, null, { timeout: 60_000 });
+  return page;
+}
