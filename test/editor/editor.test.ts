@@ -4,6 +4,7 @@
 // sees in the palette, the dialogs, the help, the examples, and a dropped file coming out enhanced.
 import assert from 'node:assert/strict';
 import { copyFile, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { measureWavFile } from '../../src/audio/measure';
@@ -46,6 +47,11 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       assert.match(product.output.join(''), /Stopped flows/);
       await rm(product.userDir, { recursive: true, force: true });
     }
+  });
+
+  it('runs on the Node-RED this project installed', () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node-red', 'package.json'), 'utf8')) as { version: string };
+    assert.match(product.output.join(''), new RegExp(`Node-RED version: v${version.replace(/\./g, '\\.')}`));
   });
 
   it('lists the five nodes under "media enhance" in the palette with their icons, and the config node type', async () => {
@@ -93,11 +99,16 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   });
 
   it('marks an out-of-range value invalid in an enhance node', async () => {
+    await page.evaluate(() => RED.menu.setSelected('menu-item-sidebar', false)); // room for the dialog
     await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex3-enhance')));
     const target = page.locator('#node-input-loudnessTarget');
     await target.fill('-3');
     await target.dispatchEvent('change');
     await page.waitForFunction(() => document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'), null, { timeout: 5000 });
+    // The rule shows as the field's tooltip.
+    await target.hover();
+    await page.waitForSelector('.red-ui-popover:has-text("a whole number from -70 to -5 is required")', { timeout: 5000 });
+    await page.waitForTimeout(600); // the tooltip fades in
     await page.screenshot({ path: join(SCREENSHOTS, 'invalid-value.png') });
     await target.fill('-16');
     await target.dispatchEvent('change');
@@ -116,6 +127,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     await page.fill('#node-config-input-name', 'my remote service');
     await page.fill('#node-config-input-baseUrl', 'http://127.0.0.1:9');
     await key.fill('browser-test-secret-key');
+    assert.match(await page.locator('.red-ui-tray-titlebar').last().innerText(), /Add new media enhance service config node/);
     await page.screenshot({ path: join(SCREENSHOTS, 'config-dialog.png') });
     await page.click('#node-config-dialog-ok');
     await page.waitForSelector('#node-config-input-mode', { state: 'detached' });
@@ -134,6 +146,10 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   });
 
   it('turns a WAV dropped into inbox/ into an enhanced file at the target loudness, with status in the editor', async () => {
+    await page.evaluate(() => {
+      RED.menu.setSelected('menu-item-sidebar', true);
+      RED.sidebar.help.show('media-enhance-upload');
+    });
     await page.evaluate(() => RED.workspaces.show('me-example-tab-watch-a-folder'));
     const statuses = new Set<string>();
     const recordStatuses = async () => {
