@@ -1,7 +1,8 @@
 // The engine's default processor: loudness normalization (src/audio) of audio and of a video's
 // soundtrack. WAV is read and written directly; every other format goes through ffmpeg when it is
 // installed. No speech-enhancement model is applied: the settings for one are only recorded.
-import { copyFile, rename, rm } from 'node:fs/promises';
+import { copyFile, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { decodeToWav, encodeAudio, ffmpegAvailable, replaceSoundtrack, type AudioContainer, type VideoContainer } from '../audio/ffmpeg';
 import type { LoudnessMeasurement } from '../audio/loudness-meter';
 import { measureWavFile } from '../audio/measure';
@@ -17,6 +18,7 @@ const ENCODER_OVERSHOOT_DB = 0.1;
 export async function processMedia(job: ProcessJob, context: ProcessContext = { ffmpegPath: 'ffmpeg' }): Promise<ProcessResult> {
   const output = outputType(job);
   const target = { targetLufs: job.settings.loudness_target, ceilingDbtp: job.settings.true_peak };
+  await removeLeftovers(job.outputPath);
   try {
     let report: NormalizeReport;
     if (job.input.ext === 'wav' && output.ext === 'wav') {
@@ -77,6 +79,14 @@ async function throughFfmpeg(job: ProcessJob, output: MediaType, ffmpegPath: str
   } finally {
     await Promise.all([decoded, normalized, check, encoded].map((path) => rm(path, { force: true })));
   }
+}
+
+/** Work files (`output.*`) that an engine stopped mid-job left behind: the job starts over, so they go. */
+async function removeLeftovers(outputPath: string): Promise<void> {
+  const folder = dirname(outputPath);
+  const prefix = `${basename(outputPath)}.`;
+  const names = await readdir(folder).catch(() => [] as string[]);
+  await Promise.all(names.filter((name) => name.startsWith(prefix)).map((name) => rm(join(folder, name), { force: true })));
 }
 
 /** The requested transcode, else the input's own format. */

@@ -1,8 +1,9 @@
 // What the local engine does to a media, as a user checks it: the downloaded file measured by ffmpeg.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processMedia } from '../../src/engine/loudness-processor';
 import { speechLike, writeWavFile } from '../fixtures/audio';
 import { ffmpeg, ffmpegLoudness, streamCodecs, videoStreamMd5 } from '../fixtures/ffmpeg';
 import { call, KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';
@@ -112,6 +113,17 @@ describe('engine: loudness processing of audio and video', function () {
     assert.equal(done.enhancement_status, 'FAILED');
     assert.equal(done.error.code, 'INVALID_MEDIA');
     assert.match(done.error.message, /truncated WAV: the data chunk declares \d+ bytes but the file holds \d+/);
+  });
+
+  it('starts a job over without the work files an engine stopped mid-job left behind', async () => {
+    const media = join(dir, 'stopped-media');
+    await mkdir(media);
+    await copyFile(speechWav, join(media, 'input'));
+    for (const leftover of ['output.4242.part', 'output.decoded.wav', 'output.encoded']) await writeFile(join(media, leftover), 'half-written');
+    const job = { inputPath: join(media, 'input'), outputPath: join(media, 'output'), input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' }, settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2' } } as const;
+    const result = await processMedia(job, { ffmpegPath: 'ffmpeg' });
+    assert.equal(result.params.processing, 'loudness');
+    assert.deepEqual((await readdir(media)).sort(), ['input', 'output']);
   });
 
   it('without ffmpeg: MP3 ends FAILED saying ffmpeg is needed, WAV still works', async () => {
