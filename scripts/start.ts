@@ -106,7 +106,8 @@ function main(): void {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.on('exit', () => red.exitCode === null && red.kill('SIGKILL'));
-  red.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+  // 'close', not 'exit': Node-RED's last log lines are still in the pipe when it exits.
+  red.on('close', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 }
 
 main();
