@@ -92,10 +92,14 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       } catch (err) {
         // Wait for the file to be closed: a removal while it is still opening would leave it behind.
         if (!file.closed) await once(file, 'close').catch(() => undefined);
-        if (options.signal?.aborted) throw new MediaEnhanceError('ABORTED', `GET ${PATHS.file(uid)}: aborted`, { mediaUid: uid, cause: err });
+        if (options.signal?.aborted) throw aborted(uid, err);
         if (connectionError === undefined) throw err; // the disk failed, not the connection: resuming cannot help
         lastError = connectionError;
-        await sleep(ctx.clock, fullJitterDelay(ctx.retry, attempt, ctx.random), options.signal);
+        // Resume from what reached the disk: bytes counted but still buffered in the write stream were lost with it.
+        written = await fsp.stat(temp).then((s) => s.size, () => 0);
+        await sleep(ctx.clock, fullJitterDelay(ctx.retry, attempt, ctx.random), options.signal).catch((cause: unknown) => {
+          throw options.signal?.aborted ? aborted(uid, cause) : cause;
+        });
         continue;
       }
       if (total !== undefined && written !== total) {
@@ -115,6 +119,10 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
     await fsp.rm(temp, { force: true });
     throw err;
   }
+}
+
+function aborted(uid: string, cause: unknown): MediaEnhanceError {
+  return new MediaEnhanceError('ABORTED', `GET ${PATHS.file(uid)}: aborted`, { mediaUid: uid, cause });
 }
 
 function describeResponse(res: Response, uid: string, step?: Step): { contentType: string; fileName: string } {

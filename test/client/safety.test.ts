@@ -165,4 +165,27 @@ describe('client safety: the key, redirects and partial files', function () {
     assert.ok(Number(/\d+/.exec(ranges[1]!)![0]) > 0);
     assert.deepEqual(await fsp.readdir(dir), ['episode.wav']);
   });
+
+  it('stops a download waiting to retry as soon as it is aborted: ABORTED, and no partial file', async () => {
+    const controller = new AbortController();
+    const body = Buffer.alloc(200_000, 7);
+    const service = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length });
+      res.write(body.subarray(0, 50_000));
+      setTimeout(() => {
+        res.destroy(); // the connection breaks: the client sleeps before resuming...
+        setTimeout(() => controller.abort(), 300); // ...and is aborted while it sleeps
+      }, 20);
+    });
+    servers.push(service.server);
+    // A retry delay of about 20 s: without the abort, the test would time out.
+    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 20_000 }, random: () => 0.99 });
+    const started = Date.now();
+    const err = (await client.downloadToFile('m1', join(dir, 'episode.wav'), { signal: controller.signal }).catch((e: unknown) => e)) as MediaEnhanceError;
+    await client.close();
+    assert.ok(err instanceof MediaEnhanceError, String(err));
+    assert.equal(err.code, 'ABORTED');
+    assert.ok(Date.now() - started < 5_000);
+    assert.deepEqual(await fsp.readdir(dir), []);
+  });
 });
