@@ -117,7 +117,10 @@ export class MediaStore {
       await fsp.writeFile(temp, snapshot);
       await fsp.rename(temp, file);
     });
-    this.writes.set(record.uid, write.catch(() => undefined));
+    const tail = write.catch(() => undefined);
+    this.writes.set(record.uid, tail);
+    // Once no later write is queued behind it, forget the media's queue: the map holds only media being written.
+    void tail.then(() => this.writes.get(record.uid) === tail && this.writes.delete(record.uid));
     return write;
   }
 
