@@ -3,10 +3,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { freePort } from '../fixtures/free-port';
 
 export const ROOT = join(__dirname, '..', '..', '..');
 export const SCREENSHOTS = join(ROOT, 'test-artifacts', 'screenshots');
@@ -17,14 +17,6 @@ export interface RunningProduct {
   output: string[];
   /** Sends SIGINT, as Ctrl-C does; resolves with the exit code. */
   stop(): Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
 }
 
 export async function startProduct(): Promise<RunningProduct> {

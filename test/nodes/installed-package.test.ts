@@ -5,23 +5,14 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { promises as fsp } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
 
 const REPO = join(__dirname, '..', '..', '..');
 const MODULE = '@media-enhance/node-red-media-enhance';
 const TYPES = ['config', 'audio', 'video', 'upload', 'wait', 'download'].map((t) => `media-enhance-${t}`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 describe('the packed package in a real Node-RED', function () {
   this.timeout(120_000);
