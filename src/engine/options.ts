@@ -32,7 +32,7 @@ export interface EngineOptions {
   processingDelayMs?: number;
   /** Worker threads that process media. Default: the number of cores, at most 4. */
   workers?: number;
-  /** Module (absolute path) run in the workers to process a media; default: loudness normalization. */
+  /** Module (absolute path) run in the workers to process a media; default: speech enhancement, then loudness normalization (enhance-processor). */
   processorModule?: string;
   /** The ffmpeg program, for media other than WAV. Default: `ffmpeg` on the PATH. */
   ffmpegPath?: string;
@@ -70,7 +70,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,
     processingDelayMs: options.processingDelayMs ?? 0,
     workers: Math.max(1, options.workers ?? Math.min(4, cpus().length)),
-    processorModule: options.processorModule ?? join(__dirname, 'loudness-processor.js'),
+    processorModule: options.processorModule ?? join(__dirname, 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
     fetchTimeoutMs: options.fetchTimeoutMs ?? 60_000,
     faults: options.faults ?? {},

@@ -1,5 +1,5 @@
 // The seam between the engine and what it does to a media. A processor is a module run in the worker
-// threads; the default normalizes loudness (loudness-processor), another copies the input (copy-processor).
+// threads; the default enhances speech and normalizes loudness (enhance-processor), another copies the input (copy-processor).
 import type { MediaType } from './media-type';
 
 export interface ProcessSettings {
@@ -30,9 +30,21 @@ export interface ProcessContext {
   ffmpegPath: string;
 }
 
+/**
+ * The pool's other threads, lent for parts of one job (a file's channels): `threads` is how many the
+ * job may split into, its own included; `runElsewhere` runs a part on a free thread through the
+ * processor's `runTask`, or resolves undefined when none is free (the job then runs the part itself).
+ */
+export interface ThreadHelp {
+  threads: number;
+  runElsewhere(task: unknown): Promise<unknown>;
+}
+
 /** What a processor module exports. */
 export interface Processor {
-  processMedia(job: ProcessJob, context: ProcessContext): Promise<ProcessResult>;
+  processMedia(job: ProcessJob, context: ProcessContext, help?: ThreadHelp): Promise<ProcessResult>;
+  /** Runs a part of a job that another thread lent out. */
+  runTask?(task: unknown): Promise<unknown>;
 }
 
 /** A failure a processor reports; `code` ends up in the media's `error`. */

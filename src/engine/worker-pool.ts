@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ProcessContext, ProcessJob, ProcessResult } from './processor';
 import { ProcessingError } from './processor';
+import type { FromWorker, ToWorker, WorkerError } from './worker-messages';
 
 interface Pending {
   id: number;
@@ -10,14 +11,23 @@ interface Pending {
   reject(err: unknown): void;
 }
 
+/** A thread lent to another thread's job: the answer goes back to `to`. */
+interface Loan {
+  to: Slot;
+  requestId: number;
+}
+
 interface Slot {
   worker: Worker;
   busy?: Pending;
+  loan?: Loan;
 }
 
 /**
  * A bounded pool of worker threads running the processor module, so processing never blocks the
- * server. Jobs beyond the pool's size wait in order. A worker that dies is replaced.
+ * server. Jobs beyond the pool's size wait in order. A thread with nothing to do can be lent to a
+ * running job for a part of it (a file's channels), but never while a job waits. A worker that dies
+ * is replaced.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
@@ -53,19 +63,43 @@ export class WorkerPool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      let slot = this.slots.find((s) => !s.busy);
-      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      const slot = this.freeSlot();
       if (!slot) return;
       const pending = this.queue.shift()!;
       slot.busy = pending;
-      slot.worker.postMessage({ id: pending.id, job: pending.job });
+      // What the pool could lend this job now: the threads nobody uses, if no other job waits.
+      const idle = this.queue.length > 0 ? 0 : this.size - this.slots.filter((s) => s.busy || s.loan).length;
+      post(slot, { type: 'job', id: pending.id, job: pending.job, threads: 1 + idle });
     }
+  }
+
+  private freeSlot(): Slot | undefined {
+    const slot = this.slots.find((s) => !s.busy && !s.loan);
+    if (slot || this.slots.length >= this.size) return slot;
+    return this.spawn();
+  }
+
+  /** A job asks for a thread for one of its parts: lend one that is free, or say there is none. */
+  private lend(to: Slot, requestId: number, task: unknown): void {
+    const slot = this.closed || this.queue.length > 0 ? undefined : this.freeSlot();
+    if (!slot) return post(to, { type: 'lent', requestId });
+    slot.loan = { to, requestId };
+    post(slot, { type: 'task', task });
+  }
+
+  private returnLoan(slot: Slot, answer: { result?: unknown; error?: WorkerError }): void {
+    const loan = slot.loan;
+    slot.loan = undefined;
+    if (loan && this.slots.includes(loan.to)) post(loan.to, { type: 'lent', requestId: loan.requestId, ...answer });
+    this.dispatch();
   }
 
   private spawn(): Slot {
     const worker = new Worker(join(__dirname, 'processor-worker.js'), { workerData: { processorModule: this.processorModule, context: this.context } });
     const slot: Slot = { worker };
-    worker.on('message', (message: { id: number; result?: ProcessResult; error?: { code: string; message: string } }) => {
+    worker.on('message', (message: FromWorker) => {
+      if (message.type === 'lend') return this.lend(slot, message.requestId, message.task);
+      if (message.type === 'task-done') return this.returnLoan(slot, message);
       const pending = slot.busy;
       if (!pending || pending.id !== message.id) return;
       slot.busy = undefined;
@@ -82,9 +116,14 @@ export class WorkerPool {
       if (index >= 0) this.slots.splice(index, 1);
       slot.busy?.reject(new ProcessingError('PROCESSING_FAILED', 'the processor stopped unexpectedly'));
       slot.busy = undefined;
+      if (slot.loan) this.returnLoan(slot, { error: { code: 'PROCESSING_FAILED', message: 'the thread running part of this job stopped unexpectedly' } });
       if (!this.closed) this.dispatch();
     });
     this.slots.push(slot);
     return slot;
   }
+}
+
+function post(slot: Slot, message: ToWorker): void {
+  slot.worker.postMessage(message);
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processMedia } from '../../src/engine/loudness-processor';
+import { processMedia } from '../../src/engine/enhance-processor';
 import { speechLike, writeWavFile } from '../fixtures/audio';
 import { ffmpeg, ffmpegLoudness, streamCodecs, videoStreamMd5 } from '../fixtures/ffmpeg';
 import { call, KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';
@@ -54,10 +54,18 @@ describe('engine: loudness processing of audio and video', function () {
     assert.ok(Math.abs(params.output_loudness_lufs - measured.integratedLufs) <= 0.1);
     assert.ok(Math.abs(params.output_true_peak_dbtp - measured.truePeakDbtp) <= 0.3);
     assert.equal(typeof params.output_loudness_range_lu, 'number');
-    assert.equal(params.processing, 'loudness');
+    assert.equal(params.processing, 'speech enhancement, loudness');
     assert.equal(params.enhancement_model, 'FINCH', 'the requested model is recorded');
     assert.equal(params.enhancement_level, 60);
-    assert.match(params.speech_enhancement, /applies no speech-enhancement model/);
+    // FINCH: high-pass and noise reduction at the requested strength, no leveler, no hum removal.
+    const speech = params.speech_enhancement;
+    assert.equal(speech.model, 'FINCH');
+    assert.equal(speech.chain, 'high-pass, noise reduction');
+    assert.deepEqual(speech.high_pass, { corner_hz: 80 });
+    assert.equal(speech.noise_reduction.wet_percent, 60);
+    assert.equal(typeof speech.noise_reduction.noise_floor_reduction_db, 'number');
+    assert.equal(speech.leveler, null);
+    assert.equal(speech.hum_removal, null);
   });
 
   it('decodes MP3 with ffmpeg and answers MP3 again', async () => {
@@ -93,6 +101,7 @@ describe('engine: loudness processing of audio and video', function () {
     assert.deepEqual(await streamCodecs(out), ['mpeg4', 'aac']);
     assert.equal(await videoStreamMd5(out), await videoStreamMd5(video), 'the video stream is copied, not re-encoded');
     assertOnTarget(await ffmpegLoudness(out), -16, -1);
+    assert.equal(done.enhancement_params.speech_enhancement.chain, 'high-pass, hum removal, noise reduction, leveler', 'the soundtrack goes through the same chain (LARK_V2 by default)');
   });
 
   it('returns a video without a soundtrack unchanged, with a note', async () => {
@@ -122,7 +131,7 @@ describe('engine: loudness processing of audio and video', function () {
     for (const leftover of ['output.4242.part', 'output.decoded.wav', 'output.encoded']) await writeFile(join(media, leftover), 'half-written');
     const job = { inputPath: join(media, 'input'), outputPath: join(media, 'output'), input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' }, settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2' } } as const;
     const result = await processMedia(job, { ffmpegPath: 'ffmpeg' });
-    assert.equal(result.params.processing, 'loudness');
+    assert.equal(result.params.processing, 'speech enhancement, loudness');
     assert.deepEqual((await readdir(media)).sort(), ['input', 'output']);
   });
 

@@ -1,0 +1,108 @@
+// The speech-enhancement chain that runs before loudness normalization, on a WAV file, streamed:
+//   1. (LARK_V2) find mains hum in the file;
+//   2. per channel: high-pass, hum notches, RNNoise noise reduction mixed by the level (channel-task),
+//      channels split among the threads the caller can lend;
+//   3. (LARK, LARK_V2) the leveler, on all channels alike, while the channels are put back together.
+// The output is a 32-bit float WAV at the input's rate, channels and length, sample-aligned with it.
+import { rename, rm } from 'node:fs/promises';
+import { allocatePlanar } from '../audio/pcm-codec';
+import type { WavFormat } from '../audio/wav-format';
+import { openWav, type WavSource } from '../audio/wav-reader';
+import { WavWriter } from '../audio/wav-writer';
+import { stagesOf, type ChainStages, type EnhanceOptions } from './chain-types';
+import { FLOAT_WAV, runChannelTask, type ChannelTask, type ChannelTaskResult } from './channel-task';
+import { findHum, planFilters, type HumFinding } from './filter-plan';
+import { FrameTrack } from './frame-track';
+import { LevelerGain, planLeveler, type LevelerFigures, type LevelerPlan } from './leveler';
+
+export interface EnhanceRun {
+  /** Threads the chain may use for one file's channels, its own included (default 1). */
+  threads?: number;
+  /** Runs a channel task on another thread; resolves undefined when none is free (the chain then runs it itself). */
+  runElsewhere?(task: ChannelTask): Promise<unknown>;
+}
+
+export interface EnhanceReport {
+  stages: ChainStages;
+  /** The share of the denoised signal (0..1). */
+  wet: number;
+  highPassHz: number | null;
+  hum: HumFinding | null;
+  /** How much lower the noise floor (the quietest tenth of the file) is after noise reduction (dB). */
+  noiseFloorReductionDb: number | null;
+  leveler: LevelerFigures | null;
+  /** Threads the channels were processed on. */
+  threads: number;
+}
+
+export async function enhanceWavFile(inputPath: string, outputPath: string, options: EnhanceOptions, run: EnhanceRun = {}): Promise<EnhanceReport> {
+  const stages = { ...stagesOf(options.model), ...options.stages };
+  const wet = stages.denoise ? Math.min(100, Math.max(0, options.level)) / 100 : 0;
+  const source = await openWav(inputPath);
+  const { channels, channelMask } = source.layout;
+  const hum = stages.humRemoval ? await findHum(source) : null;
+  await source.close();
+  const filters = planFilters(stages.highpass, hum);
+
+  // The voice track is needed for noise reduction and for the leveler alike.
+  const needsTrack = stages.denoise || stages.leveler;
+  const groups = splitChannels(channels, Math.max(1, Math.min(run.threads ?? 1, channels)));
+  const tasks: ChannelTask[] = groups.map((group) => ({ inputPath, outputPath: `${outputPath}.ch${group[0]}.wav`, channels: group, filters, wet: needsTrack ? wet : undefined }));
+  try {
+    const elsewhere = async (task: ChannelTask) => ((await run.runElsewhere?.(task)) as ChannelTaskResult | undefined) ?? runChannelTask(task);
+    const results = await Promise.all(tasks.map((task, i) => (i === 0 ? runChannelTask(task) : elsewhere(task))));
+    const track = new FrameTrack();
+    for (const result of results) if (result.track) track.merge(result.track);
+    const leveler = stages.leveler ? planLeveler(track) : null;
+    if (results.length === 1 && !leveler) await rename(results[0].outputPath, outputPath);
+    else await joinChannels(results, { channels, channelMask }, outputPath, leveler);
+    return {
+      stages,
+      wet,
+      highPassHz: filters.highPassHz,
+      hum,
+      noiseFloorReductionDb: stages.denoise ? track.noiseFloorReductionDb() : null,
+      leveler: leveler && { targetDb: leveler.targetDb, minGainDb: leveler.minGainDb, maxGainDb: leveler.maxGainDb, speechShare: leveler.speechShare },
+      threads: results.length,
+    };
+  } finally {
+    await Promise.all(tasks.map((task) => rm(task.outputPath, { force: true })));
+  }
+}
+
+/** Channels dealt out round-robin into `count` groups. */
+function splitChannels(channels: number, count: number): number[][] {
+  const groups: number[][] = Array.from({ length: count }, () => []);
+  for (let c = 0; c < channels; c++) groups[c % count].push(c);
+  return groups;
+}
+
+/** Puts the tasks' channels back in their places, applying the leveler's gain to all of them alike. */
+async function joinChannels(results: ChannelTaskResult[], { channels, channelMask }: { channels: number; channelMask: number }, outputPath: string, leveler: LevelerPlan | null): Promise<void> {
+  const sources: WavSource[] = [];
+  let writer: WavWriter | undefined;
+  try {
+    for (const result of results) sources.push(await openWav(result.outputPath));
+    const { sampleRate } = sources[0].layout;
+    const format: WavFormat = { sampleRate, channels, ...FLOAT_WAV, channelMask, blockAlign: channels * 4 };
+    writer = await WavWriter.create(outputPath, format);
+    const gain = leveler ? new LevelerGain(leveler, sampleRate) : undefined;
+    const out = allocatePlanar(channels, 0);
+    const readers = sources.map((source) => source.blocks()[Symbol.asyncIterator]());
+    for (;;) {
+      const blocks = await Promise.all(readers.map((reader) => reader.next()));
+      if (blocks[0].done) break;
+      const frames = blocks[0].value.frames;
+      blocks.forEach((block, i) => results[i].channels.forEach((channel, j) => (out[channel] = block.value!.samples[j])));
+      gain?.apply(out, frames);
+      await writer.write(out, frames, false);
+    }
+    await writer.finish();
+    writer = undefined;
+  } catch (err) {
+    await writer?.abort();
+    throw err;
+  } finally {
+    await Promise.all(sources.map((source) => source.close()));
+  }
+}

@@ -1,0 +1,70 @@
+// Stage one of the chain for some of a file's channels: filters, then noise reduction, written to a
+// float WAV of those channels. Each task is independent, so a file's channels can be processed on
+// several threads at once; the frame track each task returns is merged by the chain.
+import { allocatePlanar } from '../audio/pcm-codec';
+import type { WavFormat } from '../audio/wav-format';
+import { openWav } from '../audio/wav-reader';
+import { WavWriter } from '../audio/wav-writer';
+import { ChannelDenoiser } from './channel-denoiser';
+import { buildChannelFilters, type FilterPlan } from './filter-plan';
+import { FrameTrack, type SerializedTrack } from './frame-track';
+import { loadRnnoise } from './rnnoise';
+
+export interface ChannelTask {
+  inputPath: string;
+  outputPath: string;
+  /** The input's channels this task processes, in order. */
+  channels: number[];
+  filters: FilterPlan;
+  /** Share of the denoised signal 0..1; undefined: no noise reduction at all (and no voice track). */
+  wet?: number;
+}
+
+export interface ChannelTaskResult {
+  outputPath: string;
+  channels: number[];
+  track?: SerializedTrack;
+}
+
+export const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
+
+export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResult> {
+  const source = await openWav(task.inputPath);
+  const denoisers: ChannelDenoiser[] = [];
+  let writer: WavWriter | undefined;
+  try {
+    const { sampleRate, channelMask } = source.layout;
+    const count = task.channels.length;
+    // A task with every channel makes the chain's output as it is: it keeps the speaker layout.
+    const mask = count === source.layout.channels ? channelMask : 0;
+    const format: WavFormat = { sampleRate, channels: count, ...FLOAT_WAV, channelMask: mask, blockAlign: count * 4 };
+    writer = await WavWriter.create(task.outputPath, format);
+    const filters = task.channels.map(() => buildChannelFilters(task.filters, sampleRate));
+    const track = task.wet === undefined ? undefined : new FrameTrack();
+    if (track) {
+      const rnnoise = await loadRnnoise();
+      for (let i = 0; i < count; i++) denoisers.push(await ChannelDenoiser.create(rnnoise, sampleRate, task.wet!, track));
+    }
+    const work = allocatePlanar(count, 0);
+    const write = async (outputs: Float32Array[]) => {
+      if (outputs[0].length > 0) await writer!.write(outputs, outputs[0].length, false);
+    };
+    for await (const block of source.blocks()) {
+      for (let i = 0; i < count; i++) {
+        work[i] = block.samples[task.channels[i]];
+        filters[i].process(work[i], block.frames);
+      }
+      await write(denoisers.length ? denoisers.map((d, i) => d.push(work[i], block.frames)) : work.map((w) => w.subarray(0, block.frames)));
+    }
+    if (denoisers.length) await write(denoisers.map((d) => d.flush()));
+    await writer.finish();
+    writer = undefined;
+    return { outputPath: task.outputPath, channels: task.channels, track: track?.serialize() };
+  } catch (err) {
+    await writer?.abort();
+    throw err;
+  } finally {
+    for (const denoiser of denoisers) denoiser.destroy();
+    await source.close();
+  }
+}

@@ -1,0 +1,158 @@
+// The whole chain on files, as the engine runs it before loudness normalization.
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LoudnessMeter } from '../../src/audio/loudness-meter';
+import { enhanceWavFile, type EnhanceRun } from '../../src/enhance/chain';
+import type { EnhanceOptions } from '../../src/enhance/chain-types';
+import { runChannelTask, type ChannelTask } from '../../src/enhance/channel-task';
+import { db, rms } from './speech-sample';
+import { activeRms, hum, mix, readWav, speechAt, whiteNoise, writeFloatWav } from './test-media';
+
+/** Segmental SNR (10 ms frames, each clamped to -10..35 dB, silent reference frames skipped), gain matched by least squares. */
+function segmentalSnr(reference: Float32Array, output: Float32Array, sampleRate: number): number {
+  let cross = 0;
+  let power = 0;
+  for (let i = 0; i < reference.length; i++) {
+    cross += reference[i] * output[i];
+    power += output[i] * output[i];
+  }
+  const gain = cross / power;
+  const frame = sampleRate / 100;
+  const loudest = Math.max(...Array.from({ length: Math.floor(reference.length / frame) }, (_, k) => rms(reference, k * frame, (k + 1) * frame)));
+  let sum = 0;
+  let count = 0;
+  for (let at = 0; at + frame <= reference.length; at += frame) {
+    const signal = rms(reference, at, at + frame);
+    if (signal < loudest / 100) continue;
+    let error = 0;
+    for (let i = at; i < at + frame; i++) error += (reference[i] - gain * output[i]) ** 2;
+    sum += Math.min(35, Math.max(-10, db(signal / Math.sqrt(error / frame + 1e-30))));
+    count++;
+  }
+  return sum / count;
+}
+
+describe('enhance: the speech-enhancement chain on files', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let clean: Float32Array;
+  const rate = 48_000;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'enhance-chain-'));
+    clean = await speechAt(rate, dir);
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  async function enhance(name: string, channels: Float32Array[], options: EnhanceOptions, run?: EnhanceRun, sampleRate = rate) {
+    const input = join(dir, `${name}.wav`);
+    const output = join(dir, `${name}.out.wav`);
+    await writeFloatWav(input, sampleRate, channels);
+    const report = await enhanceWavFile(input, output, options, run);
+    return { report, output: (await readWav(output)).channels, sampleRate: (await readWav(output)).sampleRate };
+  }
+
+  /** Noise in the pauses of the clean sample (frames where it is silent), dBFS. */
+  function pauseLevel(signal: Float32Array): number {
+    const frame = rate / 100;
+    let sum = 0;
+    let count = 0;
+    for (let at = 0; at + frame <= clean.length; at += frame) {
+      if (rms(clean, at, at + frame) < 1e-4) {
+        sum += rms(signal, at, at + frame) ** 2;
+        count++;
+      }
+    }
+    return 10 * Math.log10(sum / count);
+  }
+
+  it('noisy speech (white noise, 5 dB SNR): noise in pauses >= 15 dB lower, segmental SNR up >= 5 dB, reported', async () => {
+    const noisy = mix(clean, whiteNoise(clean.length, 3), 5);
+    const { output, report } = await enhance('noisy', [noisy], { model: 'FINCH', level: 100 });
+    const { output: reference } = await enhance('clean-reference', [clean], { model: 'FINCH', level: 100, stages: { denoise: false } });
+    const { output: unprocessed } = await enhance('noisy-reference', [noisy], { model: 'FINCH', level: 100, stages: { denoise: false } });
+    const lowered = pauseLevel(unprocessed[0]) - pauseLevel(output[0]);
+    assert.ok(lowered >= 15, `noise in pauses lowered by ${lowered.toFixed(1)} dB`);
+    const gained = segmentalSnr(reference[0], output[0], rate) - segmentalSnr(reference[0], unprocessed[0], rate);
+    assert.ok(gained >= 5, `segmental SNR improved by ${gained.toFixed(1)} dB`);
+    assert.ok(report.noiseFloorReductionDb! > 10, `reported ${report.noiseFloorReductionDb} dB`);
+    assert.deepEqual(report.stages, { denoise: true, highpass: true, leveler: false, humRemoval: false });
+  });
+
+  it('clean speech comes out nearly unchanged (segmental SNR >= 20 dB against the chain without noise reduction)', async () => {
+    const { output } = await enhance('clean', [clean], { model: 'FINCH', level: 100 });
+    const { output: reference } = await enhance('clean-reference', [clean], { model: 'FINCH', level: 100, stages: { denoise: false } });
+    const snr = segmentalSnr(reference[0], output[0], rate);
+    assert.ok(snr >= 20, `segmental SNR ${snr.toFixed(1)} dB`);
+  });
+
+  it('two speakers 12 dB apart (LARK) come out within 3 LU of each other; FINCH leaves them apart', async () => {
+    // Alternating turns of the sample: odd turns 12 dB quieter, with a faint noise floor.
+    const turn = clean.length;
+    const speakers = new Float32Array(turn * 4);
+    for (let t = 0; t < 4; t++) speakers.set(clean.map((s) => s * (t % 2 ? 0.25 : 1)), t * turn);
+    const floor = whiteNoise(speakers.length, 9).map((n) => n * 1e-4);
+    const input = speakers.map((s, i) => s + floor[i]);
+    const turnLoudness = (signal: Float32Array, t: number) => {
+      const meter = new LoudnessMeter(rate, 1, 0);
+      meter.add([signal.slice(t * turn, (t + 1) * turn)], turn);
+      return meter.finish().integratedLufs;
+    };
+    const gap = (signal: Float32Array) => Math.abs(turnLoudness(signal, 2) - turnLoudness(signal, 3));
+    assert.ok(gap(input) > 11);
+    const lark = await enhance('speakers-lark', [input], { model: 'LARK', level: 100 });
+    const finch = await enhance('speakers-finch', [input], { model: 'FINCH', level: 100 });
+    assert.ok(gap(lark.output[0]) <= 3, `LARK leaves ${gap(lark.output[0]).toFixed(1)} LU between the speakers`);
+    assert.ok(gap(finch.output[0]) > 10, `FINCH changed the gap to ${gap(finch.output[0]).toFixed(1)} LU`);
+    assert.ok(lark.report.leveler!.maxGainDb > 3 && lark.report.leveler!.minGainDb < -3);
+  });
+
+  it('LARK_V2 finds 50 Hz hum and notches it out: each harmonic >= 30 dB lower', async () => {
+    const humming = mix(clean, hum(clean.length, rate, 50), 10);
+    const { output, report } = await enhance('hum', [humming], { model: 'LARK_V2', level: 100 });
+    assert.equal(report.hum?.mainsHz, 50);
+    assert.ok(Math.abs(report.hum!.fundamentalHz! - 50) < 0.2);
+    // The hum's level at its harmonics, in the pauses, before and after.
+    const toneLevel = (signal: Float32Array, frequency: number) => {
+      let re = 0;
+      let im = 0;
+      for (let i = 0; i < signal.length; i++) {
+        re += signal[i] * Math.cos((2 * Math.PI * frequency * i) / rate);
+        im += signal[i] * Math.sin((2 * Math.PI * frequency * i) / rate);
+      }
+      return 10 * Math.log10(re * re + im * im);
+    };
+    for (const harmonic of [100, 150, 200, 250]) {
+      const lower = toneLevel(humming, harmonic) - toneLevel(output[0], harmonic);
+      assert.ok(lower >= 30, `${harmonic} Hz lowered by ${lower.toFixed(1)} dB`);
+    }
+  });
+
+  it('keeps a 44.1 kHz stereo file at 44.1 kHz, its length and channels, in step with the input; two threads give the same file as one', async () => {
+    const left = await speechAt(44_100, dir);
+    const right = left.map((s, i) => 0.5 * (left[i + 2000] ?? 0));
+    const channels = [mix(left, whiteNoise(left.length, 4), 10), mix(right, whiteNoise(left.length, 5), 10)];
+    const one = await enhance('stereo-one', channels, { model: 'LARK_V2', level: 80 }, { threads: 1 }, 44_100);
+    const lent: ChannelTask[] = [];
+    const two = await enhance('stereo-two', channels, { model: 'LARK_V2', level: 80 }, { threads: 2, runElsewhere: (task) => (lent.push(task), runChannelTask(task)) }, 44_100);
+    assert.equal(one.sampleRate, 44_100);
+    assert.equal(one.output.length, 2);
+    assert.equal(one.output[0].length, left.length);
+    assert.equal(lent.length, 1, 'the second channel went to the other thread');
+    assert.equal(two.report.threads, 2);
+    for (let c = 0; c < 2; c++) assert.deepEqual(two.output[c], one.output[c]);
+    // In step: the enhanced left channel matches the input best at lag 0.
+    let best = -Infinity;
+    let lag = NaN;
+    for (let d = -50; d <= 50; d++) {
+      let sum = 0;
+      for (let i = 5000; i < 100_000; i++) sum += channels[0][i] * one.output[0][i + d];
+      if (sum > best) [best, lag] = [sum, d];
+    }
+    assert.equal(lag, 0);
+    assert.ok(activeRms(one.output[1]) < activeRms(one.output[0]), 'channels kept in their places');
+    assert.deepEqual((await readdir(dir)).filter((name) => name.includes('.out.wav.')), [], 'no work file left');
+  });
+});
