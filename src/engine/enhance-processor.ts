@@ -50,7 +50,10 @@ export async function processMedia(job: ProcessJob, context: ProcessContext = { 
     const original = await measureWavFile(source);
     const model = job.settings.enhancement_model as EnhancementModel;
     const level = job.settings.enhancement_level ?? DEFAULT_LEVEL;
-    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {});
+    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {}).catch((err: unknown) => {
+      if ((err as { code?: unknown }).code === 'INVALID_WAV') throw err;
+      throw new ProcessingError('ENHANCEMENT_FAILED', `speech enhancement failed: ${(err as Error).message ?? String(err)}`);
+    });
     const target = { targetLufs: job.settings.loudness_target, ceilingDbtp: job.settings.true_peak };
     const report =
       output.ext === 'wav'

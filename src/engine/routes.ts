@@ -51,8 +51,9 @@ export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Prom
   const settings = {
     loudness_target: request.loudness_target_level,
     true_peak: request.loudness_peak_limit,
-    // v1 gives the level as a fraction (0..1); processors get the v2 scale (1..100) whatever the operation.
-    enhancement_level: Math.max(1, Math.round(request.enhancement_level * 100)),
+    // v1 gives the level as a fraction (0..1); processors get the v2 scale whatever the operation (v1's 0
+    // is kept: no noise reduction at all, which v2's 1..100 cannot ask for).
+    enhancement_level: Math.round(request.enhancement_level * 100),
     enhancement_model: request.model_arch,
     ...(request.transcode_kind ? { transcode: request.transcode_kind } : {}),
   };

@@ -50,7 +50,11 @@ export async function enhanceWavFile(inputPath: string, outputPath: string, opti
   const tasks: ChannelTask[] = groups.map((group) => ({ inputPath, outputPath: `${outputPath}.ch${group[0]}.wav`, channels: group, filters, wet: needsTrack ? wet : undefined }));
   try {
     const elsewhere = async (task: ChannelTask) => ((await run.runElsewhere?.(task)) as ChannelTaskResult | undefined) ?? runChannelTask(task);
-    const results = await Promise.all(tasks.map((task, i) => (i === 0 ? runChannelTask(task) : elsewhere(task))));
+    // Every task ends before the chain does, failed or not, so no task writes after the clean-up.
+    const settled = await Promise.allSettled(tasks.map((task, i) => (i === 0 ? runChannelTask(task) : elsewhere(task))));
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    const results = settled.map((outcome) => (outcome as PromiseFulfilledResult<ChannelTaskResult>).value);
     const track = new FrameTrack();
     for (const result of results) if (result.track) track.merge(result.track);
     const leveler = stages.leveler ? planLeveler(track) : null;

@@ -1,9 +1,10 @@
 // Finds mains hum in a file, streamed. Half-second windows spread over the whole file (60 s of audio at
 // most, so the cost does not grow with the file) are mixed to mono, low-passed and decimated to a
-// ~3 kHz analysis rate, and kept. At the end, the quietest quarter of them decides: hum is steady
-// and still there when nobody speaks, while a voice's harmonics are not. In those windows, for 50 and
-// then 60 Hz mains, a Hann-windowed Goertzel measures each harmonic 1..10 against the spectrum a few
-// hertz either side, over a fine grid of fundamentals (mains drift), and the best one is refined.
+// ~3 kHz analysis rate, and kept. At the end, the quietest quarter of them decides whether there is
+// hum: hum is steady and still there when nobody speaks, a voice's harmonics are not. In those
+// windows, for 50 and for 60 Hz mains, Hann-windowed Goertzels measure harmonics 1..10 against the
+// spectrum a few hertz either side, over a grid of fundamentals (mains drifts). Then all the windows
+// together, where the speech under the hum averages out, place the fundamental to hundredths of a hertz.
 import type { Planar } from '../audio/pcm-codec';
 import { lowPass, type FilterCascade } from './biquad';
 
@@ -31,16 +32,15 @@ const WARMUP_SECONDS = 0.02;
 const QUIET_SHARE = 0.25;
 const QUIET_MIN = 3;
 const QUIET_MAX = 16;
-/** A frequency's power in the quiet windows is its lower quartile across them: hum is in nearly all, a voice fragment in few. */
-const QUIET_QUANTILE = 0.25;
 /** Mains stays within +/-0.5 Hz; the margin keeps a true peak off the grid's edges. */
 const DRIFT_HZ = 0.6;
 const GRID_HZ = 0.05;
 const REFINE_STEP_HZ = 0.125;
 /** Where the neighbourhood is measured, beyond the drift range: the Hann main lobe ends 4 Hz from a peak. */
 const FLOOR_OFFSETS_HZ = [5, 6, 7, 8, 9, 10];
-/** The strongest harmonic must stand this far out for a hum; noise and voices stay well under it. */
+/** One of the first three harmonics (where hum always has energy) must stand this far out: noise and voices stay under it. */
 const DETECT_DB = 12;
+const CORE_HARMONICS = 3;
 /** Harmonics of a found hum that stand this far out are notched (a notch there costs nothing audible). */
 const NOTCH_DB = 6;
 
@@ -54,9 +54,10 @@ interface AnalysisWindow {
 
 interface Candidate {
   mainsHz: 50 | 60;
+  /** On the grid: within GRID_HZ / 2 of the best fit. */
   fundamentalHz: number;
-  /** Per harmonic number, its frequency and how far it stands out (dB). */
-  harmonics: Array<{ frequencyHz: number; prominenceDb: number }>;
+  /** How far each harmonic stands out (dB) at that fundamental. */
+  harmonics: Array<{ number: number; prominenceDb: number }>;
   /** Evidence for this mains: the harmonics' prominence beyond the notch threshold, summed. */
   score: number;
 }
@@ -108,19 +109,20 @@ export class HumDetector {
   }
 
   finish(): HumReport {
-    const complete = this.windows.filter((w) => w.start + this.windowFrames <= this.position);
-    const quiet = complete
-      .sort((a, b) => a.energy - b.energy)
-      .slice(0, Math.min(QUIET_MAX, Math.max(QUIET_MIN, Math.ceil(complete.length * QUIET_SHARE))));
-    if (quiet.length === 0) return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb: 0 };
-    const spectrum = new QuietSpectrum(quiet.map((w) => hann(w.samples)), this.rate);
+    const complete = this.windows.filter((w) => w.start + this.windowFrames <= this.position).sort((a, b) => a.energy - b.energy);
+    if (complete.length === 0) return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb: 0 };
+    const quietCount = Math.min(QUIET_MAX, Math.max(QUIET_MIN, Math.ceil(complete.length * QUIET_SHARE)));
+    const shaped = complete.map((w) => hann(w.samples));
+    const quiet = new Spectrum(shaped.slice(0, quietCount), this.rate, lowerQuartile);
     const limitHz = this.factor > 1 ? ANTI_ALIAS_HZ : 0.45 * this.sampleRate;
-    const [fifty, sixty] = ([50, 60] as const).map((mains) => measureMains(spectrum, mains, limitHz));
+    const [fifty, sixty] = ([50, 60] as const).map((mains) => measureMains(quiet, mains, limitHz));
     const best = sixty.score > fifty.score ? sixty : fifty;
     const prominenceDb = Math.max(0, ...best.harmonics.map((h) => h.prominenceDb));
-    if (prominenceDb < DETECT_DB) return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb };
-    const harmonicsHz = best.harmonics.filter((h) => h.prominenceDb >= NOTCH_DB).map((h) => h.frequencyHz);
-    return { mainsHz: best.mainsHz, fundamentalHz: best.fundamentalHz, harmonicsHz, prominenceDb };
+    const core = best.harmonics.filter((h) => h.number <= CORE_HARMONICS);
+    if (!core.some((h) => h.prominenceDb >= DETECT_DB)) return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb };
+    const notched = best.harmonics.filter((h) => h.prominenceDb >= NOTCH_DB).map((h) => h.number);
+    const fundamentalHz = refineFundamental(new Spectrum(shaped, this.rate, mean), best, notched);
+    return { mainsHz: best.mainsHz, fundamentalHz, harmonicsHz: notched.map((h) => h * fundamentalHz), prominenceDb };
   }
 
   /** Frames [from, to) of the block that starts at `blockStart`, into `window`. */
@@ -143,61 +145,76 @@ export class HumDetector {
   }
 }
 
-/** Power at a frequency in the quiet windows: their lower quartile, so it is what nearly all of them hold. */
-class QuietSpectrum {
+/** A power spectrum over several windows, measured only where asked: one statistic of the windows' powers. */
+class Spectrum {
   constructor(
     private readonly windows: Float32Array[],
-    readonly rate: number,
+    private readonly rate: number,
+    private readonly statistic: (ascending: number[]) => number,
   ) {}
 
   at(frequencyHz: number): number {
-    const powers = this.windows.map((w) => goertzel(w, frequencyHz / this.rate)).sort((a, b) => a - b);
-    return powers[Math.floor(QUIET_QUANTILE * (powers.length - 1))];
+    return this.statistic(this.windows.map((w) => goertzel(w, frequencyHz / this.rate)).sort((a, b) => a - b));
+  }
+
+  /** Harmonic `h` of `mainsHz`'s neighbourhood, beyond where it can drift; the median shrugs off a neighbour's peak. */
+  floor(h: number, mainsHz: number): number {
+    return median(FLOOR_OFFSETS_HZ.flatMap((offset) => [-1, 1].map((side) => this.at(h * mainsHz + side * (h * DRIFT_HZ + offset)))));
   }
 }
 
-function measureMains(spectrum: QuietSpectrum, mainsHz: 50 | 60, limitHz: number): Candidate {
+/** A frequency's power in the quiet windows: what nearly all of them hold, as hum would, not a voice fragment in a few. */
+const lowerQuartile = (ascending: number[]) => ascending[Math.floor(0.25 * (ascending.length - 1))];
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+
+/** How well the quiet windows fit hum at `mainsHz`: the best fundamental on a grid, and how far each harmonic stands out there. */
+function measureMains(spectrum: Spectrum, mainsHz: 50 | 60, limitHz: number): Candidate {
   const numbers: number[] = [];
   for (let h = 1; h <= HARMONICS && h * (mainsHz + DRIFT_HZ) + FLOOR_OFFSETS_HZ.at(-1)! < limitHz; h++) numbers.push(h);
-  // Each harmonic's neighbourhood, beyond where it can drift; the median shrugs off a neighbour's peak.
-  const floors = numbers.map((h) =>
-    median(FLOOR_OFFSETS_HZ.flatMap((offset) => [-1, 1].map((side) => spectrum.at(h * mainsHz + side * (h * DRIFT_HZ + offset))))),
-  );
-  const prominence = (i: number, fundamentalHz: number) => decibels(spectrum.at(numbers[i] * fundamentalHz), floors[i]);
-  // Summing dB (not power) lets every harmonic have its say, however weak the fundamental.
+  const floors = numbers.map((h) => spectrum.floor(h, mainsHz));
+  // (The 1e-30: digital silence stands out by 0 dB.)
+  const ratios = (fundamentalHz: number) => numbers.map((h, i) => (spectrum.at(h * fundamentalHz) + 1e-30) / (floors[i] + 1e-30));
+  // The fundamental where the harmonics' power above their floors adds up most: the strongest
+  // harmonics place it, and a weak one that happens to sit on a voice's peak cannot pull it away.
   const steps = Math.round((2 * DRIFT_HZ) / GRID_HZ);
   const fundamentalAt = (step: number) => mainsHz - DRIFT_HZ + step * GRID_HZ;
-  const scores = Array.from({ length: steps + 1 }, (_, step) => numbers.reduce((sum, _h, i) => sum + Math.max(0, prominence(i, fundamentalAt(step))), 0));
-  const top = scores.indexOf(Math.max(...scores));
+  const fits = Array.from({ length: steps + 1 }, (_, step) => ratios(fundamentalAt(step)).reduce((sum, r) => sum + r, 0));
+  const top = fits.indexOf(Math.max(...fits));
+  const fundamentalHz = fundamentalAt(top);
   // A peak on the grid's edge lies outside mains' range: a tone, not hum.
-  if (top === 0 || top === steps) return { mainsHz, fundamentalHz: fundamentalAt(top), harmonics: [], score: 0 };
-  const coarse = fundamentalAt(top);
-  // The fundamental, refined from the harmonics that stand out: each one's own peak, divided by its number.
-  let sum = 0;
-  let weights = 0;
-  numbers.forEach((h, i) => {
-    const db = prominence(i, coarse);
-    if (db < NOTCH_DB) return;
-    const peak = peakNear(spectrum, h * coarse, (h * GRID_HZ) / 2 + REFINE_STEP_HZ);
-    const weight = h * h * Math.min(10 ** (db / 10), 1e3);
-    sum += (weight * peak) / h;
-    weights += weight;
-  });
-  const fundamentalHz = weights > 0 ? sum / weights : coarse;
-  const harmonics = numbers.map((h, i) => ({ frequencyHz: h * fundamentalHz, prominenceDb: prominence(i, fundamentalHz) }));
-  const score = harmonics.reduce((total, h) => total + Math.max(0, h.prominenceDb - NOTCH_DB), 0);
+  if (top === 0 || top === steps) return { mainsHz, fundamentalHz, harmonics: [], score: 0 };
+  const harmonics = ratios(fundamentalHz).map((r, i) => ({ number: numbers[i], prominenceDb: 10 * Math.log10(r) }));
+  // Evidence for this mains, in dB beyond the notch threshold: every harmonic that stands out counts.
+  const score = harmonics.reduce((sum, h) => sum + Math.max(0, h.prominenceDb - NOTCH_DB), 0);
   return { mainsHz, fundamentalHz, harmonics, score };
 }
 
-/** Where the spectrum peaks within +/-reach of a frequency: the grid's best point, refined by a parabola on dB. */
-function peakNear(spectrum: QuietSpectrum, frequencyHz: number, reach: number): number {
+/**
+ * The fundamental to a few hundredths of a hertz: each notched harmonic's own peak divided by its
+ * number, averaged with weights h^2 * (power above the floor), which is how much each one knows.
+ */
+function refineFundamental(spectrum: Spectrum, candidate: Candidate, numbers: number[]): number {
+  let sum = 0;
+  let weights = 0;
+  for (const h of numbers) {
+    const peakHz = peakNear(spectrum, h * candidate.fundamentalHz, (h * GRID_HZ) / 2 + REFINE_STEP_HZ);
+    if (peakHz === null) continue;
+    const weight = h * h * Math.max(0, spectrum.at(peakHz) / spectrum.floor(h, candidate.mainsHz) - 1);
+    sum += (weight * peakHz) / h;
+    weights += weight;
+  }
+  return weights > 0 ? sum / weights : candidate.fundamentalHz;
+}
+
+/** Where the spectrum peaks within +/-reach of a frequency, refined by a parabola on dB; null if it rises beyond. */
+function peakNear(spectrum: Spectrum, frequencyHz: number, reach: number): number | null {
   const n = Math.ceil(reach / REFINE_STEP_HZ);
-  const levels = Array.from({ length: 2 * n + 3 }, (_, k) => 10 * Math.log10(spectrum.at(frequencyHz + (k - n - 1) * REFINE_STEP_HZ) + 1e-30));
-  let top = 1;
-  for (let k = 2; k <= 2 * n + 1; k++) if (levels[k] > levels[top]) top = k;
+  const levels = Array.from({ length: 2 * n + 1 }, (_, k) => 10 * Math.log10(spectrum.at(frequencyHz + (k - n) * REFINE_STEP_HZ) + 1e-30));
+  const top = levels.indexOf(Math.max(...levels));
+  if (top === 0 || top === 2 * n) return null;
   const [before, peak, after] = [levels[top - 1], levels[top], levels[top + 1]];
   const curvature = before - 2 * peak + after;
-  return frequencyHz + (top - n - 1 + (curvature < 0 ? (before - after) / (2 * curvature) : 0)) * REFINE_STEP_HZ;
+  return frequencyHz + (top - n + (curvature < 0 ? (before - after) / (2 * curvature) : 0)) * REFINE_STEP_HZ;
 }
 
 function hann(samples: Float32Array): Float32Array {
@@ -222,9 +239,4 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-/** Digital silence has neither power nor floor: it stands out by 0 dB. */
-function decibels(power: number, floor: number): number {
-  return 10 * Math.log10((power + 1e-30) / (floor + 1e-30));
 }

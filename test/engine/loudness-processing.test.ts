@@ -135,6 +135,21 @@ describe('engine: loudness processing of audio and video', function () {
     assert.deepEqual((await readdir(media)).sort(), ['input', 'output']);
   });
 
+  it('a failure inside speech enhancement is ENHANCEMENT_FAILED with its cause, and leaves no work file', async () => {
+    const media = join(dir, 'failing-media');
+    await mkdir(media);
+    await copyFile(speechWav, join(media, 'input'));
+    const job = { inputPath: join(media, 'input'), outputPath: join(media, 'output'), input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' }, settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2' } } as const;
+    // The thread that took the second channel dies.
+    const help = { threads: 2, runElsewhere: () => Promise.reject(new Error('the thread running part of this job stopped unexpectedly')) };
+    await assert.rejects(processMedia(job, { ffmpegPath: 'ffmpeg' }, help), (err: { code?: string; message: string }) => {
+      assert.equal(err.code, 'ENHANCEMENT_FAILED');
+      assert.equal(err.message, 'speech enhancement failed: the thread running part of this job stopped unexpectedly');
+      return true;
+    });
+    assert.deepEqual(await readdir(media), ['input']);
+  });
+
   it('without ffmpeg: MP3 ends FAILED saying ffmpeg is needed, WAV still works', async () => {
     const without = await startTestEngine({ ffmpegPath: join(dir, 'no-such-ffmpeg') });
     try {

@@ -74,7 +74,7 @@ describe('engine: operations and the status table of decisions.md', function () 
     const { json } = await upload(engine, wav, 'my talk.wav');
     const done = await settled(engine, json.uid);
     assert.equal(done.enhancement_status, 'COMPLETED');
-    assert.equal(done.enhancement_params.processing, 'loudness');
+    assert.equal(done.enhancement_params.processing, 'speech enhancement, loudness');
     assert.ok(Math.abs(done.enhancement_params.output_loudness_lufs - -16) <= 0.5, 'normalized to the default target');
     const file = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } });
     assert.equal(file.status, 200);
