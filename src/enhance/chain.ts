@@ -55,8 +55,9 @@ export async function enhanceWavFile(inputPath: string, outputPath: string, opti
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
     const results = settled.map((outcome) => (outcome as PromiseFulfilledResult<ChannelTaskResult>).value);
-    const track = new FrameTrack();
-    for (const result of results) if (result.track) track.merge(result.track);
+    const [first, ...others] = results.map((result) => result.track);
+    const track = first ? FrameTrack.adopt(first) : new FrameTrack(0);
+    for (const other of others) track.merge(other!);
     const leveler = stages.leveler ? planLeveler(track) : null;
     if (results.length === 1 && !leveler) await rename(results[0].outputPath, outputPath);
     else await joinChannels(results, { channels, channelMask }, outputPath, leveler);

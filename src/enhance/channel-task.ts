@@ -8,7 +8,7 @@ import { WavWriter } from '../audio/wav-writer';
 import { ChannelDenoiser } from './channel-denoiser';
 import { buildChannelFilters, type FilterPlan } from './filter-plan';
 import { FrameTrack, type SerializedTrack } from './frame-track';
-import { loadRnnoise } from './rnnoise';
+import { loadRnnoise, RNNOISE_FRAME, RNNOISE_RATE } from './rnnoise';
 
 export interface ChannelTask {
   inputPath: string;
@@ -40,7 +40,7 @@ export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResu
     const format: WavFormat = { sampleRate, channels: count, ...FLOAT_WAV, channelMask: mask, blockAlign: count * 4 };
     writer = await WavWriter.create(task.outputPath, format);
     const filters = task.channels.map(() => buildChannelFilters(task.filters, sampleRate));
-    const track = task.wet === undefined ? undefined : new FrameTrack();
+    const track = task.wet === undefined ? undefined : new FrameTrack(Math.ceil((source.layout.frames * RNNOISE_RATE) / sampleRate / RNNOISE_FRAME) + 1);
     if (track) {
       const rnnoise = await loadRnnoise();
       for (let i = 0; i < count; i++) denoisers.push(await ChannelDenoiser.create(rnnoise, sampleRate, task.wet!, track));

@@ -17,12 +17,20 @@ export class FrameTrack {
   energy: Float32Array;
   frames = 0;
   /** Per channel and frame, by energy before noise reduction: frames, energy before, energy after. */
-  private readonly floor: FloorHistogram;
+  private floor: FloorHistogram;
 
+  /** `capacity`: the frames expected (the file's length), so the arrays are made once at their size. */
   constructor(capacity = 1024) {
     this.voice = new Float32Array(capacity);
     this.energy = new Float32Array(capacity);
     this.floor = { count: new Float64Array(BINS), before: new Float64Array(BINS), after: new Float64Array(BINS) };
+  }
+
+  /** A track made of another's arrays, taken over as they are (no copy: a long file's track is megabytes). */
+  static adopt(serialized: SerializedTrack): FrameTrack {
+    const track = new FrameTrack(0);
+    Object.assign(track, { voice: serialized.voice, energy: serialized.energy, frames: serialized.frames, floor: serialized.floor });
+    return track;
   }
 
   add(frame: number, voice: number, energyBefore: number, energyAfter: number): void {

@@ -28,9 +28,9 @@ const ANALYSIS_RATE = 3000;
 const ANTI_ALIAS_HZ = 800;
 /** The anti-alias filter's start-up, discarded before each window. */
 const WARMUP_SECONDS = 0.02;
-/** The quietest quarter of the windows decides, at least 3 and at most 16 (bounds the work). */
+/** The quietest quarter of the windows decides, at least 6 and at most 16 (bounds the work). */
 const QUIET_SHARE = 0.25;
-const QUIET_MIN = 3;
+const QUIET_MIN = 6;
 const QUIET_MAX = 16;
 /** Mains stays within +/-0.5 Hz; the margin keeps a true peak off the grid's edges. */
 const DRIFT_HZ = 0.6;

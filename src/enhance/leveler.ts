@@ -37,41 +37,42 @@ export interface LevelerFigures {
 
 export function planLeveler(track: FrameTrack): LevelerPlan {
   const frames = track.frames;
-  const levels = windowedSpeechLevels(track);
+  // One array, turned in place from levels into gains (dB, then linear): a long file's track is megabytes.
+  const values = windowedSpeechLevels(track);
+  const measured = new Uint8Array(frames);
   let sum = 0;
   let count = 0;
   for (let k = 0; k < frames; k++) {
-    if (!Number.isNaN(levels[k])) {
-      sum += levels[k];
+    if (!Number.isNaN(values[k])) {
+      measured[k] = 1;
+      sum += values[k];
       count++;
     }
   }
-  const gainsDb = new Float32Array(frames);
-  if (count === 0) return { gains: gainsDb.fill(1), targetDb: null, minGainDb: 0, maxGainDb: 0, speechShare: 0 };
+  if (count === 0) return { gains: values.fill(1), targetDb: null, minGainDb: 0, maxGainDb: 0, speechShare: 0 };
   const targetDb = sum / count;
   // Voiced frames get the gain that brings their level to the target; pauses hold, never above unity.
   let held = 0;
   for (let k = 0; k < frames; k++) {
-    if (Number.isNaN(levels[k])) gainsDb[k] = Math.min(0, held);
-    else gainsDb[k] = held = clamp(targetDb - levels[k], -MAX_GAIN_DB, MAX_GAIN_DB);
+    if (measured[k]) values[k] = held = clamp(targetDb - values[k], -MAX_GAIN_DB, MAX_GAIN_DB);
+    else values[k] = Math.min(0, held);
   }
   held = 0;
   for (let k = frames - 1; k >= 0; k--) {
-    if (Number.isNaN(levels[k])) gainsDb[k] = Math.min(gainsDb[k], held);
-    else held = gainsDb[k];
+    if (measured[k]) held = values[k];
+    else values[k] = Math.min(values[k], held);
   }
-  smoothBothWays(gainsDb, Math.exp(-1 / (SMOOTHING_SECONDS * TRACK_RATE)));
+  smoothBothWays(values, Math.exp(-1 / (SMOOTHING_SECONDS * TRACK_RATE)));
   let minGainDb = Infinity;
   let maxGainDb = -Infinity;
   for (let k = 0; k < frames; k++) {
-    if (!Number.isNaN(levels[k])) {
-      minGainDb = Math.min(minGainDb, gainsDb[k]);
-      maxGainDb = Math.max(maxGainDb, gainsDb[k]);
+    if (measured[k]) {
+      minGainDb = Math.min(minGainDb, values[k]);
+      maxGainDb = Math.max(maxGainDb, values[k]);
     }
+    values[k] = 10 ** (values[k] / 20);
   }
-  const gains = levels; // reused: the levels are no longer needed
-  for (let k = 0; k < frames; k++) gains[k] = 10 ** (gainsDb[k] / 20);
-  return { gains, targetDb, minGainDb, maxGainDb, speechShare: count / frames };
+  return { gains: values, targetDb, minGainDb, maxGainDb, speechShare: count / frames };
 }
 
 /**
