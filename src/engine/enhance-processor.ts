@@ -11,9 +11,9 @@ import { normalizeWavFile, type NormalizeReport } from '../audio/normalize';
 import { readWavLayout } from '../audio/wav-format';
 import { enhanceWavFile } from '../enhance/chain';
 import type { EnhancementModel } from '../enhance/chain-types';
+import { runChannelTask, type ChannelTask } from '../enhance/channel-task';
 import { enhancementParams } from '../enhance/report';
 import type { MediaType } from './media-type';
-import { runChannelTask, type ChannelTask } from '../enhance/channel-task';
 import { ProcessingError, type ProcessContext, type ProcessJob, type ProcessResult, type ThreadHelp } from './processor';
 
 const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
@@ -60,8 +60,9 @@ export async function processMedia(job: ProcessJob, context: ProcessContext = { 
         ? await normalizeWavFile(work('enhanced.wav'), job.outputPath, { ...target, outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV })
         : await encodeNormalized(job, output, context.ffmpegPath, work, target);
     // A silent file is returned as it came, never amplified (and in its own format).
-    if (report.unchangedBecause && job.input.ext === output.ext) await copyFile(job.inputPath, job.outputPath);
-    return { params: { ...enhancementParams(model, enhancement), ...loudnessParams({ ...report, input: original }) }, output };
+    const returnedAsItCame = report.unchangedBecause !== undefined && job.input.ext === output.ext;
+    if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
+    return { params: { ...enhancementParams(model, enhancement), ...loudnessParams({ ...report, input: original }, returnedAsItCame) }, output };
   } catch (err) {
     if (err instanceof ProcessingError) throw err;
     const code = (err as { code?: unknown }).code;
@@ -124,10 +125,10 @@ function describe(input: MediaType, output: MediaType): string {
   return `decoding ${input.ext.toUpperCase()}`;
 }
 
-function loudnessParams(report: NormalizeReport): Record<string, unknown> {
+function loudnessParams(report: NormalizeReport, returnedAsItCame: boolean): Record<string, unknown> {
   const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
   return {
-    processing: report.unchangedBecause ? 'speech enhancement' : 'speech enhancement, loudness',
+    processing: returnedAsItCame ? 'none' : report.unchangedBecause ? 'speech enhancement' : 'speech enhancement, loudness',
     input_loudness_lufs: round(report.input.integratedLufs),
     input_true_peak_dbtp: round(report.input.truePeakDbtp),
     input_loudness_range_lu: round(report.input.loudnessRangeLu),

@@ -113,6 +113,16 @@ describe('engine: loudness processing of audio and video', function () {
     assert.deepEqual(await readFile(out), await readFile(silentFilm));
   });
 
+  it('returns a silent WAV byte for byte, and its metadata says nothing was done to it', async () => {
+    const silence = join(dir, 'silence.wav');
+    await writeWavFile(silence, { sampleRate: 44_100, channels: 1, bits: 16 }, 3, (frames) => [new Float32Array(frames)]);
+    const { done, out } = await roundTrip(silence, 'silence.wav', { loudness_target: -16, true_peak: -1 });
+    assert.equal(done.enhancement_status, 'COMPLETED');
+    assert.equal(done.enhancement_params.processing, 'none');
+    assert.match(done.enhancement_params.note, /silent .* returned unchanged, never amplified/);
+    assert.deepEqual(await readFile(out), await readFile(silence));
+  });
+
   it('fails a damaged WAV with the reason, and keeps serving', async () => {
     const wav = await readFile(speechWav);
     const damaged = join(dir, 'damaged.wav');
