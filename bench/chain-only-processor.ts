@@ -1,4 +1,4 @@
-// A processor module for the thread benchmark: the speech-enhancement chain alone (no loudness stage),
+// A processor module for the speed benchmark: the speech-enhancement chain alone (no loudness stage),
 // run by the engine's real worker pool, so the figure is the chain's own, split over the pool's threads.
 import { enhanceWavFile } from '../src/enhance/chain';
 import type { EnhancementModel } from '../src/enhance/chain-types';
