@@ -1,5 +1,5 @@
 // npm start: Node-RED (this project's devDependency) with this package installed the way a user installs
-// a palette package (npm install of the packed tarball), the example flows deployed, on the built-in
+// a palette package (npm install of the packed tarball), the example flows added to its flows (once: see example-flows.ts), on the built-in
 // local engine. Everything listens on loopback only. Ctrl-C stops Node-RED, which stops the engine.
 //
 // Environment: PORT (default 1880), NODE_RED_USER_DIR (default .node-red-user/ in the repo).
@@ -7,7 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { exampleFlows, mergeFlows, type FlowNode } from './example-flows';
+import { deployExamples } from './example-flows';
 
 const ROOT = resolve(__dirname, '..', '..');
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
@@ -65,17 +65,10 @@ module.exports = {
   return settings;
 }
 
-/** The examples, each on its own tab, merged by id into the flows already there: a second start adds nothing. */
-function deployExamples(): void {
-  const flowFile = join(userDir, 'flows.json');
-  const existing: FlowNode[] = existsSync(flowFile) ? JSON.parse(readFileSync(flowFile, 'utf8')) : [];
-  writeFileSync(flowFile, `${JSON.stringify(mergeFlows(existing, exampleFlows(join(ROOT, 'examples'))), null, 2)}\n`);
-}
-
 function main(): void {
   installPackage();
   const settings = writeSettings();
-  deployExamples();
+  for (const line of deployExamples(userDir, join(ROOT, 'examples'))) console.log(`npm start: ${line}`);
   const inbox = join(userDir, 'inbox');
   mkdirSync(inbox, { recursive: true });
   mkdirSync(join(userDir, 'outbox'), { recursive: true });

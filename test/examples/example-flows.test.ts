@@ -1,8 +1,9 @@
 // The example flows as files: what Import > Examples offers and what npm start deploys.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exampleFlows, mergeFlows, type FlowNode } from '../../scripts/example-flows';
+import { deployExamples, EXAMPLES_STAMP, exampleFlows, type FlowNode } from '../../scripts/example-flows';
 
 const EXAMPLES = join(__dirname, '..', '..', '..', 'examples');
 const CORE_TYPES = new Set(['comment', 'inject', 'debug', 'catch', 'switch', 'change', 'trigger', 'delay', 'function', 'watch', 'file in', 'http in', 'http response']);
@@ -24,13 +25,67 @@ describe('example flows', () => {
     }
   });
 
-  it('deploy twice without a duplicate, keeping the flows a user added', () => {
-    const own: FlowNode[] = [{ id: 'my-tab', type: 'tab', label: 'mine' }, { id: 'my-inject', type: 'inject', z: 'my-tab' }];
-    const once = mergeFlows(own, exampleFlows(EXAMPLES));
-    const twice = mergeFlows(once, exampleFlows(EXAMPLES));
-    assert.deepEqual(twice, once);
-    assert.equal(once.filter((n) => n.type === 'tab').length, 6);
-    assert.equal(once.filter((n) => n.type === 'media-enhance-config').length, 1, 'one built-in engine shared by every example');
-    assert.ok(once.some((n) => n.id === 'my-inject'));
+  describe('as npm start adds them to a user dir', () => {
+    let userDir: string;
+    const flowFile = () => join(userDir, 'flows.json');
+    const readFlows = () => JSON.parse(readFileSync(flowFile(), 'utf8')) as FlowNode[];
+    const writeFlows = (flows: FlowNode[]) => writeFileSync(flowFile(), JSON.stringify(flows));
+    beforeEach(() => (userDir = mkdtempSync(join(tmpdir(), 'examples-user-dir-'))));
+    afterEach(() => rmSync(userDir, { recursive: true, force: true }));
+
+    it('adds every example once, on tabs of their own, sharing one built-in engine, and says so', () => {
+      const log = deployExamples(userDir, EXAMPLES);
+      const flows = readFlows();
+      assert.equal(flows.filter((n) => n.type === 'tab').length, 5);
+      assert.equal(flows.filter((n) => n.type === 'media-enhance-config').length, 1, 'one built-in engine shared by every example');
+      assert.equal(log.filter((line) => /^added the example ".+" \(\d+ nodes\) on a tab of its own$/.test(line)).length, 5);
+      assert.equal(deployExamples(userDir, EXAMPLES).length, 0, 'a second start adds nothing');
+      assert.deepEqual(readFlows(), flows);
+    });
+
+    it('never overwrites what the user changed, and never brings back what they deleted', () => {
+      deployExamples(userDir, EXAMPLES);
+      const flows = readFlows();
+      const tabs = flows.filter((n) => n.type === 'tab');
+      // The user renames a node, points the shared config node at a remote service, deletes one
+      // example's tab with its nodes, and adds a flow of their own.
+      const renamed = flows.find((n) => n.type === 'media-enhance-upload')!;
+      renamed.name = 'my own name';
+      const config = flows.find((n) => n.type === 'media-enhance-config')!;
+      config.mode = 'remote';
+      config.baseUrl = 'https://127.0.0.1:8443';
+      const deletedTab = tabs[1].id;
+      const mine = [...flows.filter((n) => n.id !== deletedTab && n.z !== deletedTab), { id: 'my-tab', type: 'tab', label: 'mine' }, { id: 'my-inject', type: 'inject', z: 'my-tab' }];
+      writeFlows(mine);
+      assert.deepEqual(deployExamples(userDir, EXAMPLES), []);
+      assert.deepEqual(readFlows(), mine);
+      // Deleting the config node too: it does not come back either.
+      const withoutConfig = mine.filter((n) => n.type !== 'media-enhance-config');
+      writeFlows(withoutConfig);
+      deployExamples(userDir, EXAMPLES);
+      assert.deepEqual(readFlows(), withoutConfig);
+    });
+
+    it('adds an example that is new in this version, and only that one', () => {
+      deployExamples(userDir, EXAMPLES);
+      // As the previous version left it: one example fewer in the flows and in the stamp.
+      const newTab = readFlows().filter((n) => n.type === 'tab')[2];
+      const older = readFlows().filter((n) => n.id !== newTab.id && n.z !== newTab.id);
+      writeFlows(older);
+      const stamp = JSON.parse(readFileSync(join(userDir, EXAMPLES_STAMP), 'utf8')) as { added: string[] };
+      writeFileSync(join(userDir, EXAMPLES_STAMP), JSON.stringify({ added: stamp.added.filter((id) => older.some((n) => n.id === id)) }));
+      const log = deployExamples(userDir, EXAMPLES);
+      assert.equal(log.length, 1);
+      assert.match(log[0], new RegExp(`^added the example "${newTab.label as string}"`));
+      assert.equal(readFlows().filter((n) => n.type === 'tab').length, 5);
+    });
+
+    it('in a user dir made before examples were remembered, keeps the example nodes the flows hold as they are', () => {
+      const flows = exampleFlows(EXAMPLES);
+      flows.find((n) => n.type === 'media-enhance-download')!.name = 'renamed before the update';
+      writeFlows(flows);
+      assert.deepEqual(deployExamples(userDir, EXAMPLES), []);
+      assert.deepEqual(readFlows(), flows);
+    });
   });
 });
