@@ -153,8 +153,23 @@ export function safeFileName(name: string | undefined): string | undefined {
   if (!name) return undefined;
   const last = name.split(/[\\/]/).pop() ?? '';
   const clean = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim();
-  if (!clean || clean === '.' || clean === '..') return undefined;
-  return clean.slice(0, 200);
+  if (/^\.*$/.test(clean)) return undefined; // nothing but dots names no file
+  return truncateUtf8(clean, MAX_NAME_BYTES);
+}
+
+/** File systems count a name's bytes (255 at most on most); the cut keeps whole characters. */
+const MAX_NAME_BYTES = 200;
+
+function truncateUtf8(name: string, maxBytes: number): string {
+  if (Buffer.byteLength(name) <= maxBytes) return name;
+  let out = '';
+  let bytes = 0;
+  for (const char of name) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > maxBytes) break;
+    out += char;
+  }
+  return out;
 }
 
 function progressCounter(start: number, total: number | undefined, onProgress?: ProgressCallback, onCount?: (n: number) => void): Transform {

@@ -33,7 +33,9 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
 
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 64 * 1024 } });
+    // File names arrive as UTF-8, as browsers and our client send them (RFC 7578); busboy's default
+    // reads them as Latin-1, which garbles every accent. `filename*` is still understood.
+    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 64 * 1024 } });
   } catch (err) {
     throw malformed(err);
   }

@@ -154,18 +154,27 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
 }
 
 function stem(name: string): string {
-  const base = name.split(/[\\/]/).pop() || 'media';
+  const base = baseName(name);
   const dot = base.lastIndexOf('.');
   return dot > 0 ? base.slice(0, dot) : base;
 }
 
+/** The label's last path segment; 'media' when that names nothing (empty, only spaces or dots). */
+function baseName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  return /^[\s.]*$/.test(base) ? 'media' : base;
+}
+
 /** `attachment; filename="..."`, plus `filename*` (RFC 5987) when the name is not plain ASCII. */
 function contentDisposition(name: string): string {
-  const base = name.split(/[\\/]/).pop() || 'media';
+  const base = baseName(name);
   const ascii = base.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const extended = ascii === base ? '' : `; filename*=UTF-8''${encodeURIComponent(base)}`;
+  const extended = ascii === base ? '' : `; filename*=UTF-8''${encodeRfc5987(base)}`;
   return `attachment; filename="${ascii}"${extended}`;
 }
+
+/** Percent-encoding as RFC 5987's attr-char allows: encodeURIComponent leaves ' ( ) * unencoded. */
+const encodeRfc5987 = (value: string) => encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');

@@ -75,6 +75,37 @@ describe('client operations against the local engine', function () {
     assert.deepEqual(await fsp.readdir(out), ['episode_enhanced.wav']);
   });
 
+  it('keeps a UTF-8 file name through upload, metadata, download and the written file', async () => {
+    for (const name of ['Épisode 13 – final (v2).WAV', '会議の録音 第3回.wav', '🎙️ podcast 🎧.wav', "Ångström's (take 2).wav"]) {
+      const input = join(dir, name);
+      await fsp.writeFile(input, wav);
+      const media = await client.uploadMedia({ file: input });
+      assert.equal(media.file_name, name, 'the upload answer');
+      assert.equal((await client.getMetadata(media.uid)).file_name, name, 'the metadata');
+      await client.waitForCompletion(media.uid, { timeoutMs: 20_000 });
+      const out = join(dir, `out-${media.uid}`);
+      await fsp.mkdir(out);
+      const enhanced = await client.downloadToFile(media.uid, out);
+      const original = await client.downloadToFile(media.uid, out, { step: 'PRE' });
+      const stem = name.slice(0, name.lastIndexOf('.'));
+      assert.deepEqual((await fsp.readdir(out)).sort(), [name, `${stem}_enhanced.wav`].sort());
+      assert.equal(enhanced.path, join(out, `${stem}_enhanced.wav`));
+      assert.equal(original.path, join(out, name));
+    }
+  });
+
+  it('names a download after the media when its file name is only spaces or dots', async () => {
+    for (const name of ['   ', '...']) {
+      const media = await client.uploadMedia({ file: wav, fileName: name });
+      await client.waitForCompletion(media.uid, { timeoutMs: 20_000 });
+      const out = join(dir, `out-${media.uid}`);
+      await fsp.mkdir(out);
+      const file = await client.downloadToFile(media.uid, out);
+      assert.equal(file.path, join(out, 'media_enhanced.wav'), `uploaded as ${JSON.stringify(name)}`);
+      assert.deepEqual(await fsp.readdir(out), ['media_enhanced.wav']);
+    }
+  });
+
   it('uploads from a Buffer and from a stream, and downloads the original with step PRE', async () => {
     const fromBuffer = await client.uploadMedia({ file: wav, fileName: 'buffer.wav' });
     const input = join(dir, 'stream.wav');
