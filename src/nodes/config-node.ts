@@ -27,7 +27,7 @@ async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings)
   if (settings.service === 'remote') {
     const apiKey = node.credentials?.apiKey;
     if (!apiKey) throw new MediaEnhanceError('AUTH', 'setting "API key" is empty: enter the key of the remote service in the config node');
-    const client = new MediaEnhanceClient({ ...common, baseUrl: settings.baseUrl!, apiKey, allowInsecureHttp: settings.allowInsecureHttp });
+    const client = newRemoteClient({ ...common, baseUrl: settings.baseUrl!, apiKey, allowInsecureHttp: settings.allowInsecureHttp });
     return { client, close: () => client.close() };
   }
   const engine = await startLocalEngine(RED.settings, node.id, settings.limits);
@@ -41,6 +41,17 @@ async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings)
       await engine.close();
     },
   };
+}
+
+/** The client's own checks name its options (`baseUrl`); a flow author knows the config node's setting. */
+function newRemoteClient(options: ConstructorParameters<typeof MediaEnhanceClient>[0]): MediaEnhanceClient {
+  try {
+    return new MediaEnhanceClient(options);
+  } catch (err) {
+    if (!(err instanceof MediaEnhanceError) || err.code !== 'VALIDATION') throw err;
+    const details = err.details.map((line) => line.replace(/^baseUrl:/, 'setting "base URL":'));
+    throw new MediaEnhanceError('VALIDATION', details.join('; '), { details });
+  }
 }
 
 export default function register(RED: RedApi): void {

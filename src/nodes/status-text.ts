@@ -46,6 +46,12 @@ const REASONS: Record<MediaEnhanceErrorCode, string> = {
 
 /** The red-ring reason for an error: short; the full message goes to the log and Catch nodes. */
 export function failureText(err: unknown): string {
-  const code = (err as { code?: string })?.code;
+  const { code, details } = (err ?? {}) as { code?: string; details?: unknown };
+  if (code === 'VALIDATION' && Array.isArray(details) && details.length > 0) {
+    // The node's own settings are named `setting "<label>"` (msg properties by their path): a bad
+    // setting is not the message's fault, and says so as the status shown at deploy does.
+    if (details.every((line) => String(line).startsWith('setting "service"'))) return 'no service';
+    if (details.every((line) => String(line).startsWith('setting "'))) return 'invalid settings';
+  }
   return (code && REASONS[code as MediaEnhanceErrorCode]) || 'error';
 }

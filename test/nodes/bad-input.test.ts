@@ -57,7 +57,9 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
       await sleep(300);
       assert.equal(out.length, 0, 'nothing is sent on');
       assert.equal(engine.requests().length, before, 'nothing reached the service');
-      assert.equal(statusTexts(helper.getNode('under-test')).at(-1), 'invalid input');
+      // A bad node setting is not the message's fault: the status says which it is.
+      const settingAtFault = says[0].source.startsWith('setting');
+      assert.equal(statusTexts(helper.getNode('under-test')).at(-1), settingAtFault ? 'invalid settings' : 'invalid input');
     });
   }
 
@@ -78,6 +80,18 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
     const caught = nextInput(helper.getNode('caught'));
     helper.getNode('under-test').receive({ media_uid: 'abc' });
     assert.match(((await caught) as Caught).error.message, /setting "service": no media enhance service is selected/);
+    await sleep(300);
+    assert.equal(statusTexts(helper.getNode('under-test')).at(-1), 'no service');
+  });
+
+  it('a config node with a base URL that cannot work names that setting, and the node says "invalid settings"', async () => {
+    await loadFlow([TAB, remoteConfig('ftp://127.0.0.1/media'), { id: 'under-test', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [[]] }, ...catchAll()], { svc: { apiKey: 'k' } });
+    const caught = nextInput(helper.getNode('caught'));
+    helper.getNode('under-test').receive({ payload: makeWav(0.1, 8000) });
+    const error = ((await caught) as Caught).error;
+    assert.match(error.message, /setting "base URL": must use http: or https: \(got "ftp:\/\/127\.0\.0\.1\/media"\)$/);
+    await sleep(300);
+    assert.equal(statusTexts(helper.getNode('under-test')).at(-1), 'invalid settings');
   });
 
   it('a media that ends FAILED reaches Catch from the wait node with media_uid kept and code JOB_FAILED', async () => {
