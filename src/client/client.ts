@@ -233,7 +233,7 @@ export class MediaEnhanceClient {
   }
 
   private check(operation: string, issues: FieldIssue[]): void {
-    if (this.closing.signal.aborted) throw new MediaEnhanceError('ABORTED', `${operation}: the client was closed`);
+    if (this.closing.signal.aborted) throw new MediaEnhanceError('ABORTED', `the client was closed (${operation})`);
     if (issues.length > 0) throw validationError(operation, issues);
   }
 
@@ -249,5 +249,5 @@ export class MediaEnhanceClient {
 }
 
 function unexpectedAnswer(what: string, field: string): MediaEnhanceError {
-  return new MediaEnhanceError('HTTP', `${what}: the service's answer has no "${field}"`);
+  return new MediaEnhanceError('HTTP', `the service's answer has no "${field}" (${what})`);
 }

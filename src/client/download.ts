@@ -110,7 +110,7 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       await fsp.rename(temp, finalPath);
       return { path: finalPath, contentType: info.contentType, fileName: info.fileName, size: written };
     }
-    throw new MediaEnhanceError('NETWORK', `GET ${PATHS.file(uid)}: the download broke off ${ctx.retry.maxRetries + 1} times: ${(lastError as Error)?.message}`, {
+    throw new MediaEnhanceError('NETWORK', `the download broke off ${ctx.retry.maxRetries + 1} times, the last: ${(lastError as Error)?.message} (GET ${PATHS.file(uid)})`, {
       mediaUid: uid,
       retryable: true,
       cause: lastError,
@@ -122,7 +122,7 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
 }
 
 function aborted(uid: string, cause: unknown): MediaEnhanceError {
-  return new MediaEnhanceError('ABORTED', `GET ${PATHS.file(uid)}: aborted`, { mediaUid: uid, cause });
+  return new MediaEnhanceError('ABORTED', `aborted (GET ${PATHS.file(uid)})`, { mediaUid: uid, cause });
 }
 
 function describeResponse(res: Response, uid: string, step?: Step): { contentType: string; fileName: string } {

@@ -42,12 +42,20 @@ export class MediaEnhanceError extends Error {
     this.mediaUid = init.mediaUid;
     this.retryable = init.retryable ?? false;
   }
+
+  /**
+   * The message alone: Node-RED shows `toString()` as `msg.error.message` and in the debug sidebar, where
+   * the class name would push the reason out of sight.
+   */
+  override toString(): string {
+    return this.message;
+  }
 }
 
 /** The client's own validation failed: nothing was sent. */
 export function validationError(operation: string, issues: FieldIssue[]): MediaEnhanceError {
   const details = issues.map(describeIssue);
-  return new MediaEnhanceError('VALIDATION', `${operation}: invalid request, nothing was sent: ${details.join('; ')}`, { details });
+  return new MediaEnhanceError('VALIDATION', `${details.join('; ')} (${operation}: nothing was sent)`, { details });
 }
 
 const CODE_BY_STATUS: Record<number, MediaEnhanceErrorCode> = {
@@ -73,7 +81,8 @@ export function errorFromResponse(what: string, status: number, bodyText: string
   const code = CODE_BY_STATUS[status] ?? 'HTTP';
   const details = detailLines(bodyText);
   const summary = details.length > 0 ? details.join('; ') : excerpt(bodyText);
-  const message = `${what} failed with HTTP ${status}${summary ? `: ${summary}` : ''}${hint(code)}`;
+  // The reason a person can act on comes first; the request and the status follow in brackets.
+  const message = `${summary || `the service answered HTTP ${status}`}${hint(code)} (${what}: HTTP ${status})`;
   return new MediaEnhanceError(code, message, { status, details, mediaUid, retryable: RETRYABLE_STATUSES.has(status) });
 }
 

@@ -271,7 +271,7 @@ function jobFailedError(metadata: MediaMetadata): MediaEnhanceError {
   const error = metadata.error as { code?: unknown; message?: unknown } | undefined;
   const reason = typeof error?.message === 'string' ? error.message : 'the service gave no reason';
   const code = typeof error?.code === 'string' ? ` [${error.code}]` : '';
-  return new MediaEnhanceError('JOB_FAILED', `media ${metadata.uid} ended ${metadata.enhancement_status}${code}: ${reason}`, {
+  return new MediaEnhanceError('JOB_FAILED', `${reason} (media ${metadata.uid} ended ${metadata.enhancement_status}${code})`, {
     mediaUid: metadata.uid,
     details: [`${metadata.enhancement_status}${code}: ${reason}`],
   });

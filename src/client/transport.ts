@@ -95,7 +95,7 @@ export class Transport {
     try {
       return JSON.parse(text) as T;
     } catch (cause) {
-      throw new MediaEnhanceError('HTTP', `${describe(spec)}: the service answered ${res.statusCode} with a body that is not JSON`, {
+      throw new MediaEnhanceError('HTTP', `the service answered ${res.statusCode} with a body that is not JSON (${describe(spec)})`, {
         status: res.statusCode,
         cause,
       });
@@ -188,10 +188,10 @@ export class Transport {
       const location = headerText(res.headers.location);
       if (!REDIRECT_STATUSES.has(res.statusCode) || !location || spec.method !== 'GET') return res;
       await res.body.dump();
-      if (hop >= MAX_REDIRECTS) throw new MediaEnhanceError('HTTP', `${describe(spec)}: more than ${MAX_REDIRECTS} redirects`, { status: res.statusCode });
+      if (hop >= MAX_REDIRECTS) throw new MediaEnhanceError('HTTP', `more than ${MAX_REDIRECTS} redirects (${describe(spec)})`, { status: res.statusCode });
       const next = new URL(location, url);
       if (next.protocol !== 'https:' && !(next.protocol === 'http:' && url.protocol === 'http:')) {
-        throw new MediaEnhanceError('HTTP', `${describe(spec)}: refused a redirect from ${url.protocol} to ${next.protocol}`, { status: res.statusCode });
+        throw new MediaEnhanceError('HTTP', `refused a redirect from ${url.protocol} to ${next.protocol} (${describe(spec)})`, { status: res.statusCode });
       }
       url = next;
     }
@@ -200,18 +200,18 @@ export class Transport {
   private toClientError(err: unknown, spec: RequestSpec): MediaEnhanceError {
     if (err instanceof MediaEnhanceError) return err;
     if (spec.signal?.aborted) {
-      return new MediaEnhanceError('ABORTED', `${describe(spec)}: aborted`, { cause: err, mediaUid: spec.mediaUid });
+      return new MediaEnhanceError('ABORTED', `aborted (${describe(spec)})`, { cause: err, mediaUid: spec.mediaUid });
     }
     const code = errorCode(err);
     const message = err instanceof Error ? err.message : String(err);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      return new MediaEnhanceError('TIMEOUT', `${describe(spec)}: no answer within ${this.config.requestTimeoutMs} ms (${code})`, {
+      return new MediaEnhanceError('TIMEOUT', `no answer within ${this.config.requestTimeoutMs} ms (${describe(spec)}: ${code})`, {
         cause: err,
         retryable: true,
         mediaUid: spec.mediaUid,
       });
     }
-    return new MediaEnhanceError('NETWORK', `${describe(spec)}: ${code ? `${code}: ` : ''}${message} (service at ${this.config.origin})`, {
+    return new MediaEnhanceError('NETWORK', `${message} (${describe(spec)} to the service at ${this.config.origin}${code ? `: ${code}` : ''})`, {
       cause: err,
       retryable: true,
       mediaUid: spec.mediaUid,

@@ -112,11 +112,24 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
       assert.equal(error.error.source.id, 'wait');
       assert.equal(typeof error.media_uid, 'string');
       assert.equal(error.topic, 'episode 3');
+      // The reason leads; which media and how it ended follow.
+      assert.match(error.error.message, /^processing failed \(an injected fault\) \(media \S+ ended FAILED \[PROCESSING_FAILED\]\)$/);
       await sleep(300);
       assert.equal(statusTexts(helper.getNode('wait')).at(-1), 'enhancement failed');
     } finally {
       await failing.close();
     }
+  });
+
+  it('a file the service refuses reaches Catch with the service\'s reason first, then the request and status', async () => {
+    await loadFlow(flowOf([{ id: 'under-test', type: 'media-enhance-upload' }]), { svc: { apiKey: engine.apiKey } });
+    const caught = nextInput(helper.getNode('caught'));
+    helper.getNode('under-test').receive({ payload: Buffer.from('these are my notes, not audio'), filename: 'notes.wav' });
+    const error = ((await caught) as Caught).error;
+    assert.equal(error.code, 'UNSUPPORTED');
+    assert.match(error.message, /^"notes\.wav" is not a recognised audio or video file .* \(POST \/v2\/medias: HTTP 415\)$/);
+    await sleep(300);
+    assert.equal(statusTexts(helper.getNode('under-test')).at(-1), 'unsupported format');
   });
 
   it('a wait that outlasts its timeout reaches Catch with code TIMEOUT and media_uid kept', async () => {
