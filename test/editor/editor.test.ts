@@ -184,6 +184,50 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     assert.ok(measured.truePeakDbtp <= -0.9, `${measured.truePeakDbtp} dBTP, the example's limit is -1`);
   });
 
+  it('lays out every example so that no node covers another or its ports, as the editor draws them', async () => {
+    await page.waitForFunction((count) => {
+      let tabs = 0;
+      RED.nodes.eachWorkspace((ws: { id: string }) => void (ws.id.startsWith('me-example-tab-') && tabs++));
+      return tabs === count;
+    }, EXAMPLES.length);
+    const layout = await page.evaluate(async (portRoom) => {
+      type Drawn = { id: string; type: string; z: string; x: number; y: number; w?: number; h?: number };
+      const onTab = (tab: string) => {
+        const nodes: Drawn[] = [];
+        RED.nodes.eachNode((n: Drawn) => void (n.z === tab && nodes.push(n)));
+        return nodes;
+      };
+      const tabs: string[] = [];
+      RED.nodes.eachWorkspace((ws: { id: string }) => void (ws.id.startsWith('me-example-tab-') && tabs.push(ws.id)));
+      const sized: Record<string, number> = {};
+      const found: string[] = [];
+      for (const tab of tabs) {
+        RED.workspaces.show(tab);
+        // The view sizes a node (w, h) when it draws it, on the tab shown.
+        for (let i = 0; i < 50 && !(onTab(tab).length > 0 && onTab(tab).every((n) => typeof n.w === 'number')); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        const nodes = onTab(tab).filter((n) => typeof n.w === 'number' && typeof n.h === 'number');
+        sized[tab] = nodes.length;
+        for (let i = 0; i < nodes.length; i++) {
+          for (let j = i + 1; j < nodes.length; j++) {
+            const [a, b] = [nodes[i], nodes[j]];
+            // Ports stick out 10 px on either side: closer than that, a wire has no room to show.
+            if (Math.abs(a.x - b.x) < (a.w! + b.w!) / 2 + portRoom && Math.abs(a.y - b.y) < (a.h! + b.h!) / 2 + portRoom) found.push(`${tab}: ${a.type} ${a.id} and ${b.type} ${b.id}`);
+          }
+        }
+      }
+      return { sized, found };
+    }, 20);
+    // Every node of every example was drawn and measured, or the check would prove nothing.
+    const expected = Object.fromEntries(
+      EXAMPLES.map((name) => {
+        const nodes = JSON.parse(readFileSync(join(ROOT, 'examples', `${name}.json`), 'utf8')) as Array<{ type: string }>;
+        return [`me-example-tab-${name.replace(/^\d+\s+/, '').toLowerCase().replace(/\W+/g, '-')}`, nodes.filter((n) => n.type !== 'media-enhance-config').length];
+      }),
+    );
+    assert.deepEqual(layout.sized, expected);
+    assert.deepEqual(layout.found, []);
+  });
+
   for (const example of EXAMPLES) {
     it(`imports "${example}" through Import > Examples and deploys it with no error`, async () => {
       await page.evaluate(() => RED.actions.invoke('core:show-import-dialog'));

@@ -25,6 +25,39 @@ describe('example flows', () => {
     }
   });
 
+  const example = (prefix: string) => JSON.parse(readFileSync(join(EXAMPLES, files.find((f) => f.startsWith(prefix))!), 'utf8')) as FlowNode[];
+
+  it('watch a folder: audio goes to upload, video to enhance video, and any other file to a log line that says why', () => {
+    const nodes = example('02');
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    // Where a settled file goes: the switch on its name, as Node-RED evaluates the rules (first match).
+    const route = (filename: string) => {
+      const kind = nodes.find((n) => n.type === 'switch' && n.property === 'filename')!;
+      const rules = kind.rules as Array<{ t: string; v?: string; case?: boolean }>;
+      const index = rules.findIndex((rule) => rule.t === 'else' || new RegExp(rule.v!, rule.case ? 'i' : '').test(filename));
+      return (kind.wires as string[][])[index].map((id) => byId.get(id)!);
+    };
+    for (const audio of ['talk.wav', 'Talk.WAV', 'show.mp3', 'take.flac', 'memo.m4a', 'old.aiff']) assert.deepEqual(route(audio).map((n) => n.type), ['media-enhance-upload'], audio);
+    for (const video of ['clip.mp4', 'Clip.MOV', 'talk.mkv', 'screen.webm']) assert.deepEqual(route(video).map((n) => n.type), ['media-enhance-video'], video);
+    for (const other of ['notes.txt', 'cover.jpg', 'README']) {
+      const [why] = route(other);
+      assert.equal(why.type, 'change', other);
+      const log = byId.get((why.wires as string[][])[0][0])!;
+      assert.equal(log.type, 'debug');
+      assert.equal(log.console, true, 'skipped files reach the Node-RED log');
+      assert.match(JSON.stringify(why.rules), /skipped .* not an audio file .* or a video/);
+    }
+    // Both kinds end in the same wait and download.
+    assert.deepEqual(route('clip.mp4')[0].wires, route('talk.wav')[0].wires);
+  });
+
+  it('the two examples on the speech sample write different files', () => {
+    const download = (prefix: string) => example(prefix).find((n) => n.type === 'media-enhance-download')!;
+    assert.equal(download('01').fileName, '', 'example 1 keeps the name the service gives: speech-sample_enhanced.wav');
+    assert.equal(download('03').fileName, 'speech-from-url_enhanced.wav');
+    assert.equal(download('01').folder, download('03').folder);
+  });
+
   describe('as npm start adds them to a user dir', () => {
     let userDir: string;
     const flowFile = () => join(userDir, 'flows.json');
