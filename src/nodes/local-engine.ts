@@ -29,10 +29,17 @@ export function engineDataDir(settings: RedApi['settings'], configId: string): s
   return join(root, configId.replace(/[^\w.-]/g, '_'));
 }
 
+/**
+ * The built-in engine serves this machine alone: no per-key quota to protect, so no window limits.
+ * Its capacity is its worker pool, whose queue takes every accepted media in order (kept on disk);
+ * settings.js (`mediaEnhance.engine.limits`) or the config node can still set any limit.
+ */
+export const BUILT_IN_LIMITS: Readonly<Record<EndpointId, number | null>> = { enhanceAudio: null, enhanceVideo: null, uploadMedia: null, getMetadata: null, downloadFile: null };
+
 export async function startLocalEngine(settings: RedApi['settings'], configId: string, limits: Partial<Record<EndpointId, number>>): Promise<LocalEngine> {
   const { dataDir: _root, ...tuning } = engineSettings(settings);
   const apiKey = randomBytes(24).toString('base64url');
-  const merged = { ...tuning.limits, ...limits };
+  const merged = { ...BUILT_IN_LIMITS, ...tuning.limits, ...limits };
   const handle: EngineHandle = await startEngine({ ...tuning, limits: merged, host: '127.0.0.1', port: 0, apiKeys: [apiKey], dataDir: engineDataDir(settings, configId) });
   return { url: handle.url, apiKey, windowMs: tuning.windowMs, limits: merged, close: () => handle.close() };
 }

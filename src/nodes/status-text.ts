@@ -17,8 +17,16 @@ export function duration(ms: number): string {
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }
 
+/** An estimate as a person says it: "about 8 s", "about 40 s", "about 3 min". */
+export function roughly(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds < 10) return `${Math.ceil(seconds)} s`;
+  if (seconds < 90) return `${Math.round(seconds / 5) * 5} s`;
+  return `${Math.round(seconds / 60)} min`;
+}
+
 export function waitText(event: WaitEvent): string {
-  if (event.reason === 'queued') return `queued ${ordinal(event.position ?? 1)}`;
+  if (event.reason === 'queued') return `queued ${ordinal(event.position ?? 1)}${event.waitMs >= 1000 ? `, about ${roughly(event.waitMs)}` : ''}`;
   if (event.reason === 'rate-limited') return `rate limited ${duration(event.waitMs)}`;
   return `retrying in ${duration(event.waitMs)}`;
 }

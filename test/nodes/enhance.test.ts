@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { makeMp4, makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, localConfig, nextInput, stopHelper, TAB } from './flow-helper';
+import { catchAll, collect, helper, initHelper, loadFlow, localConfig, nextInput, statusTexts, stopHelper, TAB } from './flow-helper';
 
 describe('nodes: enhance audio and enhance video', function () {
   this.timeout(60_000);
@@ -95,5 +95,25 @@ describe('nodes: enhance audio and enhance video', function () {
       assert.equal(record.media_uid, payload.uid);
       assert.equal(payload.enhancement_level, 50);
     }
+  });
+
+  it('the built-in engine takes a dozen files dropped at once without making any wait for a rate-limit window', async () => {
+    await loadFlow([
+      TAB,
+      localConfig(),
+      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['accepted']] },
+      { id: 'accepted', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ]);
+    const accepted = collect(helper.getNode('accepted'));
+    const errors = collect(helper.getNode('caught'));
+    for (let i = 0; i < 12; i++) helper.getNode('upload').receive({ payload: makeWav(0.2, 8000), filename: `take ${i}.wav` });
+    const deadline = Date.now() + 50_000;
+    while (accepted.length + errors.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(errors.length, 0, JSON.stringify(errors.map((e) => e.error)));
+    assert.equal(accepted.length, 12);
+    // The retired service's 10 uploads a minute would have queued the 11th and 12th for a minute.
+    const waits = statusTexts(helper.getNode('upload')).filter((text) => /queued|rate limited/.test(String(text)));
+    assert.deepEqual(waits, [], 'no upload waited in line for a window');
   });
 });

@@ -50,6 +50,7 @@ describe('nodes: one config node, one client', function () {
     }
     const texts = [...statusTexts(helper.getNode('upload-a')), ...statusTexts(helper.getNode('upload-b'))];
     assert.ok(texts.some((t) => /^queued \d+(st|nd|rd|th)/.test(String(t))), `a waiting upload says where it is in line: ${JSON.stringify(texts)}`);
+    assert.ok(texts.some((t) => /^queued \d+(st|nd|rd|th), about \d+ s$/.test(String(t))), `and roughly how long it waits: ${JSON.stringify(texts)}`);
   });
 
   it('the API key is in no exported flow, message, status or log line, even when the service refuses it', async () => {
