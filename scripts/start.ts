@@ -54,6 +54,10 @@ module.exports = {
   credentialSecret: ${JSON.stringify(credentialSecret())},
   // Relative paths of file nodes and of the download node: inbox/ and outbox/ live here.
   fileWorkingDirectory: ${JSON.stringify(userDir)},
+  // The built-in engine: finished media are removed 7 days after their last use, or sooner, oldest
+  // first, while all of them take more than 5 GiB (null: no limit); none still processing, none asked
+  // for within the last hour. Limits, workers and the ffmpeg program go here too (see the README).
+  mediaEnhance: { engine: { retention: { maxAgeMs: 7 * 24 * 3600e3, maxTotalBytes: 5 * 1024 ** 3 } } },
   logging: { console: { level: 'info', metrics: false, audit: false } },
   // No request leaves this machine: no palette catalogue, no update check.
   editorTheme: { projects: { enabled: false }, tours: false, palette: { catalogues: [] } },

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startEngine, type EngineOptions } from './index';
+import { startEngine, type EngineOptions, type RetentionOptions } from './index';
 
 const HELP = `Usage: media-enhance-engine [options]
 
@@ -27,6 +27,8 @@ Options:
   --workers <n>                 processing worker threads (default: cores, at most 4)
   --fetch-timeout-ms <ms>       time limit of the enhance-json fetch (default 60000)
   --ffmpeg <path>               ffmpeg program for formats other than WAV (default: ffmpeg on the PATH)
+  --keep-hours <h>              finished media go this long after their last use (default 168; 0 keeps them)
+  --keep-mib <n>                the oldest finished media go while all take more (default 5120; 0: no limit)
   --fault-500 <p>               probability of a 500 answer
   --fault-503 <p>               probability of a 503 answer
   --fault-reset <p>             probability of a connection reset halfway through a response
@@ -58,6 +60,8 @@ async function main(): Promise<void> {
       workers: numberOption,
       'fetch-timeout-ms': numberOption,
       ffmpeg: { type: 'string' },
+      'keep-hours': numberOption,
+      'keep-mib': numberOption,
       'fault-500': numberOption,
       'fault-503': numberOption,
       'fault-reset': numberOption,
@@ -112,6 +116,8 @@ async function main(): Promise<void> {
     workers: num('workers'),
     fetchTimeoutMs: num('fetch-timeout-ms'),
     ffmpegPath: values.ffmpeg,
+    retention: retentionOptions(num('keep-hours'), num('keep-mib')),
+    onRemoved: ({ record, reason }) => process.stdout.write(`removed media ${record.uid} ("${record.file_name}"): ${reason}\n`),
     faults: {
       error500Rate: num('fault-500'),
       error503Rate: num('fault-503'),
@@ -130,6 +136,14 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** The CLI's hours and MiB, 0 meaning no limit, as the engine's options. */
+function retentionOptions(hours: number | undefined, mebibytes: number | undefined): Partial<RetentionOptions> {
+  const retention: Partial<RetentionOptions> = {};
+  if (hours !== undefined) retention.maxAgeMs = hours === 0 ? null : hours * 3600_000;
+  if (mebibytes !== undefined) retention.maxTotalBytes = mebibytes === 0 ? null : mebibytes * 1024 ** 2;
+  return retention;
 }
 
 async function readOrMakeKey(file: string): Promise<string> {

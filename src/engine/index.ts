@@ -6,11 +6,13 @@ import { Jobs } from './jobs';
 import { resolveEngineOptions, type EngineOptions } from './options';
 import { RateLimits } from './rate-limit';
 import { createEngineServer } from './server';
+import { MediaRetention } from './retention';
 import { MediaStore } from './store';
 import { WorkerPool } from './worker-pool';
 
 export type { EngineOptions, AccessLogEntry } from './options';
 export type { FaultOptions } from './faults';
+export type { RemovedMedia, RetentionOptions } from './retention';
 export type { Processor, ProcessJob, ProcessResult, ProcessSettings } from './processor';
 export { ProcessingError } from './processor';
 
@@ -29,12 +31,13 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const resumable = await store.open();
   const faults = new Faults(config.faults);
   const pool = new WorkerPool(config.workers, config.processorModule, { ffmpegPath: config.ffmpegPath });
-  const jobs = new Jobs(store, pool, faults, config);
+  const retention = new MediaRetention(store, config.retention, config.onRemoved);
+  const jobs = new Jobs(store, pool, faults, config, () => void retention.sweep());
   const server = createEngineServer({
     keys: new KeyChecker(config.apiKeys),
     limits: new RateLimits(config.limits, config.windowMs),
     faults,
-    routes: { store, jobs, faults, maxUploadBytes: config.maxUploadBytes },
+    routes: { store, jobs, faults, retention, maxUploadBytes: config.maxUploadBytes },
     log: (entry) => {
       config.onRequest?.(entry);
       config.onLogLine?.(accessLogLine(entry));
@@ -48,6 +51,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     });
   });
   for (const record of resumable) jobs.start(record);
+  retention.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing: Promise<void> | undefined;
@@ -60,6 +64,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
         server.closeAllConnections();
         await closed;
         await jobs.close();
+        await retention.close();
       })()),
   };
 }

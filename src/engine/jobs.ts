@@ -26,13 +26,18 @@ export class Jobs {
     private readonly pool: WorkerPool,
     private readonly faults: Faults,
     private readonly options: JobOptions,
+    /** Called when a media has ended, COMPLETED or FAILED. */
+    private readonly onFinished: () => void = () => undefined,
   ) {
     // Every waiting or fetching media listens to this signal: many at once is normal, not a leak.
     setMaxListeners(0, this.stopping.signal);
   }
 
   start(record: MediaRecord): void {
-    const run = this.run(record).finally(() => this.running.delete(run));
+    const run = this.run(record).finally(() => {
+      this.running.delete(run);
+      if (!this.stopping.signal.aborted) this.onFinished();
+    });
     this.running.add(run);
   }
 

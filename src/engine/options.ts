@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, type EndpointId } from '../contract/endpoints';
 import type { FaultOptions } from './faults';
+import { DEFAULT_RETENTION, type RemovedMedia, type RetentionOptions } from './retention';
 
 /** One request as the access log records it: never a header, never a key. */
 export interface AccessLogEntry {
@@ -38,6 +39,10 @@ export interface EngineOptions {
   ffmpegPath?: string;
   /** Limits of the background fetch of enhance-json. */
   fetchTimeoutMs?: number;
+  /** How long finished media are kept (see retention.ts). Default: 7 days, 5 GiB in all, none removed within 1 h of its last use. */
+  retention?: Partial<RetentionOptions>;
+  /** Told of each media the retention removed, and why. */
+  onRemoved?: (removed: RemovedMedia) => void;
   /** Injected faults, for tests and benchmarks. */
   faults?: FaultOptions;
   /** Receives one access-log line per request. Default: none (the CLI prints them). */
@@ -46,8 +51,10 @@ export interface EngineOptions {
   onRequest?: (entry: AccessLogEntry) => void;
 }
 
-export interface ResolvedEngineOptions extends Required<Omit<EngineOptions, 'onLogLine' | 'onRequest' | 'faults' | 'limits'>> {
+export interface ResolvedEngineOptions extends Required<Omit<EngineOptions, 'onLogLine' | 'onRequest' | 'onRemoved' | 'faults' | 'limits' | 'retention'>> {
   limits: Record<EndpointId, number | null>;
+  retention: RetentionOptions;
+  onRemoved?: (removed: RemovedMedia) => void;
   faults: FaultOptions;
   onLogLine?: (line: string) => void;
   onRequest?: (entry: AccessLogEntry) => void;
@@ -74,6 +81,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
     fetchTimeoutMs: options.fetchTimeoutMs ?? 60_000,
     faults: options.faults ?? {},
+    retention: { ...DEFAULT_RETENTION, ...options.retention },
+    onRemoved: options.onRemoved,
     onLogLine: options.onLogLine,
     onRequest: options.onRequest,
   };

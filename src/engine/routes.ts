@@ -14,6 +14,7 @@ import type { Jobs } from './jobs';
 import { sniffMediaType } from './media-type';
 import { receiveUpload } from './multipart';
 import { respond } from './respond';
+import type { MediaRetention } from './retention';
 import { HttpError, unprocessable } from './responses';
 import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from './store';
 
@@ -21,6 +22,7 @@ export interface RouteContext {
   store: MediaStore;
   jobs: Jobs;
   faults: Faults;
+  retention: MediaRetention;
   maxUploadBytes: number;
 }
 
@@ -94,7 +96,9 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
 
 /** GET /v2/medias/{uid}/metadata */
 export function metadata(uid: string, ctx: RouteContext): JsonAnswer {
-  return { status: 200, body: metadataJson(known(uid, ctx)) };
+  const record = known(uid, ctx);
+  ctx.retention.asked(uid);
+  return { status: 200, body: metadataJson(record) };
 }
 
 /** GET /v2/medias/{uid}/file?step=ENHANCED|PRE, with Range support so a broken download can resume. */
@@ -104,6 +108,7 @@ export async function file(req: IncomingMessage, res: ServerResponse, uid: strin
   if (issues.length > 0) throw unprocessable(issues);
   const step = steps[0] ?? 'ENHANCED';
   const record = known(uid, ctx);
+  ctx.retention.asked(uid);
   const pre = step === 'PRE';
   const type = pre ? record.internal.input : record.internal.output;
   if (!type || (!pre && record.enhancement_status !== 'COMPLETED')) {

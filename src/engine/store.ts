@@ -81,6 +81,16 @@ export class MediaStore {
     return this.media.get(uid);
   }
 
+  all(): MediaRecord[] {
+    return [...this.media.values()];
+  }
+
+  /** Forgets a media and deletes its folder (answers for it are 404 from here on). */
+  async remove(uid: string): Promise<void> {
+    this.media.delete(uid);
+    await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+  }
+
   inputPath(uid: string): string {
     return join(this.root, uid, 'input');
   }

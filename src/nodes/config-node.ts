@@ -30,7 +30,7 @@ async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings)
     const client = newRemoteClient({ ...common, baseUrl: settings.baseUrl!, apiKey, allowInsecureHttp: settings.allowInsecureHttp });
     return { client, close: () => client.close() };
   }
-  const engine = await startLocalEngine(RED.settings, node.id, settings.limits);
+  const engine = await startLocalEngine(RED.settings, node.id, settings.limits, (line) => node.log(line));
   // The client starts from the engine's own limits and window, so its first requests never meet a 429.
   const client = new MediaEnhanceClient({ ...common, limits: engine.limits, windowMs: engine.windowMs, baseUrl: engine.url, apiKey: engine.apiKey });
   node.log(`built-in local engine listening on ${engine.url}`);

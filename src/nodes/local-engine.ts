@@ -8,7 +8,7 @@ import { startEngine, type EngineHandle, type EngineOptions } from '../engine';
 import type { RedApi } from './red';
 
 /** What settings.js may set under `mediaEnhance.engine` (all optional). */
-export type EngineSettings = Partial<Pick<EngineOptions, 'windowMs' | 'limits' | 'processingDelayMs' | 'workers' | 'processorModule' | 'ffmpegPath' | 'maxUploadBytes' | 'dataDir'>>;
+export type EngineSettings = Partial<Pick<EngineOptions, 'windowMs' | 'limits' | 'processingDelayMs' | 'workers' | 'processorModule' | 'ffmpegPath' | 'maxUploadBytes' | 'dataDir' | 'retention'>>;
 
 export interface LocalEngine {
   url: string;
@@ -36,10 +36,18 @@ export function engineDataDir(settings: RedApi['settings'], configId: string): s
  */
 export const BUILT_IN_LIMITS: Readonly<Record<EndpointId, number | null>> = { enhanceAudio: null, enhanceVideo: null, uploadMedia: null, getMetadata: null, downloadFile: null };
 
-export async function startLocalEngine(settings: RedApi['settings'], configId: string, limits: Partial<Record<EndpointId, number>>): Promise<LocalEngine> {
+export async function startLocalEngine(settings: RedApi['settings'], configId: string, limits: Partial<Record<EndpointId, number>>, log: (line: string) => void): Promise<LocalEngine> {
   const { dataDir: _root, ...tuning } = engineSettings(settings);
   const apiKey = randomBytes(24).toString('base64url');
   const merged = { ...BUILT_IN_LIMITS, ...tuning.limits, ...limits };
-  const handle: EngineHandle = await startEngine({ ...tuning, limits: merged, host: '127.0.0.1', port: 0, apiKeys: [apiKey], dataDir: engineDataDir(settings, configId) });
+  const handle: EngineHandle = await startEngine({
+    ...tuning,
+    limits: merged,
+    host: '127.0.0.1',
+    port: 0,
+    apiKeys: [apiKey],
+    dataDir: engineDataDir(settings, configId),
+    onRemoved: ({ record, reason }) => log(`removed finished media ${record.uid} ("${record.file_name}"): ${reason}`),
+  });
   return { url: handle.url, apiKey, windowMs: tuning.windowMs, limits: merged, close: () => handle.close() };
 }
