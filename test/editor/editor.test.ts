@@ -3,8 +3,8 @@
 // The editor in a real browser, against Node-RED started the way `npm start` starts it: what a user
 // sees in the palette, the dialogs, the help, the examples, and a dropped file coming out enhanced.
 import assert from 'node:assert/strict';
-import { copyFile, readFile, readdir, rename, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { copyFile, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { measureWavFile } from '../../src/audio/measure';
@@ -13,8 +13,17 @@ import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type Runnin
 // The editor's global, inside page.evaluate() callbacks.
 declare const RED: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const PALETTE_TYPES = ['media-enhance-audio', 'media-enhance-video', 'media-enhance-upload', 'media-enhance-wait', 'media-enhance-download'];
+const PALETTE_TYPES = ['media-enhance-file', 'media-enhance-audio', 'media-enhance-video', 'media-enhance-upload', 'media-enhance-wait', 'media-enhance-download'];
 const ALL_TYPES = ['media-enhance-config', ...PALETTE_TYPES];
+/** Polls until `done` holds, for at most 30 s. */
+async function waitFor(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done()) {
+    assert.ok(Date.now() < deadline, `not within 30 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
 const EXAMPLES = ['01 Normalize one file', '02 Watch a folder', '03 Enhance audio from a URL', '04 Enhance a video', '05 Error handling and retry'];
 
 describe('the editor in Chromium, started as npm start starts it', function () {
@@ -54,7 +63,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     assert.match(product.output.join(''), new RegExp(`Node-RED version: v${version.replace(/\./g, '\\.')}`));
   });
 
-  it('lists the five nodes under "media enhance" in the palette with their icons, and the config node type', async () => {
+  it('lists the six nodes under "media enhance" in the palette with their icons, and the config node type', async () => {
     const palette = await page.evaluate(() =>
       [...document.querySelectorAll('#red-ui-palette-container-media_enhance .red-ui-palette-node')].map((node) => ({
         type: node.getAttribute('data-palette-type'),
@@ -63,7 +72,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       })),
     );
     assert.deepEqual(palette.map((n) => n.type), PALETTE_TYPES);
-    assert.deepEqual(palette.map((n) => n.label), ['enhance audio', 'enhance video', 'upload', 'wait for completion', 'download']);
+    assert.deepEqual(palette.map((n) => n.label), ['enhance file', 'enhance audio', 'enhance video', 'upload', 'wait for completion', 'download']);
     for (const node of palette) {
       assert.ok(node.icon?.endsWith(`/${node.type}.svg`), `${node.type} uses its own icon: ${node.icon}`);
       // The icon as the browser loaded it: a real SVG image with a size.
@@ -182,6 +191,16 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const measured = await measureWavFile(join(outbox, 'talk_enhanced.wav'));
     assert.ok(Math.abs(measured.integratedLufs - -16) <= 0.5, `${measured.integratedLufs} LUFS, the example's target is -16`);
     assert.ok(measured.truePeakDbtp <= -0.9, `${measured.truePeakDbtp} dBTP, the example's limit is -1`);
+    // Handled, the input leaves inbox/ for done/; a damaged file goes to failed/ with its reason in the
+    // log; any other file stays, and the log says why it was skipped.
+    await waitFor(() => existsSync(join(product.userDir, 'done', 'talk.wav')), 'talk.wav moved to done/');
+    assert.equal(existsSync(join(product.userDir, 'inbox', 'talk.wav')), false);
+    await writeFile(join(product.userDir, 'inbox', 'cut.wav'), (await readFile(join(ROOT, 'examples', 'speech-sample.wav'))).subarray(0, 4_000));
+    await writeFile(join(product.userDir, 'inbox', 'notes.txt'), 'not audio');
+    await waitFor(() => existsSync(join(product.userDir, 'failed', 'cut.wav')), 'cut.wav moved to failed/');
+    await waitFor(() => /skipped inbox\/notes\.txt: not an audio file .* it stays in inbox\//.test(product.output.join('')), 'a log line for the skipped file');
+    assert.match(product.output.join(''), /failed: cut\.wav \(moved to failed\/\): truncated WAV/);
+    assert.equal(existsSync(join(product.userDir, 'inbox', 'notes.txt')), true);
   });
 
   it('lays out every example so that no node covers another or its ports, as the editor draws them', async () => {

@@ -27,7 +27,7 @@ describe('example flows', () => {
 
   const example = (prefix: string) => JSON.parse(readFileSync(join(EXAMPLES, files.find((f) => f.startsWith(prefix))!), 'utf8')) as FlowNode[];
 
-  it('watch a folder: audio goes to upload, video to enhance video, and any other file to a log line that says why', () => {
+  it('watch a folder: audio and video go through enhance file, then out of inbox/; any other file gets a log line that says why', () => {
     const nodes = example('02');
     const byId = new Map(nodes.map((n) => [n.id, n]));
     // Where a settled file goes: the switch on its name, as Node-RED evaluates the rules (first match).
@@ -37,8 +37,9 @@ describe('example flows', () => {
       const index = rules.findIndex((rule) => rule.t === 'else' || new RegExp(rule.v!, rule.case ? 'i' : '').test(filename));
       return (kind.wires as string[][])[index].map((id) => byId.get(id)!);
     };
-    for (const audio of ['talk.wav', 'Talk.WAV', 'show.mp3', 'take.flac', 'memo.m4a', 'old.aiff']) assert.deepEqual(route(audio).map((n) => n.type), ['media-enhance-upload'], audio);
-    for (const video of ['clip.mp4', 'Clip.MOV', 'talk.mkv', 'screen.webm']) assert.deepEqual(route(video).map((n) => n.type), ['media-enhance-video'], video);
+    for (const media of ['talk.wav', 'Talk.WAV', 'show.mp3', 'take.flac', 'memo.m4a', 'old.aiff', 'clip.mp4', 'Clip.MOV', 'talk.mkv', 'screen.webm']) {
+      assert.deepEqual(route(media).map((n) => n.type), ['media-enhance-file'], media);
+    }
     for (const other of ['notes.txt', 'cover.jpg', 'README']) {
       const [why] = route(other);
       assert.equal(why.type, 'change', other);
@@ -47,8 +48,14 @@ describe('example flows', () => {
       assert.equal(log.console, true, 'skipped files reach the Node-RED log');
       assert.match(JSON.stringify(why.rules), /skipped .* not an audio file .* or a video/);
     }
-    // Both kinds end in the same wait and download.
-    assert.deepEqual(route('clip.mp4')[0].wires, route('talk.wav')[0].wires);
+    // Done or failed, the input is moved out of inbox/ by the same node, which says which.
+    const enhance = nodes.find((n) => n.type === 'media-enhance-file')!;
+    const failures = nodes.find((n) => n.type === 'catch')!;
+    assert.deepEqual(failures.scope, [enhance.id], 'the Catch node takes the enhance node\'s failures only');
+    const [mover] = (enhance.wires as string[][])[0].map((id) => byId.get(id)!);
+    assert.deepEqual(failures.wires, enhance.wires);
+    assert.equal(mover.type, 'function');
+    assert.match(String(mover.func), /'failed' : 'done'/);
   });
 
   it('the two examples on the speech sample write different files', () => {

@@ -30,8 +30,8 @@ interface TestHelper {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const helper: TestHelper = require('node-red-node-test-helper');
 
-/** The six node modules as Node-RED loads them (nodes/*.js), plus the core Catch and Complete nodes. */
-export const NODE_MODULES: unknown[] = ['config', 'audio', 'video', 'upload', 'wait', 'download'].map(
+/** The seven node modules as Node-RED loads them (nodes/*.js), plus the core Catch and Complete nodes. */
+export const NODE_MODULES: unknown[] = ['config', 'file', 'audio', 'video', 'upload', 'wait', 'download'].map(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (name) => require(join(__dirname, '..', '..', '..', 'nodes', `media-enhance-${name}.js`)),
 );

@@ -1,5 +1,5 @@
 // The package as a user installs it: `npm pack`, unpacked into a Node-RED user directory, and the real
-// Node-RED runtime and admin API started as a separate process. It must register the six nodes with
+// Node-RED runtime and admin API started as a separate process. It must register the seven nodes with
 // their icons and help, keep the API key out of the saved and exported flows, and run a flow.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +12,7 @@ import { makeWav } from '../fixtures/media';
 
 const REPO = join(__dirname, '..', '..', '..');
 const MODULE = '@media-enhance/node-red-media-enhance';
-const TYPES = ['config', 'audio', 'video', 'upload', 'wait', 'download'].map((t) => `media-enhance-${t}`);
+const TYPES = ['config', 'file', 'audio', 'video', 'upload', 'wait', 'download'].map((t) => `media-enhance-${t}`);
 
 describe('the packed package in a real Node-RED', function () {
   this.timeout(120_000);
@@ -59,7 +59,7 @@ describe('the packed package in a real Node-RED', function () {
     return { status: res.statusCode, text: await res.body.text(), type: String(res.headers['content-type']) };
   }
 
-  it('registers the six nodes without error, with their editor, help and icons', async () => {
+  it('registers the seven nodes without error, with their editor, help and icons', async () => {
     const nodes = JSON.parse((await get('/nodes')).text) as { module: string; types: string[]; err?: string; enabled: boolean }[];
     const ours = nodes.filter((set) => set.module === MODULE);
     assert.deepEqual(ours.flatMap((set) => set.types).sort(), [...TYPES].sort());

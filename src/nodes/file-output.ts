@@ -1,0 +1,39 @@
+// Where a node puts a media's file: into a folder (written atomically by the client: a temporary file
+// renamed when complete) or into msg.payload as a Buffer. Shared by download and enhance file.
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import type { MediaEnhanceClient } from '../client/client';
+import type { Step } from '../contract/fields';
+import type { Job } from './message-jobs';
+import { resolvePath } from './msg-inputs';
+
+/** A name for a file inside the folder: no folder part, nothing hidden behind "." or "..". */
+export function isPlainFileName(name: string): boolean {
+  return name.length > 0 && name.length <= 255 && !/[/\\\0]/.test(name) && name !== '.' && name !== '..';
+}
+
+export async function downloadAsBuffer(client: MediaEnhanceClient, uid: string, step: Step, job: Job): Promise<{ payload: Buffer; contentType: string }> {
+  const onProgress = job.progress('downloading');
+  const file = await client.downloadFile(uid, { step, signal: job.signal, onWait: job.onWait });
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of file.stream) {
+    chunks.push(chunk as Buffer);
+    received += (chunk as Buffer).length;
+    onProgress(received, file.size);
+  }
+  return { payload: Buffer.concat(chunks, received), contentType: file.contentType };
+}
+
+/** Into `folder` (relative to Node-RED's working folder), named `name` or as the service names it. */
+export async function downloadIntoFolder(client: MediaEnhanceClient, uid: string, step: Step, job: Job, place: { folder: string; name: string; workingDirectory?: string }): Promise<{ path: string; contentType: string }> {
+  const dir = resolvePath(place.folder, place.workingDirectory);
+  await fsp.mkdir(dir, { recursive: true });
+  const written = await client.downloadToFile(uid, place.name ? join(dir, place.name) : dir, {
+    step,
+    signal: job.signal,
+    onWait: job.onWait,
+    onProgress: job.progress('downloading'),
+  });
+  return { path: written.path, contentType: written.contentType };
+}
