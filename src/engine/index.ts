@@ -5,8 +5,8 @@ import { Faults } from './faults';
 import { Jobs } from './jobs';
 import { resolveEngineOptions, type EngineOptions } from './options';
 import { RateLimits } from './rate-limit';
-import { createEngineServer } from './server';
 import { MediaRetention } from './retention';
+import { createEngineServer } from './server';
 import { MediaStore } from './store';
 import { WorkerPool } from './worker-pool';
 
