@@ -1,7 +1,7 @@
 // media-enhance-download: fetches a media's file, into a folder (written atomically: a temporary file
 // renamed when complete) or as a Buffer in msg.payload.
 import { STEPS, type Step } from '../contract/fields';
-import { downloadAsBuffer, downloadIntoFolder, isPlainFileName } from './file-output';
+import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, readFileOutput } from './file-output';
 import { handleMessages } from './message-jobs';
 import { inputError, readMediaUid, readStep } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
@@ -11,14 +11,12 @@ export default function register(RED: RedApi): void {
   RED.nodes.registerType('media-enhance-download', function (this: RedNode, def: NodeDef) {
     RED.nodes.createNode(this, def);
     const service = serviceOf(RED, this, def);
-    const toFile = def.output !== 'buffer';
     const step = (def.step || 'ENHANCED') as Step;
-    const folder = typeof def.folder === 'string' ? def.folder.trim() : '';
-    const name = typeof def.fileName === 'string' ? def.fileName.trim() : '';
+    const output = readFileOutput(def);
+    const { toFile, folder, name } = output;
     const checkSettings = () => {
       if (!(STEPS as readonly string[]).includes(step)) throw inputError('setting "file"', def.step, `must be one of ${STEPS.join(', ')}`);
-      if (toFile && folder === '') throw inputError('setting "folder"', def.folder, 'a folder is required to write files to');
-      if (name !== '' && !isPlainFileName(name)) throw inputError('setting "file name"', def.fileName, 'must be a file name without a folder part, or empty for the name the service gives');
+      checkFileOutput(output, def);
     };
     checkSettingsAtDeploy(this, checkSettings);
 

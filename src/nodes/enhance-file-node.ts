@@ -2,17 +2,15 @@
 // (into a folder or as a Buffer): upload, wait for completion and download through the config node's
 // shared client, with the building blocks' statuses, settings and overrides, and the loudness the
 // service measured in msg.loudness.
-import { checkEnhancementSettings } from '../contract/fields';
 import type { MediaMetadata } from '../client/types';
 import { UPLOAD_FIELDS } from './enhancement-fields';
-import { downloadAsBuffer, downloadIntoFolder, isPlainFileName } from './file-output';
-import { handleMessages } from './message-jobs';
-import { inputError, readFileInput, readOverrides } from './msg-inputs';
+import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, isPlainFileName, readFileOutput } from './file-output';
+import { handleMessages, showMediaStatus } from './message-jobs';
+import { checkUploadSettings, uploadMessageFile } from './message-upload';
+import { inputError } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
 import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
-import { applyOverrides, settingsFromNode, type Settings } from './settings';
-
-const check = (settings: Settings) => checkEnhancementSettings(settings, 'media_enhancement');
+import { settingsFromNode } from './settings';
 
 /** Input and output loudness, true peak and loudness range, as the media's metadata gives them (null where it does not). */
 export function loudnessOf(metadata: MediaMetadata): Record<'input' | 'output', Record<'integrated_lufs' | 'true_peak_dbtp' | 'loudness_range_lu', number | null>> {
@@ -39,37 +37,23 @@ export default function register(RED: RedApi): void {
     RED.nodes.createNode(this, def);
     const service = serviceOf(RED, this, def);
     const configured = settingsFromNode(def, UPLOAD_FIELDS);
-    const toFile = def.output !== 'buffer';
-    const folder = typeof def.folder === 'string' ? def.folder.trim() : '';
-    const name = typeof def.fileName === 'string' ? def.fileName.trim() : '';
+    const output = readFileOutput(def);
     const checkSettings = () => {
-      applyOverrides(configured, {}, UPLOAD_FIELDS, check);
-      if (toFile && folder === '') throw inputError('setting "folder"', def.folder, 'a folder is required to write files to');
-      if (name !== '' && !isPlainFileName(name)) throw inputError('setting "file name"', def.fileName, 'must be a file name without a folder part, or empty for the name the service gives');
+      checkUploadSettings(configured);
+      checkFileOutput(output, def);
     };
     checkSettingsAtDeploy(this, checkSettings);
 
     handleMessages(this, async (job) => {
       checkSettings();
       const { msg } = job;
-      const settings = applyOverrides(configured, readOverrides(msg), UPLOAD_FIELDS, check);
-      const target = toFile ? outputName(msg, name) : '';
-      const { file, fileName } = await readFileInput(msg, RED.settings.fileWorkingDirectory);
-      const client = await service.client();
-      const uploaded = await client.uploadMedia(
-        { file, fileName, media_enhancement: Object.keys(settings).length > 0 ? settings : null },
-        { signal: job.signal, onWait: job.onWait, onProgress: job.progress('uploading') },
-      );
-      const started = Date.now();
-      const media = await client.waitForCompletion(uploaded.uid, {
-        signal: job.signal,
-        timeoutMs: service.waitTimeoutMs(),
-        onStatus: (status) => job.show({ text: status.toLowerCase(), since: started }),
-      });
+      const target = output.toFile ? outputName(msg, output.name) : '';
       // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
       const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
-      if (toFile) {
-        const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, { folder, name: target, workingDirectory: RED.settings.fileWorkingDirectory });
+      const { client, metadata: uploaded } = await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory);
+      const media = await client.waitForCompletion(uploaded.uid, { signal: job.signal, timeoutMs: service.waitTimeoutMs(), onStatus: showMediaStatus(job) });
+      if (output.toFile) {
+        const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, { folder: output.folder, name: target, workingDirectory: RED.settings.fileWorkingDirectory });
         msg.filename = written.path;
         msg.payload = written.path;
         msg.contentType = written.contentType;

@@ -5,7 +5,29 @@ import { join } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
 import type { Step } from '../contract/fields';
 import type { Job } from './message-jobs';
-import { resolvePath } from './msg-inputs';
+import { inputError, resolvePath } from './msg-inputs';
+import type { NodeDef } from './red';
+
+/** A node's "output" settings: into a folder (named, or as the service names it) or a Buffer. */
+export interface FileOutput {
+  toFile: boolean;
+  folder: string;
+  name: string;
+}
+
+export function readFileOutput(def: NodeDef): FileOutput {
+  return {
+    toFile: def.output !== 'buffer',
+    folder: typeof def.folder === 'string' ? def.folder.trim() : '',
+    name: typeof def.fileName === 'string' ? def.fileName.trim() : '',
+  };
+}
+
+/** Throws the setting that cannot work: a file output without a folder, or a name with a folder part. */
+export function checkFileOutput({ toFile, folder, name }: FileOutput, def: NodeDef): void {
+  if (toFile && folder === '') throw inputError('setting "folder"', def.folder, 'a folder is required to write files to');
+  if (name !== '' && !isPlainFileName(name)) throw inputError('setting "file name"', def.fileName, 'must be a file name without a folder part, or empty for the name the service gives');
+}
 
 /** A name for a file inside the folder: no folder part, nothing hidden behind "." or "..". */
 export function isPlainFileName(name: string): boolean {

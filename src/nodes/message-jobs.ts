@@ -19,6 +19,12 @@ export interface Job {
   progress(verb: string): ProgressCallback;
 }
 
+/** For the client's `onStatus`: the media's state and the time since the wait began ("processing 1m20s"). */
+export function showMediaStatus(job: Job): (status: string) => void {
+  const since = Date.now();
+  return (status) => job.show({ text: status.toLowerCase(), since });
+}
+
 /** Runs one message; resolves with the message to send. It must not change `job.msg` before it succeeds. */
 export type JobHandler = (job: Job) => Promise<NodeMessage>;
 

@@ -1,7 +1,7 @@
 // media-enhance-wait: holds a message until its media is COMPLETED; a failed media or a timeout goes
 // to Catch nodes with the original msg (media_uid kept, so a flow can retry).
 import { MAX_TIMER_MS } from '../client/clock';
-import { handleMessages } from './message-jobs';
+import { handleMessages, showMediaStatus } from './message-jobs';
 import { inputError, readMediaUid } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
 import type { NodeDef, RedApi, RedNode } from './red';
@@ -24,11 +24,10 @@ export default function register(RED: RedApi): void {
         checkTimeout();
         const uid = readMediaUid(job.msg, { orPayload: true });
         const client = await service.client();
-        const started = Date.now();
         const metadata = await client.waitForCompletion(uid, {
           signal: job.signal,
           timeoutMs: timeout === undefined ? service.waitTimeoutMs() : timeout * 1000,
-          onStatus: (status) => job.show({ text: status.toLowerCase(), since: started }),
+          onStatus: showMediaStatus(job),
         });
         job.msg.media_uid = uid;
         job.msg.payload = metadata;
