@@ -54,8 +54,9 @@ export function deployExamples(userDir: string, examplesFolder: string): string[
   const { flows, added } = addNewExamples(existing, examples, addedBefore);
   if (added.length > 0) writeFileSync(flowFile, `${JSON.stringify(flows, null, 2)}\n`);
   // Written after the flows: if this stops in between, the nodes are in flows.json and are not added twice.
-  const remembered = examples.map((node) => node.id).filter((id) => addedBefore.has(id) || added.some((node) => node.id === id));
-  writeFileSync(stampFile, `${JSON.stringify({ added: remembered }, null, 2)}\n`);
+  const addedNow = new Set(added.map((node) => node.id));
+  const remembered = new Set(examples.map((node) => node.id).filter((id) => addedBefore.has(id) || addedNow.has(id)));
+  writeFileSync(stampFile, `${JSON.stringify({ added: [...remembered] }, null, 2)}\n`);
   return describeAdded(added);
 }
 
