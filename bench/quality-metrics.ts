@@ -52,18 +52,11 @@ function loudestSecond(signal: Float32Array, sampleRate: number): number {
 /** Mean over the reference's non-silent 10 ms frames of their SNR, each clamped to -10..35 dB. */
 export function segmentalSnr(reference: Float32Array, aligned: Float32Array, sampleRate: number): number {
   const frame = Math.round(FRAME_SECONDS * sampleRate);
-  const energies = frameEnergies(reference, frame);
-  const loudest = Math.max(...energies);
-  let sum = 0;
-  let count = 0;
-  for (let k = 0; k < energies.length; k++) {
-    if (energies[k] < loudest * 10 ** (-SILENT_DB / 10)) continue;
+  return meanSegmentSnr(frameEnergies(reference, frame), (k) => {
     let error = 0;
     for (let i = k * frame; i < (k + 1) * frame; i++) error += (reference[i] - aligned[i]) ** 2;
-    sum += clampDb(10 * Math.log10(energies[k] / Math.max(error, 1e-30)));
-    count++;
-  }
-  return sum / count;
+    return error;
+  });
 }
 
 /** Scale-invariant signal-to-distortion ratio. */
@@ -107,20 +100,25 @@ export function magnitudeSegmentalSnr(clean: Float32Array, aligned: Float32Array
   const reference = spectra(clean);
   const enhanced = spectra(aligned);
   const energies = reference.map((m) => m.reduce((sum, v) => sum + v * v, 0));
-  const loudest = Math.max(...energies);
-  let sum = 0;
-  let count = 0;
-  reference.forEach((m, k) => {
-    if (energies[k] < loudest * 10 ** (-SILENT_DB / 10)) return;
+  return meanSegmentSnr(energies, (k) => {
     let error = 0;
-    for (let bin = 0; bin < m.length; bin++) error += (m[bin] - enhanced[k][bin]) ** 2;
-    sum += clampDb(10 * Math.log10(energies[k] / Math.max(error, 1e-30)));
-    count++;
+    for (let bin = 0; bin < reference[k].length; bin++) error += (reference[k][bin] - enhanced[k][bin]) ** 2;
+    return error;
   });
-  return sum / count;
 }
 
-const clampDb = (value: number) => Math.min(SEG_MAX_DB, Math.max(SEG_MIN_DB, value));
+/** The mean over the non-silent segments of their SNR (energy over `errorOf(k)`), each clamped to -10..35 dB. */
+function meanSegmentSnr(energies: ArrayLike<number>, errorOf: (k: number) => number): number {
+  const loudest = Math.max(...Array.from(energies));
+  let sum = 0;
+  let count = 0;
+  for (let k = 0; k < energies.length; k++) {
+    if (energies[k] < loudest * 10 ** (-SILENT_DB / 10)) continue;
+    sum += Math.min(SEG_MAX_DB, Math.max(SEG_MIN_DB, 10 * Math.log10(energies[k] / Math.max(errorOf(k), 1e-30))));
+    count++;
+  }
+  return sum / count;
+}
 
 /** |FFT| of a windowed frame, zero-padded to `size` (a power of two), bins 0..size/2. */
 function magnitudes(frame: Float32Array, window: Float64Array, size: number): Float64Array {
