@@ -7,6 +7,7 @@ import type { AccessLogEntry } from './options';
 import type { RateLimits } from './rate-limit';
 import { respond } from './respond';
 import { HttpError, sendError, sendJson, unprocessable } from './responses';
+import { drainUnreadBody } from './unread-body';
 import * as routes from './routes';
 
 interface Route {
@@ -68,8 +69,8 @@ export function createEngineServer(parts: ServerParts): Server {
         res.destroy();
         return;
       }
-      if (err instanceof HttpError) sendError(res, err);
-      else sendJson(res, 500, { detail: 'internal error' });
+      if (err instanceof HttpError) sendError(res, new HttpError(err.status, err.detail, drainUnreadBody(req, err.headers)));
+      else sendJson(res, 500, { detail: 'internal error' }, drainUnreadBody(req, {}));
     });
   });
   server.keepAliveTimeout = 15_000;

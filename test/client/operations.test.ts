@@ -231,6 +231,20 @@ describe('client errors: each answer of the service becomes one code', function 
     await c.close();
   });
 
+  it('an early 413 or 401 for a large file sent from disk still reaches the client (not a broken pipe)', async () => {
+    // 30 MB from a path: the client is still sending when the service answers, so the answer must
+    // survive the service closing a connection the client had not finished writing.
+    const big = join(dir, 'large.wav');
+    await fsp.writeFile(big, Buffer.alloc(30 * 1024 * 1024, 7));
+    for (let i = 0; i < 3; i++) {
+      const tooLarge = await catchError(client().uploadMedia({ file: big }));
+      assert.equal(tooLarge.code, 'TOO_LARGE', tooLarge.message);
+      const wrongKey = await catchError(client({ apiKey: 'wrong-key-123456' }).uploadMedia({ file: big }));
+      assert.equal(wrongKey.code, 'AUTH', wrongKey.message);
+    }
+    await fsp.rm(big);
+  });
+
   it('415 for a file that is not media is UNSUPPORTED', async () => {
     const c = client();
     const err = await catchError(c.uploadMedia({ file: Buffer.from('just some text, not audio at all'), fileName: 'notes.txt' }));

@@ -1,0 +1,20 @@
+// An answer given before the request body was read (413, 401, a fault): the client is still sending.
+// Closing at once would leave its bytes unread in our socket, and the kernel then resets the connection,
+// which can destroy our answer before the client reads it: the client sees EPIPE instead of a 413.
+// So the rest of the body is read and thrown away for a bounded time, and only then is the socket cut.
+import type { IncomingMessage } from 'node:http';
+
+/** How long a sender that keeps sending after its answer is listened to before the connection is cut. */
+const DRAIN_MS = 5_000;
+
+/** Call before writing an answer; drops a `connection: close` the caller asked for while the body is unread. */
+export function drainUnreadBody(req: IncomingMessage, headers: Record<string, string>): Record<string, string> {
+  if (req.complete || req.destroyed) return headers;
+  req.resume();
+  const cut = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+  cut.unref();
+  req.once('end', () => clearTimeout(cut));
+  req.once('close', () => clearTimeout(cut));
+  const { connection: _close, ...rest } = headers;
+  return rest;
+}
