@@ -69,7 +69,10 @@ const CODE_BY_STATUS: Record<number, MediaEnhanceErrorCode> = {
   429: 'RATE_LIMITED',
 };
 
-export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504, 507]);
+
+/** Answers that say the service did nothing and may later: a POST is safe to send again after them. */
+export const REFUSED_FOR_NOW_STATUSES = new Set([429, 503, 507]);
 
 const EXCERPT_CHARS = 300;
 

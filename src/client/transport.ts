@@ -3,7 +3,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { EndpointId } from '../contract/endpoints';
 import { fullJitterDelay, parseRetryAfter, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
-import { MediaEnhanceError, RETRYABLE_STATUSES, errorFromResponse, redactError } from './errors';
+import { MediaEnhanceError, REFUSED_FOR_NOW_STATUSES, RETRYABLE_STATUSES, errorFromResponse, redactError } from './errors';
 import type { RollingWindowLimiter, Slot } from './rate-limiter';
 
 /** What a caller is told while its request waits: for a place in the window, or before a retry. */
@@ -80,25 +80,30 @@ export class Transport {
   }
 
   /** Resolves with a 2xx response whose body the caller must consume; rejects with a MediaEnhanceError. */
-  async send(spec: RequestSpec): Promise<Response> {
-    try {
-      return await this.sendWithRetries(spec);
-    } catch (err) {
-      throw redactError(this.toClientError(err, spec), this.config.apiKey);
-    }
+  send(spec: RequestSpec): Promise<Response> {
+    return this.exchange(spec, async (res) => res);
   }
 
-  /** Sends and reads a JSON answer. */
-  async sendJson<T>(spec: RequestSpec): Promise<T> {
-    const res = await this.send(spec);
-    const text = await res.body.text();
+  /** Sends and reads a JSON answer; a connection cut while the answer is read counts as a failed attempt. */
+  sendJson<T>(spec: RequestSpec): Promise<T> {
+    return this.exchange(spec, async (res) => {
+      const text = await res.body.text();
+      try {
+        return JSON.parse(text) as T;
+      } catch (cause) {
+        throw new MediaEnhanceError('HTTP', `the service answered ${res.statusCode} with a body that is not JSON (${describe(spec)})`, {
+          status: res.statusCode,
+          cause,
+        });
+      }
+    });
+  }
+
+  private async exchange<T>(spec: RequestSpec, read: (res: Response) => Promise<T>): Promise<T> {
     try {
-      return JSON.parse(text) as T;
-    } catch (cause) {
-      throw new MediaEnhanceError('HTTP', `the service answered ${res.statusCode} with a body that is not JSON (${describe(spec)})`, {
-        status: res.statusCode,
-        cause,
-      });
+      return await this.sendWithRetries(spec, read);
+    } catch (err) {
+      throw redactError(this.toClientError(err, spec), this.config.apiKey);
     }
   }
 
@@ -106,7 +111,7 @@ export class Transport {
     await this.agent.destroy();
   }
 
-  private async sendWithRetries(spec: RequestSpec): Promise<Response> {
+  private async sendWithRetries<T>(spec: RequestSpec, read: (res: Response) => Promise<T>): Promise<T> {
     const { clock, retry } = this.config;
     const limiter = this.config.limiterFor(spec.endpoint);
     const maxRetries = spec.maxRetries ?? retry.maxRetries;
@@ -135,12 +140,24 @@ export class Transport {
         await sleep(clock, waitMs, spec.signal);
         continue;
       }
-      if (res.statusCode >= 200 && res.statusCode < 300) return res;
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        try {
+          return await read(res);
+        } catch (err) {
+          if (err instanceof MediaEnhanceError || spec.signal?.aborted) throw err;
+          // The service answered, then the connection broke while its answer was read.
+          if (!idempotent || spec.replayable === false || attempt >= maxRetries) throw this.answerLost(err, spec);
+          const waitMs = fullJitterDelay(retry, attempt, this.config.random);
+          spec.onWait?.({ endpoint: spec.endpoint, reason: 'retry', waitMs, attempt: attempt + 1, cause: errorCode(err) || (err as Error).message });
+          await sleep(clock, waitMs, spec.signal);
+          continue;
+        }
+      }
 
       const retryAfterMs = parseRetryAfter(res.headers['retry-after'], clock.now());
       const text = await readBounded(res.body, ERROR_BODY_LIMIT);
       const error = errorFromResponse(describe(spec), res.statusCode, text, spec.mediaUid);
-      const retryable = idempotent ? RETRYABLE_STATUSES.has(res.statusCode) : res.statusCode === 429 || res.statusCode === 503;
+      const retryable = (idempotent ? RETRYABLE_STATUSES : REFUSED_FOR_NOW_STATUSES).has(res.statusCode);
       if (!retryable || attempt >= maxRetries) throw error;
       if (spec.replayable === false) {
         error.message += '; not retried: the file was given as a one-shot stream, pass a path or a Buffer so it can be sent again';
@@ -195,6 +212,18 @@ export class Transport {
       }
       url = next;
     }
+  }
+
+  /** A POST's answer lost on the way: the service may have done what was asked, so say so. */
+  private answerLost(err: unknown, spec: RequestSpec): MediaEnhanceError {
+    const code = errorCode(err);
+    const message = err instanceof Error ? err.message : String(err);
+    const consequence = spec.method === 'POST' ? ': the service may have accepted the media; check before sending it again' : '';
+    return new MediaEnhanceError(
+      'NETWORK',
+      `the connection broke while the answer was read (${message})${consequence} (${describe(spec)} to the service at ${this.config.origin}${code ? `: ${code}` : ''})`,
+      { cause: err, retryable: true, mediaUid: spec.mediaUid },
+    );
   }
 
   private toClientError(err: unknown, spec: RequestSpec): MediaEnhanceError {

@@ -364,6 +364,67 @@ describe('client errors: each answer of the service becomes one code', function 
     }
   });
 
+  it('a connection cut while an answer is read: a GET is retried, a lost POST answer says the media may exist', async () => {
+    // Half of all answers are cut halfway through their body (a seeded sequence, so the run is repeatable).
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const unlimited = { uploadMedia: null, getMetadata: null };
+    const flaky = await startClientTestEngine({ faults: { resetRate: 0.5, random }, limits: unlimited });
+    const c = new MediaEnhanceClient({ baseUrl: flaky.url, apiKey: flaky.apiKey, limits: unlimited, retry: { maxRetries: 10, baseDelayMs: 2 } });
+    try {
+      // Uploads until one answer is lost: the service accepted it, the client never learned its uid.
+      let uid: string | undefined;
+      let cutOff: MediaEnhanceError | undefined;
+      for (let i = 0; i < 20 && !(uid && cutOff); i++) {
+        try {
+          uid = (await c.uploadMedia({ file: wav, fileName: `take-${i}.wav` })).uid;
+        } catch (err) {
+          cutOff = err as MediaEnhanceError;
+        }
+      }
+      assert.ok(uid && cutOff, 'the run met both a whole and a cut answer');
+      assert.equal(cutOff.code, 'NETWORK');
+      assert.match(cutOff.message, /connection broke while the answer was read .*may have accepted the media.*POST \/v2\/medias/);
+      const uploads = flaky.requests().filter((r) => r.method === 'POST');
+      assert.ok(uploads.every((r) => r.status === 201), 'each upload was sent once and accepted');
+
+      const before = flaky.requests().length;
+      for (let i = 0; i < 100; i++) assert.equal((await c.getMetadata(uid)).uid, uid);
+      const reads = flaky.requests().length - before;
+      assert.ok(reads > 130, `only ${reads} requests for 100 reads: the cuts did not happen`);
+    } finally {
+      await c.close();
+      await flaky.close();
+    }
+  });
+
+  it('507 (the service is out of storage) is a service fault: an upload is sent again after it, not refused as invalid', async () => {
+    let answered = 0;
+    const full = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        answered++;
+        const body = answered < 3 ? { detail: 'the service has no room for this upload now' } : { uid: 'stored-1', file_name: 'a.wav' };
+        res.writeHead(answered < 3 ? 507 : 201, { 'content-type': 'application/json', 'retry-after': '0' });
+        res.end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((resolve) => full.listen(0, '127.0.0.1', resolve));
+    const c = new MediaEnhanceClient({ baseUrl: `http://127.0.0.1:${(full.address() as AddressInfo).port}`, apiKey: 'k-1234567890', retry: { maxRetries: 1, baseDelayMs: 5 } });
+    try {
+      const err = await catchError(c.uploadMedia({ file: wav, fileName: 'a.wav' }));
+      assert.equal(err.code, 'HTTP');
+      assert.equal(err.status, 507);
+      assert.equal(err.retryable, true);
+      assert.match(err.message, /no room for this upload/);
+      assert.equal(answered, 2, 'sent again once after the first 507');
+      assert.equal((await c.uploadMedia({ file: wav, fileName: 'a.wav' })).uid, 'stored-1');
+    } finally {
+      await c.close();
+      await closeServer(full);
+    }
+  });
+
   it('a one-shot stream is not sent twice, and the error says why', async () => {
     const busy = await startClientTestEngine({ faults: { error503Rate: 1 } });
     const c = new MediaEnhanceClient({ baseUrl: busy.url, apiKey: busy.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
