@@ -4,7 +4,7 @@
 import { MediaEnhanceError } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
 import type { ProgressCallback } from '../client/types';
-import type { NodeMessage, RedNode } from './red';
+import type { DoneFunction, NodeMessage, RedNode, SendFunction } from './red';
 import { StatusBoard, type JobStatus } from './status-board';
 import { failureText, progressText, waitText } from './status-text';
 
@@ -17,6 +17,11 @@ export interface Job {
   onWait(event: WaitEvent): void;
   /** For the client's `onProgress`: "uploading 42%". */
   progress(verb: string): ProgressCallback;
+  /**
+   * Runs `action` in the same tick as the outcome is delivered (the message sent, or the error passed to
+   * Catch); never when the node closes first and the outcome is dropped.
+   */
+  onDelivered(action: () => void): void;
 }
 
 /** For the client's `onStatus`: the media's state and the time since the wait began ("processing 1m20s"). */
@@ -31,40 +36,51 @@ export type JobHandler = (job: Job) => Promise<NodeMessage>;
 /** Node-RED waits 15 s for a node to close; leave room for the rest of the flow. */
 const CLOSE_DEADLINE_MS = 10_000;
 
-export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: JobStatus = { text: 'starting' }): void {
+export interface MessageJobs {
+  /** Runs a message that did not arrive as input (a wait kept across a restart): sent, or passed to Catch. */
+  resume(msg: NodeMessage): void;
+}
+
+export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: JobStatus = { text: 'starting' }): MessageJobs {
   const board = new StatusBoard(node);
   const inFlight = new Map<AbortController, Promise<void>>();
   let closed = false;
 
-  node.on('input', (msg, send, done) => {
+  const run = (msg: NodeMessage, send: SendFunction, done: DoneFunction) => {
     if (closed) return done();
     const controller = new AbortController();
     const id = board.begin(firstStatus);
+    const delivered: (() => void)[] = [];
     const job: Job = {
       msg,
       signal: controller.signal,
       show: (status) => board.update(id, status),
       onWait: (event) => board.update(id, { text: waitText(event), fill: 'yellow' }),
       progress: (verb) => (moved, total) => board.update(id, { text: progressText(verb, moved, total) }),
+      onDelivered: (action) => delivered.push(action),
     };
-    const run = Promise.resolve()
+    const running = Promise.resolve()
       .then(() => handler(job))
       .then(
         (out) => {
           if (closed) return done();
           board.end(id, { fill: 'green', shape: 'dot', text: 'done' });
+          runAll(delivered, node);
           send(out);
           done();
         },
         (err: unknown) => {
           if (closed) return done();
           board.end(id, { fill: 'red', shape: 'ring', text: failureText(err) });
+          runAll(delivered, node);
           done(asError(err));
         },
       )
       .finally(() => inFlight.delete(controller));
-    inFlight.set(controller, run);
-  });
+    inFlight.set(controller, running);
+  };
+
+  node.on('input', run);
 
   node.on('close', (_removed, done) => {
     closed = true;
@@ -79,6 +95,27 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
       done();
     });
   });
+
+  return {
+    resume: (msg) =>
+      run(
+        msg,
+        (out) => node.send(out),
+        (err) => {
+          if (err) node.error(err, msg);
+        },
+      ),
+  };
+}
+
+function runAll(actions: (() => void)[], node: RedNode): void {
+  for (const action of actions) {
+    try {
+      action();
+    } catch (err) {
+      node.warn((err as Error).message);
+    }
+  }
 }
 
 function asError(err: unknown): Error {

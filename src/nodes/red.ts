@@ -25,6 +25,7 @@ export interface RedNode {
   on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
   on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
   status(status: NodeStatus | Record<string, never>): void;
+  send(msg: NodeMessage | null | (NodeMessage | null)[]): void;
   error(err: unknown, msg?: NodeMessage): void;
   warn(message: unknown): void;
   log(message: unknown): void;
@@ -44,6 +45,16 @@ export interface RedApi {
     createNode(node: object, def: NodeDef): void;
     registerType(type: string, constructor: (this: RedNode, def: NodeDef) => void, options?: { credentials?: Record<string, { type: 'text' | 'password' }> }): void;
     getNode(id: string): RedNode | null;
+    /** Every node of the deployed flows, disabled flows included, as the editor saved it. */
+    eachNode(callback: (def: NodeDef) => void): void;
+  };
+  /** The runtime's events; `flows:started` follows every start and deploy. */
+  events: {
+    on(event: 'flows:started', listener: () => void): void;
+    removeListener(event: 'flows:started', listener: () => void): void;
+  };
+  log: {
+    warn(message: string): void;
   };
   settings: {
     userDir?: string;

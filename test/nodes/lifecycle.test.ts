@@ -32,22 +32,27 @@ function activeTimers(): number {
 describe('nodes: redeploy and stop while messages are in flight', function () {
   this.timeout(60_000);
   let engine: ClientTestEngine;
+  let userDir: string;
 
   before(async () => {
-    await initHelper();
+    userDir = await initHelper();
     engine = await startClientTestEngine({ processingDelayMs: 3_000, limits: { uploadMedia: null } });
   });
   after(async () => {
     await stopHelper();
     await engine.close();
   });
-  afterEach(() => helper.unload());
+  afterEach(async () => {
+    await helper.unload();
+    // A wait still in flight when a test ends is kept for the next start: each test starts without any.
+    await fsp.rm(join(userDir, 'media-enhance'), { recursive: true, force: true });
+  });
 
-  function flow(waitName: string): object[] {
+  function flow(waitName: string, keepAcrossRestarts = true): object[] {
     return [
       TAB,
       remoteConfig(engine.url),
-      { id: 'wait', type: 'media-enhance-wait', z: 'tab', name: waitName, service: 'svc', wires: [['completed']] },
+      { id: 'wait', type: 'media-enhance-wait', z: 'tab', name: waitName, service: 'svc', keepAcrossRestarts, wires: [['completed']] },
       { id: 'completed', type: 'helper', z: 'tab' },
       ...catchAll(),
     ];
@@ -64,8 +69,9 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
   }
 
   it('redeploying a waiting node calls done() for its message, sends nothing later and leaves no timer', async () => {
+    // Not kept across restarts: the new node must not take the wait over (wait-journal.test.ts covers that).
     const credentials = { svc: { apiKey: engine.apiKey } };
-    await loadFlow(flow('first'), credentials);
+    await loadFlow(flow('first', false), credentials);
     const uid = await uploadOne();
     // A first message opens the shared client's connection, whose keep-alive timer is the client's, not the node's.
     const primed = nextInput(helper.getNode('caught'));
@@ -81,7 +87,7 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
     assert.ok(activeTimers() > timersBefore, 'the wait has its poll and status timers');
 
     // A "modified nodes" deploy: only the wait node changes; the config node and its client stay.
-    await helper.setFlows(placed(flow('second')), 'nodes', credentials);
+    await helper.setFlows(placed(flow('second', false)), 'nodes', credentials);
     await finished; // done() was called for the message in flight
     await sleep(200);
     assert.equal(activeTimers(), timersBefore, 'no timer of the old node is left');

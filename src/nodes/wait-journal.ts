@@ -1,0 +1,147 @@
+// The waits a wait node has accepted and not yet ended, kept on disk so a restart, a full deploy or a
+// stop and start of the node resumes them. One small file per wait, written atomically (a temporary
+// file, synced, then renamed), so a crash leaves either the whole entry or none, and a damaged file
+// costs only its own entry.
+//
+// Layout: <userDir>/media-enhance/<config node id>/waits/<wait node id>/<entry>.json. A media uid only
+// means something on its own service, so the waits live under the config node that names it.
+import { randomUUID } from 'node:crypto';
+import { promises as fsp, unlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { NodeMessage, RedApi } from './red';
+
+const ENTRY_SUFFIX = '.json';
+
+export interface JournalEntry {
+  mediaUid: string;
+  /** When the wait began (epoch ms): a timeout counts from here, restarts included. */
+  startedAt: number;
+  msg: NodeMessage;
+  /** Properties of the message that could not be kept (a Buffer payload, a live request object). */
+  dropped: string[];
+}
+
+export interface KeptWait {
+  entry: JournalEntry;
+  /** Ends the entry; synchronous, so it happens in the same tick as the message's send. */
+  remove(): void;
+}
+
+export interface JournalContents {
+  waits: KeptWait[];
+  /** Files that could not be read back, each with the reason. */
+  unreadable: string[];
+}
+
+/** The folder of every config node's journals. */
+export function journalRoot(settings: RedApi['settings']): string {
+  return join(settings.userDir ?? join(homedir(), '.node-red'), 'media-enhance');
+}
+
+function safeSegment(id: string): string {
+  return id.replace(/[^\w.-]/g, '_');
+}
+
+export function waitsFolder(settings: RedApi['settings'], configId: string, nodeId: string): string {
+  return join(journalRoot(settings), safeSegment(configId), 'waits', safeSegment(nodeId));
+}
+
+export class WaitJournal {
+  constructor(readonly folder: string) {}
+
+  /** Keeps a wait; rejects when the disk refuses it (the caller decides whether to go on without). */
+  async keep(mediaUid: string, msg: NodeMessage, startedAt = Date.now()): Promise<KeptWait> {
+    const { kept, dropped } = journalSafeMessage(msg);
+    const entry: JournalEntry = { mediaUid, startedAt, msg: kept, dropped };
+    const file = join(this.folder, `${startedAt}-${randomUUID()}${ENTRY_SUFFIX}`);
+    await fsp.mkdir(this.folder, { recursive: true, mode: 0o700 });
+    const temporary = `${file}.tmp`;
+    const handle = await fsp.open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(entry));
+      await handle.sync(); // the entry must outlive a power cut, not only a crash
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(temporary, file);
+    return { entry, remove: () => removeQuietly(file) };
+  }
+
+  /** Every wait kept in the folder, oldest first; leftover temporary files (a crash mid-write) are removed. */
+  async load(): Promise<JournalContents> {
+    let names: string[];
+    try {
+      names = await fsp.readdir(this.folder);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { waits: [], unreadable: [] };
+      throw err;
+    }
+    const waits: KeptWait[] = [];
+    const unreadable: string[] = [];
+    for (const name of names.sort()) {
+      const file = join(this.folder, name);
+      if (!name.endsWith(ENTRY_SUFFIX)) {
+        if (name.endsWith(`${ENTRY_SUFFIX}.tmp`)) removeQuietly(file);
+        continue;
+      }
+      try {
+        const entry = parseEntry(await fsp.readFile(file, 'utf8'));
+        waits.push({ entry, remove: () => removeQuietly(file) });
+      } catch (err) {
+        unreadable.push(`${name}: ${(err as Error).message}`);
+      }
+    }
+    return { waits, unreadable };
+  }
+
+  /** Removes the whole folder (the node is gone); answers the media uids that were still waited for. */
+  async discard(): Promise<string[]> {
+    const { waits } = await this.load();
+    await fsp.rm(this.folder, { recursive: true, force: true });
+    return waits.map((wait) => wait.entry.mediaUid);
+  }
+}
+
+function parseEntry(text: string): JournalEntry {
+  const entry = JSON.parse(text) as Partial<JournalEntry>;
+  if (typeof entry?.mediaUid !== 'string' || typeof entry.startedAt !== 'number' || typeof entry.msg !== 'object' || entry.msg === null) {
+    throw new Error('not a wait entry (mediaUid, startedAt or msg missing)');
+  }
+  return { mediaUid: entry.mediaUid, startedAt: entry.startedAt, msg: entry.msg, dropped: Array.isArray(entry.dropped) ? entry.dropped : [] };
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+/**
+ * The message as JSON can carry it: each top-level property that is binary (a Buffer payload), a function,
+ * or that cannot be written as JSON (the live request and response objects of an HTTP-in flow, anything
+ * circular) is left out and named, so the resumed message says what it lost.
+ */
+export function journalSafeMessage(msg: NodeMessage): { kept: NodeMessage; dropped: string[] } {
+  const kept: NodeMessage = {};
+  const dropped: string[] = [];
+  for (const [property, value] of Object.entries(msg)) {
+    if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) {
+      dropped.push(`${property} (${value.byteLength} bytes of binary data)`);
+      continue;
+    }
+    if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
+      dropped.push(`${property} (a ${typeof value})`);
+      continue;
+    }
+    try {
+      const text = JSON.stringify(value);
+      if (text !== undefined) kept[property] = JSON.parse(text) as unknown;
+    } catch (err) {
+      dropped.push(`${property} (${(err as Error).message.split('\n')[0]})`);
+    }
+  }
+  return { kept, dropped };
+}

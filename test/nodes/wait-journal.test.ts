@@ -1,0 +1,121 @@
+// Waits kept across redeploys: a full deploy during twenty waits still delivers twenty messages, each
+// once with its own properties; a damaged journal costs only its damaged entries; a deleted wait node's
+// waits are dropped with a log line; the setting turned off keeps nothing.
+import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
+import { makeWav } from '../fixtures/media';
+import { catchAll, collect, helper, initHelper, loadFlow, placed, remoteConfig, sleep, stopHelper, TAB } from './flow-helper';
+
+describe('nodes: waits kept across redeploys', function () {
+  this.timeout(90_000);
+  let engine: ClientTestEngine;
+  let userDir: string;
+  const credentials = () => ({ svc: { apiKey: engine.apiKey } });
+  const waitsOf = (nodeId: string) => join(userDir, 'media-enhance', 'svc', 'waits', nodeId);
+
+  before(async () => {
+    userDir = await initHelper();
+    engine = await startClientTestEngine({ processingDelayMs: 2_500, limits: { uploadMedia: null, getMetadata: null } });
+  });
+  after(async () => {
+    await stopHelper();
+    await engine.close();
+  });
+  afterEach(async () => {
+    await helper.unload();
+    await fsp.rm(join(userDir, 'media-enhance'), { recursive: true, force: true });
+  });
+
+  function flow(extra: Record<string, unknown> = {}): object[] {
+    return [TAB, remoteConfig(engine.url), { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', wires: [['completed']], ...extra }, { id: 'completed', type: 'helper', z: 'tab' }, ...catchAll()];
+  }
+
+  async function upload(count: number): Promise<string[]> {
+    const { MediaEnhanceClient } = await import('../../src/client');
+    const client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, limits: { uploadMedia: null } });
+    try {
+      return await Promise.all(Array.from({ length: count }, async () => (await client.uploadMedia({ file: makeWav(0.2, 8000) })).uid));
+    } finally {
+      await client.close();
+    }
+  }
+
+  async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+      await sleep(100);
+    }
+  }
+
+  const entries = async (nodeId: string) => (await fsp.readdir(waitsOf(nodeId)).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+
+  it('a full deploy during twenty waits: twenty messages after it, each once, with its properties', async () => {
+    await loadFlow(flow(), credentials());
+    const uids = await upload(20);
+    uids.forEach((uid, i) => helper.getNode('wait').receive({ media_uid: uid, index: i, tags: { episode: i }, payload: Buffer.from(`audio ${i}`) }));
+    await until(async () => (await entries('wait')).length === 20, 'the twenty waits are kept');
+
+    await helper.setFlows(placed(flow()), 'full', credentials());
+    const completed = collect(helper.getNode('completed'));
+    const caught = collect(helper.getNode('caught'));
+    await until(() => completed.length >= 20, 'twenty messages arrive');
+    await sleep(1_500); // a duplicate would arrive meanwhile
+    assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+    assert.deepEqual(completed.map((m) => m.index).sort((a, b) => Number(a) - Number(b)), uids.map((_, i) => i), 'each message once');
+    for (const msg of completed) {
+      const i = msg.index as number;
+      assert.equal(msg.media_uid, uids[i]);
+      assert.deepEqual(msg.tags, { episode: i });
+      assert.equal((msg.payload as { enhancement_status: string }).enhancement_status, 'COMPLETED');
+      assert.deepEqual(msg.media_resumed, { dropped: [`payload (${`audio ${i}`.length} bytes of binary data)`] }, 'the Buffer payload is named as dropped');
+    }
+    assert.deepEqual(await entries('wait'), [], 'every kept wait ended with its message');
+  });
+
+  it('a damaged journal: the node says which entries it could not read and resumes the rest', async () => {
+    await loadFlow(flow(), credentials());
+    const [uid] = await upload(1);
+    helper.getNode('wait').receive({ media_uid: uid, topic: 'kept' });
+    await until(async () => (await entries('wait')).length === 1, 'the wait is kept');
+    await helper.unload();
+    await fsp.writeFile(join(waitsOf('wait'), '1-cut-off.json'), '{"mediaUid":"abc","startedAt":17');
+    await fsp.writeFile(join(waitsOf('wait'), '2-not-a-wait.json'), '{"hello":"world"}');
+
+    await loadFlow(flow(), credentials());
+    const completed = collect(helper.getNode('completed'));
+    await until(() => completed.length === 1, 'the readable wait completes');
+    assert.equal(completed[0].topic, 'kept');
+    const warnings = helper.getNode('wait').warn.getCalls().map((call) => String(call.args[0]));
+    assert.ok(warnings.some((w) => w.includes('1-cut-off.json') && /JSON/.test(w)), warnings.join('\n'));
+    assert.ok(warnings.some((w) => w.includes('2-not-a-wait.json') && w.includes('not a wait entry')), warnings.join('\n'));
+  });
+
+  it('a wait node deleted from the flow: its waits are dropped, each media named in the log', async () => {
+    await loadFlow(flow(), credentials());
+    const uids = await upload(2);
+    for (const uid of uids) helper.getNode('wait').receive({ media_uid: uid });
+    await until(async () => (await entries('wait')).length === 2, 'the waits are kept');
+    const log = helper.log();
+    log.resetHistory();
+
+    await helper.setFlows(placed([TAB, remoteConfig(engine.url), { id: 'completed', type: 'helper', z: 'tab' }]), 'full', credentials());
+    await until(async () => (await fsp.stat(waitsOf('wait')).then(() => true, () => false)) === false, 'the journal is removed');
+    const lines = log.getCalls().map((call) => JSON.stringify(call.args[0]));
+    for (const uid of uids) assert.ok(lines.some((l) => l.includes(uid) && l.includes('deleted from the flows')), `no log line names ${uid}:\n${lines.join('\n')}`);
+  });
+
+  it('with "keep waiting across restarts" off, nothing is kept and a redeploy ends the wait', async () => {
+    await loadFlow(flow({ keepAcrossRestarts: false }), credentials());
+    const [uid] = await upload(1);
+    helper.getNode('wait').receive({ media_uid: uid });
+    await sleep(500);
+    assert.deepEqual(await entries('wait'), []);
+    await helper.setFlows(placed(flow({ keepAcrossRestarts: false })), 'full', credentials());
+    const completed = collect(helper.getNode('completed'));
+    await sleep(4_000);
+    assert.equal(completed.length, 0);
+  });
+});
