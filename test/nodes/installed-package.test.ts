@@ -1,6 +1,7 @@
 // The package as a user installs it: `npm pack`, unpacked into a Node-RED user directory, and the real
 // Node-RED runtime and admin API started as a separate process. It must register the seven nodes with
-// their icons and help, keep the API key out of the saved and exported flows, and run a flow.
+// their icons and help, keep the API key out of the saved and exported flows, run a flow, and resume a wait
+// after the process is killed and started again.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,6 +20,7 @@ describe('the packed package in a real Node-RED', function () {
   // Inside the repository, so the unpacked package finds its dependencies in the repository's node_modules.
   let userDir: string;
   let base: string;
+  let port: number;
   let nodeRed: ChildProcess;
   let output = '';
 
@@ -29,12 +31,22 @@ describe('the packed package in a real Node-RED', function () {
     const target = join(userDir, 'node_modules', MODULE);
     await fsp.mkdir(target, { recursive: true });
     execFileSync('tar', ['-xzf', join(userDir, packed[0].filename), '-C', target, '--strip-components=1']);
-    const port = await freePort();
+    port = await freePort();
     base = `http://127.0.0.1:${port}`;
+    await writeSettings('');
+    await startNodeRed();
+  });
+
+  /** settings.js; `more` adds properties (e.g. the built-in engine's tuning). */
+  async function writeSettings(more: string): Promise<void> {
     await fsp.writeFile(
       join(userDir, 'settings.js'),
-      `module.exports = { uiHost: '127.0.0.1', uiPort: ${port}, credentialSecret: 'test-secret', flowFile: 'flows.json', logging: { console: { level: 'info' } } };\n`,
+      `module.exports = { uiHost: '127.0.0.1', uiPort: ${port}, credentialSecret: 'test-secret', flowFile: 'flows.json', logging: { console: { level: 'info' } }${more} };\n`,
     );
+  }
+
+  async function startNodeRed(): Promise<void> {
+    output = '';
     nodeRed = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', userDir, '--settings', join(userDir, 'settings.js')], { cwd: userDir, stdio: ['ignore', 'pipe', 'pipe'] });
     nodeRed.stdout!.on('data', (chunk) => (output += chunk));
     nodeRed.stderr!.on('data', (chunk) => (output += chunk));
@@ -44,7 +56,14 @@ describe('the packed package in a real Node-RED', function () {
       await new Promise((r) => setTimeout(r, 100));
     }
     while (!(await request(`${base}/settings`).then((r) => (r.body.dump(), r.statusCode === 200), () => false))) await new Promise((r) => setTimeout(r, 100));
-  });
+  }
+
+  /** As a power cut or the OOM killer would: no close handlers run. */
+  async function killNodeRed(): Promise<void> {
+    const exited = once(nodeRed, 'exit');
+    nodeRed.kill('SIGKILL');
+    await exited;
+  }
 
   after(async () => {
     if (nodeRed && nodeRed.exitCode === null) {
@@ -123,5 +142,55 @@ describe('the packed package in a real Node-RED', function () {
     }
     assert.ok(written.some((f) => f.endsWith('.wav')), `an output file appears (log:\n${output.slice(-2000)})`);
     assert.match(output, /built-in local engine listening on http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  it('a wait cut by killing Node-RED resumes after the restart: the message arrives once, with its properties', async () => {
+    // The media stays in processing long enough to kill Node-RED while its wait is open.
+    await writeSettings(`, mediaEnhance: { engine: { processingDelayMs: 5000 } }`);
+    await killNodeRed();
+    await startNodeRed();
+    const input = join(userDir, 'interview.wav');
+    await fsp.writeFile(input, makeWav(1, 16_000));
+    const arrived = join(userDir, 'arrived.jsonl');
+    const flows = [
+      { id: 'tab', type: 'tab', label: 'restart' },
+      { id: 'svc', type: 'media-enhance-config', name: 'local', mode: 'local' },
+      { id: 'go', type: 'inject', z: 'tab', props: [{ p: 'filename', v: input, vt: 'str' }, { p: 'episode', v: '42', vt: 'num' }], repeat: '', once: false, x: 100, y: 100, wires: [['upload']] },
+      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', loudnessTarget: '-16', truePeak: '-1', enhancementLevel: '100', model: 'LARK_V2', transcode: '', x: 300, y: 100, wires: [['wait']] },
+      { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '120', x: 500, y: 100, wires: [['record']] },
+      {
+        id: 'record', type: 'function', z: 'tab', x: 700, y: 100, wires: [['append']],
+        func: 'msg.payload = JSON.stringify({ msgid: msg._msgid, uid: msg.media_uid, episode: msg.episode, state: msg.payload.enhancement_status }); return msg;',
+      },
+      { id: 'append', type: 'file', z: 'tab', filename: arrived, filenameType: 'str', appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'none', x: 900, y: 100, wires: [] },
+    ];
+    const deployed = await request(`${base}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flows) });
+    assert.equal(deployed.statusCode, 204, await deployed.body.text());
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal((await request(`${base}/inject/go`, { method: 'POST' })).statusCode, 200);
+
+    const journal = join(userDir, 'media-enhance', 'svc', 'waits', 'wait');
+    const kept = async () => (await fsp.readdir(journal).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
+    const deadline = Date.now() + 20_000;
+    while ((await kept()).length === 0) {
+      if (Date.now() > deadline) throw new Error(`the wait was never kept (log:\n${output.slice(-2000)})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const entry = JSON.parse(await fsp.readFile(join(journal, (await kept())[0]), 'utf8')) as { mediaUid: string; msg: { _msgid: string } };
+    await killNodeRed();
+    await startNodeRed();
+
+    let lines: string[] = [];
+    const arrivedBy = Date.now() + 60_000;
+    while (lines.length === 0 && Date.now() < arrivedBy) {
+      lines = (await fsp.readFile(arrived, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 3_000)); // a second delivery would land meanwhile
+    lines = (await fsp.readFile(arrived, 'utf8')).split('\n').filter(Boolean);
+    assert.equal(lines.length, 1, `one message, not ${lines.length} (log:\n${output.slice(-2000)})`);
+    assert.deepEqual(JSON.parse(lines[0]), { msgid: entry.msg._msgid, uid: entry.mediaUid, episode: 42, state: 'COMPLETED' });
+    assert.deepEqual(await kept(), [], 'the journal entry ended with the message');
+    assert.match(output, /resuming 1 wait\(s\)/);
   });
 });
