@@ -15,6 +15,12 @@ import type { ProgressCallback } from './types';
 export interface DownloadOptions {
   /** ENHANCED (default): the processed file; PRE: the file as it was received. */
   step?: Step;
+  /**
+   * For `downloadToFile`: the temporary file gets a name fixed by the media, the step and the target, is
+   * kept when the download is aborted, and a later download of the same file continues from it with a
+   * Range request. It is still removed when the download gives up on an error.
+   */
+  resumable?: boolean;
   signal?: AbortSignal;
   onProgress?: ProgressCallback;
   onWait?: (event: WaitEvent) => void;
@@ -69,35 +75,50 @@ export async function downloadStream(ctx: DownloadContext, uid: string, options:
 /**
  * Downloads into a temporary file beside the target and renames it into place only when complete, so
  * a partial file never stands where a finished one is expected. A connection lost mid-way resumes
- * with a Range request where the service allows it.
+ * with a Range request where the service allows it; with `resumable`, so does a later call.
  */
 export async function downloadToFile(ctx: DownloadContext, uid: string, target: string, options: DownloadOptions): Promise<DownloadedFile> {
   const intoFolder = await isDirectory(target);
   const folder = intoFolder ? target : dirname(target);
-  const temp = join(folder, `.${intoFolder ? uid.replace(/[^\w.-]/g, '_') : basename(target)}.${randomBytes(6).toString('hex')}.part`);
-  let written = 0;
+  const part = claimPartFile(folder, uid, options.step, intoFolder ? undefined : basename(target), options.resumable === true);
+  let written = part.resumable ? await fsp.stat(part.path).then((s) => s.size, () => 0) : 0;
   let lastError: unknown;
+  let keepPart = false;
   try {
     for (let attempt = 0; attempt <= ctx.retry.maxRetries; attempt++) {
-      const res = await ctx.transport.send(fileRequest(uid, options, written > 0 ? { range: `bytes=${written}-` } : undefined));
+      let res: Response;
+      try {
+        res = await ctx.transport.send(fileRequest(uid, options, written > 0 ? { range: `bytes=${written}-` } : undefined));
+      } catch (err) {
+        // A kept part longer than the file (the service's copy changed): start over.
+        if (err instanceof MediaEnhanceError && err.status === 416 && written > 0) {
+          written = 0;
+          continue;
+        }
+        throw err;
+      }
       if (res.statusCode !== 206) written = 0; // the service sent the whole file again
       const total = res.statusCode === 206 ? rangeTotal(res) : contentLength(res);
       const info = describeResponse(res, uid, options.step);
       let connectionError: unknown;
       res.body.once('error', (err) => (connectionError = err));
-      const file = createWriteStream(temp, { flags: written > 0 ? 'a' : 'w', highWaterMark: BODY_HIGH_WATER_MARK });
+      const file = createWriteStream(part.path, { flags: written > 0 ? 'a' : 'w', highWaterMark: BODY_HIGH_WATER_MARK });
       try {
         const counter = progressCounter(written, total, options.onProgress, (n) => (written = n));
         await pipeline(res.body, counter, file, { signal: options.signal });
       } catch (err) {
         // Wait for the file to be closed: a removal while it is still opening would leave it behind.
         if (!file.closed) await once(file, 'close').catch(() => undefined);
-        if (options.signal?.aborted) throw aborted(uid, err);
+        if (options.signal?.aborted) {
+          keepPart = part.resumable;
+          throw aborted(uid, err);
+        }
         if (connectionError === undefined) throw err; // the disk failed, not the connection: resuming cannot help
         lastError = connectionError;
         // Resume from what reached the disk: bytes counted but still buffered in the write stream were lost with it.
-        written = await fsp.stat(temp).then((s) => s.size, () => 0);
+        written = await fsp.stat(part.path).then((s) => s.size, () => 0);
         await sleep(ctx.clock, fullJitterDelay(ctx.retry, attempt, ctx.random), options.signal).catch((cause: unknown) => {
+          keepPart = part.resumable && options.signal?.aborted === true;
           throw options.signal?.aborted ? aborted(uid, cause) : cause;
         });
         continue;
@@ -107,7 +128,7 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
         continue;
       }
       const finalPath = intoFolder ? join(target, info.fileName) : target;
-      await fsp.rename(temp, finalPath);
+      await fsp.rename(part.path, finalPath);
       return { path: finalPath, contentType: info.contentType, fileName: info.fileName, size: written };
     }
     throw new MediaEnhanceError('NETWORK', `the download broke off ${ctx.retry.maxRetries + 1} times, the last: ${(lastError as Error)?.message} (GET ${PATHS.file(uid)})`, {
@@ -116,9 +137,30 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       cause: lastError,
     });
   } catch (err) {
-    await fsp.rm(temp, { force: true });
+    if (!keepPart) await fsp.rm(part.path, { force: true });
     throw err;
+  } finally {
+    part.release();
   }
+}
+
+/** Temporary files written by a download of this process now: a second download of the same file gets its own. */
+const partsInUse = new Set<string>();
+
+interface PartFile {
+  path: string;
+  /** Whether the name is the fixed one a later download looks for. */
+  resumable: boolean;
+  release(): void;
+}
+
+/** `.<uid>.<step>[.<target name>].part` beside the target: hidden, and found again by the same download. */
+function claimPartFile(folder: string, uid: string, step: Step | undefined, targetName: string | undefined, resumable: boolean): PartFile {
+  const stem = truncateUtf8(`.${uid.replace(/[^\w.-]/g, '_')}.${step ?? 'ENHANCED'}${targetName ? `.${targetName}` : ''}`, MAX_NAME_BYTES);
+  const fixed = join(folder, `${stem}.part`);
+  const path = resumable && !partsInUse.has(fixed) ? fixed : join(folder, `${stem}.${randomBytes(6).toString('hex')}.part`);
+  partsInUse.add(path);
+  return { path, resumable: path === fixed, release: () => partsInUse.delete(path) };
 }
 
 function aborted(uid: string, cause: unknown): MediaEnhanceError {

@@ -7,6 +7,7 @@ import { readConfigSettings, type ConfigSettings } from './config-options';
 import { startLocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
 import { publishExampleMedia } from './example-media';
+import { sweepJournalsAfterEachDeploy } from './journal-sweep';
 
 export const CONFIG_TYPE = 'media-enhance-config';
 
@@ -56,6 +57,7 @@ function newRemoteClient(options: ConstructorParameters<typeof MediaEnhanceClien
 
 export default function register(RED: RedApi): void {
   publishExampleMedia();
+  sweepJournalsAfterEachDeploy(RED);
   RED.nodes.registerType(
     CONFIG_TYPE,
     function (this: RedNode, def: NodeDef) {

@@ -1,8 +1,10 @@
 // media-enhance-download: fetches a media's file, into a folder (written atomically: a temporary file
-// renamed when complete) or as a Buffer in msg.payload.
+// renamed when complete) or as a Buffer in msg.payload. Each message is kept on disk until delivered,
+// so a restart or a redeploy runs it again, and a file download continues where it was cut.
 import { STEPS, type Step } from '../contract/fields';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, readFileOutput } from './file-output';
 import { handleMessages } from './message-jobs';
+import { MessageKeeper } from './message-keeper';
 import { inputError, readMediaUid, readStep } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
 import type { NodeDef, RedApi, RedNode } from './red';
@@ -19,13 +21,15 @@ export default function register(RED: RedApi): void {
       checkFileOutput(output, def);
     };
     checkSettingsAtDeploy(this, checkSettings);
+    const keeper = new MessageKeeper(RED, this, def);
 
-    handleMessages(
+    const jobs = handleMessages(
       this,
       async (job) => {
         checkSettings();
         const uid = readMediaUid(job.msg);
         const wanted = readStep(job.msg, step);
+        await keeper.keep(job, uid);
         const client = await service.client();
         if (!toFile) {
           const { payload, contentType } = await downloadAsBuffer(client, uid, wanted, job);
@@ -33,12 +37,13 @@ export default function register(RED: RedApi): void {
           job.msg.contentType = contentType;
           return job.msg;
         }
-        const written = await downloadIntoFolder(client, uid, wanted, job, { folder, name, workingDirectory: RED.settings.fileWorkingDirectory });
+        const written = await downloadIntoFolder(client, uid, wanted, job, { folder, name, workingDirectory: RED.settings.fileWorkingDirectory, resumable: keeper.keeping });
         job.msg.filename = written.path;
         job.msg.contentType = written.contentType;
         return job.msg;
       },
       { text: 'downloading' },
     );
+    keeper.resumeInto(jobs);
   });
 }

@@ -47,12 +47,22 @@ export async function downloadAsBuffer(client: MediaEnhanceClient, uid: string, 
   return { payload: Buffer.concat(chunks, received), contentType: file.contentType };
 }
 
-/** Into `folder` (relative to Node-RED's working folder), named `name` or as the service names it. */
-export async function downloadIntoFolder(client: MediaEnhanceClient, uid: string, step: Step, job: Job, place: { folder: string; name: string; workingDirectory?: string }): Promise<{ path: string; contentType: string }> {
+/**
+ * Into `folder` (relative to Node-RED's working folder), named `name` or as the service names it.
+ * `resumable`: a download cut by a stop continues from its temporary file when the message runs again.
+ */
+export async function downloadIntoFolder(
+  client: MediaEnhanceClient,
+  uid: string,
+  step: Step,
+  job: Job,
+  place: { folder: string; name: string; workingDirectory?: string; resumable?: boolean },
+): Promise<{ path: string; contentType: string }> {
   const dir = resolvePath(place.folder, place.workingDirectory);
   await fsp.mkdir(dir, { recursive: true });
   const written = await client.downloadToFile(uid, place.name ? join(dir, place.name) : dir, {
     step,
+    resumable: place.resumable,
     signal: job.signal,
     onWait: job.onWait,
     onProgress: job.progress('downloading'),

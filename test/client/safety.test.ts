@@ -188,4 +188,75 @@ describe('client safety: the key, redirects and partial files', function () {
     assert.ok(Date.now() - started < 5_000);
     assert.deepEqual(await fsp.readdir(dir), []);
   });
+
+  describe('resumable downloads (a later call continues from the kept temporary file)', () => {
+    const body = Buffer.from(Array.from({ length: 400_000 }, (_, i) => (i * 7) % 253));
+    /** Serves `body` with Range support; the first whole answer stops after `cutAt` bytes and waits. */
+    async function rangeService(cutAt?: number) {
+      const ranges: (string | undefined)[] = [];
+      const service = await listen((req, res) => {
+        ranges.push(req.headers.range);
+        const match = /bytes=(\d+)-/.exec(req.headers.range ?? '');
+        const start = match ? Number(match[1]) : 0;
+        if (start >= body.length) {
+          res.writeHead(416, { 'content-range': `bytes */${body.length}` });
+          return res.end();
+        }
+        const headers = { 'content-type': 'audio/wav', 'accept-ranges': 'bytes', 'content-length': body.length - start };
+        if (match) res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` });
+        else res.writeHead(200, headers);
+        if (cutAt !== undefined && !match) {
+          res.write(body.subarray(0, cutAt)); // then nothing more: the caller aborts meanwhile
+          return;
+        }
+        res.end(body.subarray(start));
+      });
+      servers.push(service.server);
+      return { url: service.url, ranges };
+    }
+
+    it('an aborted download keeps its part; the next call for the same file asks only for the rest', async () => {
+      const service = await rangeService(150_000);
+      const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+      const controller = new AbortController();
+      let received = 0;
+      const first = client.downloadToFile('m1', dir, { resumable: true, signal: controller.signal, onProgress: (n) => (received = n) }).catch((e: unknown) => e);
+      while (received < 150_000) await new Promise((r) => setTimeout(r, 10));
+      controller.abort();
+      assert.equal(((await first) as MediaEnhanceError).code, 'ABORTED');
+      const parts = await fsp.readdir(dir);
+      assert.deepEqual(parts, ['.m1.ENHANCED.part'], 'the part is kept, hidden, under a name the next call finds');
+      assert.equal((await fsp.stat(join(dir, parts[0]))).size, 150_000);
+
+      const file = await client.downloadToFile('m1', dir, { resumable: true });
+      await client.close();
+      assert.deepEqual(service.ranges, [undefined, 'bytes=150000-']);
+      assert.ok((await fsp.readFile(file.path)).equals(body), 'the joined file is the whole file, byte for byte');
+      assert.deepEqual(await fsp.readdir(dir), ['m1_enhanced']);
+    });
+
+    it('a kept part as long as the file (cut before its rename) is fetched again whole', async () => {
+      const service = await rangeService();
+      await fsp.writeFile(join(dir, '.m1.ENHANCED.part'), body);
+      const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+      const file = await client.downloadToFile('m1', dir, { resumable: true });
+      await client.close();
+      assert.deepEqual(service.ranges, [`bytes=${body.length}-`, undefined]);
+      assert.ok((await fsp.readFile(file.path)).equals(body));
+    });
+
+    it('a resumable download that gives up on an error leaves no part behind', async () => {
+      const service = await listen((_req, res) => {
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': 1_000_000 });
+        res.write(Buffer.alloc(100_000));
+        setTimeout(() => res.destroy(), 20);
+      });
+      servers.push(service.server);
+      const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+      const err = (await client.downloadToFile('m1', dir, { resumable: true }).catch((e: unknown) => e)) as MediaEnhanceError;
+      await client.close();
+      assert.equal(err.code, 'NETWORK');
+      assert.deepEqual(await fsp.readdir(dir), []);
+    });
+  });
 });

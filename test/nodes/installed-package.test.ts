@@ -169,7 +169,7 @@ describe('the packed package in a real Node-RED', function () {
     await new Promise((r) => setTimeout(r, 1_000));
     assert.equal((await request(`${base}/inject/go`, { method: 'POST' })).statusCode, 200);
 
-    const journal = join(userDir, 'media-enhance', 'svc', 'waits', 'wait');
+    const journal = join(userDir, 'media-enhance', 'svc', 'kept', 'wait');
     const kept = async () => (await fsp.readdir(journal).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
     const deadline = Date.now() + 20_000;
     while ((await kept()).length === 0) {
@@ -191,6 +191,6 @@ describe('the packed package in a real Node-RED', function () {
     assert.equal(lines.length, 1, `one message, not ${lines.length} (log:\n${output.slice(-2000)})`);
     assert.deepEqual(JSON.parse(lines[0]), { msgid: entry.msg._msgid, uid: entry.mediaUid, episode: 42, state: 'COMPLETED' });
     assert.deepEqual(await kept(), [], 'the journal entry ended with the message');
-    assert.match(output, /resuming 1 wait\(s\)/);
+    assert.match(output, /resuming 1 message\(s\)/);
   });
 });

@@ -108,7 +108,8 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
         [
           TAB,
           remoteConfig(slow.url),
-          { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [['saved']] },
+          // Not kept across restarts (kept-messages.test.ts covers the download that continues instead).
+          { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, keepAcrossRestarts: false, wires: [['saved']] },
           { id: 'saved', type: 'helper', z: 'tab' },
         ],
         { svc: { apiKey: slow.apiKey } },

@@ -1,10 +1,10 @@
-// The waits a wait node has accepted and not yet ended, kept on disk so a restart, a full deploy or a
-// stop and start of the node resumes them. One small file per wait, written atomically (a temporary
-// file, synced, then renamed), so a crash leaves either the whole entry or none, and a damaged file
-// costs only its own entry.
+// The messages a node has taken on for a media and not yet delivered (a wait, a download), kept on disk
+// so a restart, a full deploy or a stop and start of the node resumes them. One small file per message,
+// written atomically (a temporary file, synced, then renamed), so a crash leaves either the whole entry
+// or none, and a damaged file costs only its own entry.
 //
-// Layout: <userDir>/media-enhance/<config node id>/waits/<wait node id>/<entry>.json. A media uid only
-// means something on its own service, so the waits live under the config node that names it.
+// Layout: <userDir>/media-enhance/<config node id>/kept/<node id>/<entry>.json. A media uid only means
+// something on its own service, so the entries live under the config node that names it.
 import { randomUUID } from 'node:crypto';
 import { promises as fsp, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -15,21 +15,21 @@ const ENTRY_SUFFIX = '.json';
 
 export interface JournalEntry {
   mediaUid: string;
-  /** When the wait began (epoch ms): a timeout counts from here, restarts included. */
+  /** When the node took the message on (epoch ms): a timeout counts from here, restarts included. */
   startedAt: number;
   msg: NodeMessage;
   /** Properties of the message that could not be kept (a Buffer payload, a live request object). */
   dropped: string[];
 }
 
-export interface KeptWait {
+export interface KeptMessage {
   entry: JournalEntry;
   /** Ends the entry; synchronous, so it happens in the same tick as the message's send. */
   remove(): void;
 }
 
 export interface JournalContents {
-  waits: KeptWait[];
+  kept: KeptMessage[];
   /** Files that could not be read back, each with the reason. */
   unreadable: string[];
 }
@@ -43,15 +43,17 @@ function safeSegment(id: string): string {
   return id.replace(/[^\w.-]/g, '_');
 }
 
-export function waitsFolder(settings: RedApi['settings'], configId: string, nodeId: string): string {
-  return join(journalRoot(settings), safeSegment(configId), 'waits', safeSegment(nodeId));
+export const KEPT_FOLDER = 'kept';
+
+export function keptFolder(settings: RedApi['settings'], configId: string, nodeId: string): string {
+  return join(journalRoot(settings), safeSegment(configId), KEPT_FOLDER, safeSegment(nodeId));
 }
 
-export class WaitJournal {
+export class MessageJournal {
   constructor(readonly folder: string) {}
 
-  /** Keeps a wait; rejects when the disk refuses it (the caller decides whether to go on without). */
-  async keep(mediaUid: string, msg: NodeMessage, startedAt = Date.now()): Promise<KeptWait> {
+  /** Keeps a message; rejects when the disk refuses it (the caller decides whether to go on without). */
+  async keep(mediaUid: string, msg: NodeMessage, startedAt = Date.now()): Promise<KeptMessage> {
     const { kept, dropped } = journalSafeMessage(msg);
     const entry: JournalEntry = { mediaUid, startedAt, msg: kept, dropped };
     const file = join(this.folder, `${startedAt}-${randomUUID()}${ENTRY_SUFFIX}`);
@@ -68,16 +70,16 @@ export class WaitJournal {
     return { entry, remove: () => removeQuietly(file) };
   }
 
-  /** Every wait kept in the folder, oldest first; leftover temporary files (a crash mid-write) are removed. */
+  /** Every message kept in the folder, oldest first; leftover temporary files (a crash mid-write) are removed. */
   async load(): Promise<JournalContents> {
     let names: string[];
     try {
       names = await fsp.readdir(this.folder);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { waits: [], unreadable: [] };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kept: [], unreadable: [] };
       throw err;
     }
-    const waits: KeptWait[] = [];
+    const kept: KeptMessage[] = [];
     const unreadable: string[] = [];
     for (const name of names.sort()) {
       const file = join(this.folder, name);
@@ -87,26 +89,26 @@ export class WaitJournal {
       }
       try {
         const entry = parseEntry(await fsp.readFile(file, 'utf8'));
-        waits.push({ entry, remove: () => removeQuietly(file) });
+        kept.push({ entry, remove: () => removeQuietly(file) });
       } catch (err) {
         unreadable.push(`${name}: ${(err as Error).message}`);
       }
     }
-    return { waits, unreadable };
+    return { kept, unreadable };
   }
 
-  /** Removes the whole folder (the node is gone); answers the media uids that were still waited for. */
+  /** Removes the whole folder (the node is gone); answers the media uids of the messages it held. */
   async discard(): Promise<string[]> {
-    const { waits } = await this.load();
+    const { kept } = await this.load();
     await fsp.rm(this.folder, { recursive: true, force: true });
-    return waits.map((wait) => wait.entry.mediaUid);
+    return kept.map((message) => message.entry.mediaUid);
   }
 }
 
 function parseEntry(text: string): JournalEntry {
   const entry = JSON.parse(text) as Partial<JournalEntry>;
   if (typeof entry?.mediaUid !== 'string' || typeof entry.startedAt !== 'number' || typeof entry.msg !== 'object' || entry.msg === null) {
-    throw new Error('not a wait entry (mediaUid, startedAt or msg missing)');
+    throw new Error('not a kept message (mediaUid, startedAt or msg missing)');
   }
   return { mediaUid: entry.mediaUid, startedAt: entry.startedAt, msg: entry.msg, dropped: Array.isArray(entry.dropped) ? entry.dropped : [] };
 }

@@ -1,19 +1,22 @@
-// Waits kept across redeploys: a full deploy during twenty waits still delivers twenty messages, each
-// once with its own properties; a damaged journal costs only its damaged entries; a deleted wait node's
-// waits are dropped with a log line; the setting turned off keeps nothing.
+// Messages kept across redeploys: a full deploy during twenty waits still delivers twenty messages, each
+// once with its own properties; a download cut by a deploy continues where it stopped; a damaged
+// journal costs only its damaged entries; a deleted node's messages are dropped with a log line; the
+// setting turned off keeps nothing.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
 import { makeWav } from '../fixtures/media';
 import { catchAll, collect, helper, initHelper, loadFlow, placed, remoteConfig, sleep, stopHelper, TAB } from './flow-helper';
 
-describe('nodes: waits kept across redeploys', function () {
+describe('nodes: messages kept across redeploys', function () {
   this.timeout(90_000);
   let engine: ClientTestEngine;
   let userDir: string;
   const credentials = () => ({ svc: { apiKey: engine.apiKey } });
-  const waitsOf = (nodeId: string) => join(userDir, 'media-enhance', 'svc', 'waits', nodeId);
+  const waitsOf = (nodeId: string) => join(userDir, 'media-enhance', 'svc', 'kept', nodeId);
 
   before(async () => {
     userDir = await initHelper();
@@ -75,6 +78,47 @@ describe('nodes: waits kept across redeploys', function () {
     assert.deepEqual(await entries('wait'), [], 'every kept wait ended with its message');
   });
 
+  it('a download to a file cut by a full deploy continues from its part with a Range request, and arrives once', async () => {
+    const slow = await startClientTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: 128 * 1024 }, limits: { downloadFile: null } });
+    const { MediaEnhanceClient } = await import('../../src/client');
+    const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-resume-'));
+    const original = makeWav(4, 48_000); // 384 kB: about 3 s at this speed
+    const downloadFlow = () => [
+      TAB,
+      remoteConfig(slow.url),
+      { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [['saved']] },
+      { id: 'saved', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ];
+    try {
+      const uid = (await client.uploadMedia({ file: original, fileName: 'talk.wav' })).uid;
+      await loadFlow(downloadFlow(), { svc: { apiKey: slow.apiKey } });
+      helper.getNode('download').receive({ media_uid: uid, topic: 'talk' });
+      const part = join(folder, `.${uid}.PRE.part`);
+      await until(async () => (await fsp.stat(part).then((st) => st.size, () => 0)) > 50_000, 'part of the file is on disk');
+
+      await helper.setFlows(placed(downloadFlow()), 'full', { svc: { apiKey: slow.apiKey } });
+      const saved = collect(helper.getNode('saved'));
+      const caught = collect(helper.getNode('caught'));
+      await until(() => saved.length === 1, 'the download is delivered');
+      await sleep(1_000);
+      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+      assert.equal(saved.length, 1);
+      assert.equal(saved[0].topic, 'talk');
+      const written = await fsp.readFile(String(saved[0].filename));
+      assert.equal(createHash('sha256').update(written).digest('hex'), createHash('sha256').update(original).digest('hex'), 'the joined file is the upload, byte for byte');
+      const fileRequests = slow.requests().filter((r) => r.path.includes('/file'));
+      assert.deepEqual(fileRequests.map((r) => r.status), [200, 206], 'the second request asked only for the rest');
+      assert.deepEqual(await fsp.readdir(folder), ['talk.wav'], 'no part is left');
+    } finally {
+      await helper.unload();
+      await client.close();
+      await slow.close();
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('a damaged journal: the node says which entries it could not read and resumes the rest', async () => {
     await loadFlow(flow(), credentials());
     const [uid] = await upload(1);
@@ -90,7 +134,7 @@ describe('nodes: waits kept across redeploys', function () {
     assert.equal(completed[0].topic, 'kept');
     const warnings = helper.getNode('wait').warn.getCalls().map((call) => String(call.args[0]));
     assert.ok(warnings.some((w) => w.includes('1-cut-off.json') && /JSON/.test(w)), warnings.join('\n'));
-    assert.ok(warnings.some((w) => w.includes('2-not-a-wait.json') && w.includes('not a wait entry')), warnings.join('\n'));
+    assert.ok(warnings.some((w) => w.includes('2-not-a-wait.json') && w.includes('not a kept message')), warnings.join('\n'));
   });
 
   it('a wait node deleted from the flow: its waits are dropped, each media named in the log', async () => {

@@ -1,0 +1,38 @@
+// Drops the kept messages of nodes that are no longer in the deployed flows (deleted, or moved to
+// another service), after every start and deploy, with a log line naming each media. A disabled flow
+// still holds its nodes, so their messages stay until it is enabled again.
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { KEPT_FOLDER, MessageJournal, journalRoot } from './message-journal';
+import type { RedApi } from './red';
+
+export function sweepJournalsAfterEachDeploy(RED: RedApi): void {
+  RED.events.on('flows:started', () => void dropMessagesOfDeletedNodes(RED));
+}
+
+async function dropMessagesOfDeletedNodes(RED: RedApi): Promise<void> {
+  const serviceOfNode = new Map<string, unknown>();
+  RED.nodes.eachNode((def) => serviceOfNode.set(def.id, def.service));
+  const root = journalRoot(RED.settings);
+  for (const configId of await listFolder(root)) {
+    const keptDir = join(root, configId, KEPT_FOLDER);
+    for (const nodeId of await listFolder(keptDir)) {
+      if (serviceOfNode.get(nodeId) === configId) continue;
+      const why = serviceOfNode.has(nodeId) ? 'now uses another service' : 'was deleted from the flows';
+      try {
+        const uids = await new MessageJournal(join(keptDir, nodeId)).discard();
+        for (const uid of uids) RED.log.warn(`media enhance: media ${uid} is no longer followed: its node ${nodeId} ${why}`);
+      } catch (err) {
+        RED.log.warn(`media enhance: the kept messages of node ${nodeId}, which ${why}, could not be removed: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+async function listFolder(folder: string): Promise<string[]> {
+  try {
+    return await fsp.readdir(folder);
+  } catch {
+    return [];
+  }
+}
