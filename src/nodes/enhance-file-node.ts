@@ -1,11 +1,13 @@
 // media-enhance-file: the whole job in one node. A file in (a path or a Buffer), the enhanced file out
 // (into a folder or as a Buffer): upload, wait for completion and download through the config node's
 // shared client, with the building blocks' statuses, settings and overrides, and the loudness the
-// service measured in msg.loudness.
+// service measured in msg.loudness. Once uploaded, the message is kept on disk until delivered: a
+// restart or a redeploy goes on waiting and downloading, without uploading the file again.
 import type { MediaMetadata } from '../client/types';
 import { UPLOAD_FIELDS } from './enhancement-fields';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, isPlainFileName, readFileOutput } from './file-output';
 import { handleMessages, showMediaStatus } from './message-jobs';
+import { MessageKeeper } from './message-keeper';
 import { checkUploadSettings, uploadMessageFile } from './message-upload';
 import { inputError } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
@@ -43,17 +45,30 @@ export default function register(RED: RedApi): void {
       checkFileOutput(output, def);
     };
     checkSettingsAtDeploy(this, checkSettings);
+    const keeper = new MessageKeeper(RED, this, def);
 
-    handleMessages(this, async (job) => {
+    const jobs = handleMessages(this, async (job) => {
       checkSettings();
       const { msg } = job;
       const target = output.toFile ? outputName(msg, output.name) : '';
       // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
       const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
-      const { client, metadata: uploaded } = await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory);
-      const media = await client.waitForCompletion(uploaded.uid, { signal: job.signal, timeoutMs: service.waitTimeoutMs(), onStatus: showMediaStatus(job) });
+      const uid = keeper.resumedMediaUid(msg) ?? (await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory)).metadata.uid;
+      const startedAt = await keeper.keep(job, uid);
+      const client = await service.client();
+      const timeoutMs = service.waitTimeoutMs();
+      const media = await client.waitForCompletion(uid, {
+        signal: job.signal,
+        timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, startedAt + timeoutMs - Date.now()),
+        onStatus: showMediaStatus(job),
+      });
       if (output.toFile) {
-        const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, { folder: output.folder, name: target, workingDirectory: RED.settings.fileWorkingDirectory });
+        const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, {
+          folder: output.folder,
+          name: target,
+          workingDirectory: RED.settings.fileWorkingDirectory,
+          resumable: keeper.keeping,
+        });
         msg.filename = written.path;
         msg.payload = written.path;
         msg.contentType = written.contentType;
@@ -68,5 +83,6 @@ export default function register(RED: RedApi): void {
       msg.loudness = loudnessOf(media);
       return msg;
     });
+    keeper.resumeInto(jobs);
   });
 }

@@ -1,4 +1,4 @@
-// What a node that takes a message on for a media (wait, download) does to keep it across restarts:
+// What a node that takes a message on for a media (wait, download, enhance file) does to keep it across restarts:
 // journal it when it starts, end the entry in the tick the outcome is delivered, and at start resume
 // every message kept by an earlier run of the same node. A node whose setting "keep across restarts"
 // is off keeps nothing, and drops what an earlier run kept, naming each media.
@@ -32,6 +32,11 @@ export class MessageKeeper {
   /** Whether messages are kept (the setting is on and a service is chosen). */
   get keeping(): boolean {
     return this.journal !== undefined;
+  }
+
+  /** The media of a message resumed from the journal (a node that starts with an upload skips it then). */
+  resumedMediaUid(msg: NodeMessage): string | undefined {
+    return this.resumed.get(msg)?.entry.mediaUid;
   }
 
   /**

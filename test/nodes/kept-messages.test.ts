@@ -119,6 +119,38 @@ describe('nodes: messages kept across redeploys', function () {
     }
   });
 
+  it('enhance file cut by a full deploy after its upload goes on waiting and downloading, without a second upload', async () => {
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-enhance-file-'));
+    const fileFlow = () => [
+      TAB,
+      remoteConfig(engine.url),
+      { id: 'file', type: 'media-enhance-file', z: 'tab', service: 'svc', loudnessTarget: '-16', truePeak: '-1', output: 'file', folder, fileName: '', wires: [['done']] },
+      { id: 'done', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ];
+    try {
+      await loadFlow(fileFlow(), credentials());
+      const uploadsBefore = engine.requests().filter((r) => r.method === 'POST').length;
+      helper.getNode('file').receive({ payload: makeWav(0.5, 16_000), filename: 'memo.wav', topic: 'memo' });
+      await until(async () => (await entries('file')).length === 1, 'the uploaded message is kept');
+
+      await helper.setFlows(placed(fileFlow()), 'full', credentials());
+      const done = collect(helper.getNode('done'));
+      const caught = collect(helper.getNode('caught'));
+      await until(() => done.length === 1, 'the enhanced file arrives');
+      await sleep(1_000);
+      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+      assert.equal(done.length, 1);
+      assert.equal(done[0].topic, 'memo');
+      assert.deepEqual(done[0].media_resumed, { dropped: [`payload (${makeWav(0.5, 16_000).length} bytes of binary data)`] });
+      assert.equal(engine.requests().filter((r) => r.method === 'POST').length - uploadsBefore, 1, 'uploaded once');
+      assert.deepEqual(await fsp.readdir(folder), ['memo_enhanced.wav']);
+      assert.deepEqual(await entries('file'), []);
+    } finally {
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('a damaged journal: the node says which entries it could not read and resumes the rest', async () => {
     await loadFlow(flow(), credentials());
     const [uid] = await upload(1);
