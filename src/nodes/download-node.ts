@@ -5,7 +5,8 @@ import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, readFileOutput }
 import { handleMessages } from './message-jobs';
 import { inputError, readMediaUid, readStep } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
-import type { NodeDef, RedApi, RedNode } from './red';
+import type { MediaMetadata } from '../client/types';
+import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
 
 export default function register(RED: RedApi): void {
   RED.nodes.registerType('media-enhance-download', function (this: RedNode, def: NodeDef) {
@@ -26,6 +27,7 @@ export default function register(RED: RedApi): void {
         checkSettings();
         const uid = readMediaUid(job.msg);
         const wanted = readStep(job.msg, step);
+        job.media = carriedMetadata(job.msg, uid);
         const client = await service.client();
         if (!toFile) {
           const { payload, contentType } = await downloadAsBuffer(client, uid, wanted, job);
@@ -41,4 +43,12 @@ export default function register(RED: RedApi): void {
       { text: 'downloading' },
     );
   });
+}
+
+/** The media's metadata when the message carries it (a wait node's msg.payload, or msg.media), for the final status. */
+function carriedMetadata(msg: NodeMessage, uid: string): MediaMetadata | undefined {
+  for (const candidate of [msg.media, msg.payload]) {
+    if (candidate && typeof candidate === 'object' && (candidate as MediaMetadata).uid === uid) return candidate as MediaMetadata;
+  }
+  return undefined;
 }

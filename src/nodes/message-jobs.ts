@@ -3,10 +3,10 @@
 // close cancel everything, call done() for each message in flight, and send nothing afterwards.
 import { MediaEnhanceError } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
-import type { ProgressCallback } from '../client/types';
+import type { MediaMetadata, ProgressCallback } from '../client/types';
 import type { NodeMessage, RedNode } from './red';
 import { StatusBoard, type JobStatus } from './status-board';
-import { failureText, progressText, waitText } from './status-text';
+import { doneStatus, failureText, progressText, waitText } from './status-text';
 
 export interface Job {
   msg: NodeMessage;
@@ -17,6 +17,8 @@ export interface Job {
   onWait(event: WaitEvent): void;
   /** For the client's `onProgress`: "uploading 42%". */
   progress(verb: string): ProgressCallback;
+  /** The finished media's metadata, when the job has it: a loudness target it could not reach shows in the last status. */
+  media?: MediaMetadata;
 }
 
 /** For the client's `onStatus`: the media's state and the time since the wait began ("processing 1m20s"). */
@@ -52,7 +54,7 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
       .then(
         (out) => {
           if (closed) return done();
-          board.end(id, { fill: 'green', shape: 'dot', text: 'done' });
+          board.end(id, doneStatus(job.media));
           send(out);
           done();
         },
