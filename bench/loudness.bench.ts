@@ -58,9 +58,9 @@ export async function run(): Promise<BenchReport> {
       title: `Loudness: ${SECONDS / 60}-minute 48 kHz stereo 24-bit WAV, our meter and normalizer against ffmpeg ${await ffmpegVersion()}`,
       table: rows,
       notes: [
-        'Analysis = integrated loudness, loudness range and 4x true peak. ffmpeg: `-af ebur128=peak=true -f null -` (it also upsamples every sample to 192 kHz for its true peak).',
+        'Analysis = integrated loudness, loudness range and true peak (4x at 48 kHz, with the filter of ffmpeg\'s resampler). ffmpeg: `-af ebur128=peak=true -f null -` (it also upsamples every sample to 192 kHz for its true peak).',
         'Our true peak skips, exactly, every stretch whose largest sample cannot beat the peak found so far even at the interpolation filter\'s worst-case gain; speech is mostly such stretches, full-band noise is not.',
-        'Normalization reads the file once to measure, then once per limiter pass (a pass is repeated when limiting costs more than 0.2 LU), writing and re-measuring the output in the same pass. loudnorm is ffmpeg\'s single-pass normalizer (dynamic mode), given as the nearest tool doing the same job.',
+        'Normalization reads the file once to measure, then once per limiter pass (a pass is repeated, the gain corrected, until the output is within 0.05 LU of the target), writing and re-measuring the output in the same pass. loudnorm is ffmpeg\'s single-pass normalizer (dynamic mode), given as the nearest tool doing the same job.',
         `Median of ${RUNS} runs for analysis, one run for normalization, after one warm-up run each, both tools reading the same file from the page cache.`,
       ],
     };

@@ -1,11 +1,12 @@
 // Gated loudness statistics in constant memory: block energies are counted in 0.01 LU bins (with their
 // exact energy sums), so an hour of audio and ten hours cost the same and the result differs from
-// keeping every block by far less than 0.01 LU.
+// keeping every block by far less than 0.01 LU. Integer files stay under +10 LUFS; a float file can be
+// louder by any amount, and the bins then grow to reach its loudest block.
 
 const ABSOLUTE_GATE_LUFS = -70;
-const TOP_LUFS = 10; // louder blocks (only possible in float files) share the top bin
+/** The bins made at first: up to +10 LUFS, the most a full-scale integer file can hold. */
+const FIRST_TOP_LUFS = 10;
 const BINS_PER_LU = 100;
-const BIN_COUNT = (TOP_LUFS - ABSOLUTE_GATE_LUFS) * BINS_PER_LU + 1;
 
 /** BS.1770's loudness of a mean square energy (already channel-weighted). */
 export function energyToLufs(energy: number): number {
@@ -13,14 +14,16 @@ export function energyToLufs(energy: number): number {
 }
 
 export class LoudnessHistogram {
-  private readonly counts = new Float64Array(BIN_COUNT);
-  private readonly energies = new Float64Array(BIN_COUNT);
+  private counts = new Float64Array((FIRST_TOP_LUFS - ABSOLUTE_GATE_LUFS) * BINS_PER_LU);
+  private energies = new Float64Array(this.counts.length);
 
   /** Adds one block; blocks under the absolute gate (-70 LUFS) are not counted, as the standard says. */
   add(energy: number): void {
     const lufs = energyToLufs(energy);
-    if (!(lufs >= ABSOLUTE_GATE_LUFS)) return;
-    const bin = Math.min(BIN_COUNT - 1, Math.floor((lufs - ABSOLUTE_GATE_LUFS) * BINS_PER_LU));
+    if (!(lufs < Infinity)) throw new RangeError(`a block's energy is ${energy}: loudness needs finite samples`);
+    if (lufs < ABSOLUTE_GATE_LUFS) return;
+    const bin = Math.floor((lufs - ABSOLUTE_GATE_LUFS) * BINS_PER_LU);
+    if (bin >= this.counts.length) this.grow(bin + 1);
     this.counts[bin]++;
     this.energies[bin] += energy;
   }
@@ -31,7 +34,7 @@ export class LoudnessHistogram {
     if (first < 0) return -Infinity;
     let count = 0;
     let energy = 0;
-    for (let i = first; i < BIN_COUNT; i++) {
+    for (let i = first; i < this.counts.length; i++) {
       count += this.counts[i];
       energy += this.energies[i];
     }
@@ -43,7 +46,7 @@ export class LoudnessHistogram {
     const first = this.relativeGateBin(20);
     if (first < 0) return 0;
     let total = 0;
-    for (let i = first; i < BIN_COUNT; i++) total += this.counts[i];
+    for (let i = first; i < this.counts.length; i++) total += this.counts[i];
     return this.percentile(first, total, 0.95) - this.percentile(first, total, 0.1);
   }
 
@@ -51,7 +54,7 @@ export class LoudnessHistogram {
   private relativeGateBin(gateLu: number): number {
     let count = 0;
     let energy = 0;
-    for (let i = 0; i < BIN_COUNT; i++) {
+    for (let i = 0; i < this.counts.length; i++) {
       count += this.counts[i];
       energy += this.energies[i];
     }
@@ -64,10 +67,21 @@ export class LoudnessHistogram {
   private percentile(first: number, total: number, fraction: number): number {
     const rank = Math.round((total - 1) * fraction); // nearest rank among the gated blocks, sorted
     let seen = 0;
-    for (let i = first; i < BIN_COUNT; i++) {
+    for (let i = first; i < this.counts.length; i++) {
       seen += this.counts[i];
       if (seen > rank) return ABSOLUTE_GATE_LUFS + (i + 0.5) / BINS_PER_LU;
     }
-    return TOP_LUFS;
+    return ABSOLUTE_GATE_LUFS + this.counts.length / BINS_PER_LU;
+  }
+
+  /** At least `bins` bins, doubling so that a file climbing in level costs few copies. */
+  private grow(bins: number): void {
+    const size = Math.max(bins, 2 * this.counts.length);
+    const counts = new Float64Array(size);
+    const energies = new Float64Array(size);
+    counts.set(this.counts);
+    energies.set(this.energies);
+    this.counts = counts;
+    this.energies = energies;
   }
 }

@@ -44,7 +44,7 @@ export class LoudnessMeter {
   ) {
     this.weights = channelWeights(channels, channelMask);
     this.filters = this.weights.map(() => new KWeighting(sampleRate));
-    this.peaks = new TruePeakMeter(channels);
+    this.peaks = new TruePeakMeter(channels, sampleRate);
     this.subBlockEnd = this.boundary(1);
   }
 

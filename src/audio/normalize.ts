@@ -1,6 +1,8 @@
 // Loudness normalization of a WAV file: measure, apply the gain that reaches the target, limit true
-// peaks to the ceiling, and measure what was written. When limiting costs loudness, the gain is raised
-// and the pass repeated (at most MAX_PASSES), so the target is met wherever the ceiling allows it.
+// peaks to the ceiling, and measure what was written. Limiting costs loudness, so the gain is then
+// corrected and the pass repeated until the output lands on the target. The limiter may take at most
+// `maxLimitingDb` off the loudest peak: a target that needs more is left unreached (and said so) rather
+// than reached by squashing the sound.
 import { copyFile, rename, rm } from 'node:fs/promises';
 import { LoudnessMeter, type LoudnessMeasurement } from './loudness-meter';
 import { measureWavFile } from './measure';
@@ -13,6 +15,8 @@ import { WavWriter } from './wav-writer';
 export interface NormalizeOptions {
   targetLufs: number;
   ceilingDbtp: number;
+  /** Most gain reduction the limiter may apply to the loudest peak (dB). Default DEFAULT_MAX_LIMITING_DB. */
+  maxLimitingDb?: number;
   /** Sample format of the output; default: the input's. */
   outputFormat?: Pick<WavFormat, 'bitsPerSample' | 'encoding'>;
 }
@@ -25,38 +29,82 @@ export interface NormalizeReport {
   /** Deepest gain reduction of the limiter (dB, 0 when it never acted). */
   limiterReductionDb: number;
   passes: number;
+  /** The output is within TARGET_TOLERANCE_LU of the target; false when the bound on limiting (or silence) stopped it. */
+  targetReached: boolean;
   /** Set when the input was left as it was, and why. */
   unchangedBecause?: string;
 }
 
-const MAX_PASSES = 3;
+/**
+ * Enough for speech at -16 LUFS under -1 dBTP (the podcast norm) even with sharp, synthetic peaks (the
+ * shipped speech sample needs 6.5 dB), not so much that the sound gets squashed to gain a few LU.
+ */
+export const DEFAULT_MAX_LIMITING_DB = 8;
+/** A result this close to the target has reached it (ffmpeg's meter agrees with ours to about 0.01 LU). */
+export const TARGET_TOLERANCE_LU = 0.1;
+/** Passes are repeated until the output is this close to the target. */
+export const AIM_LU = 0.05;
 /** Aim this far under the ceiling: room for rounding and dither. */
 const CEILING_MARGIN_DB = 0.05;
-/** Below this many LU under the target after limiting, another pass raises the gain. */
-const TARGET_TOLERANCE_LU = 0.2;
+/** Enough for the gain to converge (usually 2 or 3 passes) and for a ceiling correction on top. */
+const MAX_PASSES = 8;
+/** The loudness gained per dB of gain is never taken as less than this (a flat stretch must not send the gain off). */
+const MIN_SLOPE = 0.05;
+
+export function onTarget(lufs: number, targetLufs: number): boolean {
+  return Math.abs(lufs - targetLufs) <= TARGET_TOLERANCE_LU;
+}
 
 export async function normalizeWavFile(inputPath: string, outputPath: string, options: NormalizeOptions): Promise<NormalizeReport> {
+  const { targetLufs, ceilingDbtp } = options;
+  const maxLimitingDb = options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
   const input = await measureWavFile(inputPath);
   if (!Number.isFinite(input.integratedLufs)) {
     await copyFile(inputPath, outputPath);
-    return { input, output: input, gainDb: 0, limiterReductionDb: 0, passes: 0, unchangedBecause: 'the input is silent or below the -70 LUFS gate: returned unchanged, never amplified' };
+    return { input, output: input, gainDb: 0, limiterReductionDb: 0, passes: 0, targetReached: false, unchangedBecause: 'the input is silent or below the -70 LUFS gate: returned unchanged, never amplified' };
   }
   const temp = `${outputPath}.${process.pid}.part`;
   try {
-    let gainDb = options.targetLufs - input.integratedLufs;
-    let ceilingDb = options.ceilingDbtp - CEILING_MARGIN_DB;
-    let pass: PassResult | undefined;
+    let ceilingDb = ceilingDbtp - CEILING_MARGIN_DB;
+    // The input's highest peak as the limiter sees it (its file edges can read a little higher than the meter's).
+    let inputPeakDb = input.truePeakDbtp;
+    // The most gain the limiter can follow within its bound on reduction.
+    const gainLimit = () => ceilingDb + maxLimitingDb - inputPeakDb;
+    let gainDb = Math.min(targetLufs - input.integratedLufs, gainLimit());
+    let previous: { gainDb: number; lufs: number } | undefined;
+    let pass: PassResult;
     let passes = 0;
-    while (passes < MAX_PASSES) {
+    for (;;) {
       passes++;
       pass = await gainAndLimit(inputPath, temp, gainDb, ceilingDb, options.outputFormat);
-      const { integratedLufs, truePeakDbtp } = pass.output;
-      if (truePeakDbtp > options.ceilingDbtp) ceilingDb -= truePeakDbtp - options.ceilingDbtp + CEILING_MARGIN_DB;
-      else if (pass.minGain < 1 && integratedLufs < options.targetLufs - TARGET_TOLERANCE_LU) gainDb += options.targetLufs - integratedLufs;
-      else break;
+      const { integratedLufs: lufs, truePeakDbtp: peakDb } = pass.output;
+      if (peakDb > ceilingDbtp) {
+        if (passes === MAX_PASSES) throw new Error(`the limiter could not keep the true peak under ${ceilingDbtp} dBTP (${peakDb.toFixed(2)} after ${passes} passes)`);
+        // Rounding or dither put a peak over: the same gain again, under a lower ceiling.
+        ceilingDb -= peakDb - ceilingDbtp + CEILING_MARGIN_DB;
+        gainDb = Math.min(gainDb, gainLimit());
+        previous = undefined;
+        continue;
+      }
+      if (passes === MAX_PASSES) break;
+      const reductionDb = -20 * Math.log10(pass.minGain);
+      if (reductionDb > 0) inputPeakDb = Math.max(inputPeakDb, ceilingDb + reductionDb - gainDb);
+      if (gainDb > gainLimit() + 1e-9) {
+        gainDb = gainLimit();
+        previous = undefined;
+        continue;
+      }
+      const error = targetLufs - lufs;
+      if (Math.abs(error) <= AIM_LU) break;
+      if (error > 0 && gainDb >= gainLimit() - 1e-9) break; // the bound on limiting stops it here
+      // Limiting makes the loudness grow slower than the gain: the slope of the last two passes says how much.
+      const slope = previous && gainDb !== previous.gainDb ? Math.min(1, Math.max(MIN_SLOPE, (lufs - previous.lufs) / (gainDb - previous.gainDb))) : 1;
+      previous = { gainDb, lufs };
+      gainDb = Math.min(gainDb + error / slope, gainLimit());
     }
     await rename(temp, outputPath);
-    return { input, output: pass!.output, gainDb, limiterReductionDb: -20 * Math.log10(pass!.minGain), passes };
+    const { output, minGain } = pass;
+    return { input, output, gainDb, limiterReductionDb: -20 * Math.log10(minGain), passes, targetReached: onTarget(output.integratedLufs, targetLufs) };
   } finally {
     await rm(temp, { force: true });
   }

@@ -1,4 +1,4 @@
-// A look-ahead true-peak limiter: applies a gain, then keeps every 4x-oversampled value of the output at
+// A look-ahead true-peak limiter: applies a gain, then keeps every oversampled value of the output at
 // or under the ceiling. The gain it needs at each frame is turned into a smooth envelope that can never
 // be too late or too shallow:
 //   need[k]  = ceiling / (gain * true-peak envelope at frame k), at most 1
@@ -24,12 +24,11 @@ export interface LimiterOptions {
   releaseMs?: number;
 }
 
-const interpolator = new PeakInterpolator();
-
 export class TruePeakLimiter {
   readonly latency: number;
   /** Smallest gain the limiter applied (1 = it never acted). */
   minGain = 1;
+  private readonly interpolator: PeakInterpolator;
   private readonly gain: number;
   private readonly ceiling: number;
   private readonly lookahead: number;
@@ -49,6 +48,8 @@ export class TruePeakLimiter {
 
   constructor(options: LimiterOptions) {
     const { sampleRate, channels } = options;
+    this.interpolator = new PeakInterpolator(sampleRate);
+    const { interpolator } = this;
     this.gain = 10 ** (options.gainDb / 20);
     this.ceiling = 10 ** (options.ceilingDb / 20);
     this.lookahead = Math.max(1, Math.round(((options.lookaheadMs ?? 5) / 1000) * sampleRate));
@@ -66,7 +67,7 @@ export class TruePeakLimiter {
 
   /** Limits `frames` frames of `input` into `output` (same capacity); returns how many frames came out. */
   process(input: Planar, frames: number, output: Planar): number {
-    const { rings, mask, size, gain, ceiling } = this;
+    const { rings, mask, size, gain, ceiling, interpolator } = this;
     const channels = rings.length;
     const bound = interpolator.gainBound * gain;
     let written = 0;
@@ -101,13 +102,15 @@ export class TruePeakLimiter {
       // Stored negated: the sliding maximum of -need is minus the sliding minimum of need.
       this.needMin.push(k, envelope > ceiling ? -ceiling / envelope : -1);
 
+      // The envelope starts lookahead - 1 frames before the first frame out, so that the ramp into a
+      // peak at the very start of the file is as complete as anywhere else.
       const j = k - this.lookahead + 1;
-      if (j < 0) continue;
       const hold = -this.needMin.maxFrom(j);
       this.rel = Math.min(hold, this.rel + (1 - this.rel) * this.release);
       const r = j & mask;
       this.relSum += this.rel - this.rels[(j - this.lookahead) & mask];
       this.rels[r] = this.rel;
+      if (j < 0) continue;
       const g = this.relSum / this.lookahead;
       if (g < this.minGain) this.minGain = g;
       for (let c = 0; c < channels; c++) output[c][written] = gain * g * rings[c][r];

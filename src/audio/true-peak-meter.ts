@@ -1,4 +1,4 @@
-// The largest sample and the largest 4x-oversampled value over a stream of planar blocks.
+// The largest sample and the largest oversampled value (see peak-interpolator) over a stream of planar blocks.
 // Most of a programme is far below its loudest peak: a stretch whose largest sample, times the filter's
 // worst-case gain, cannot beat the peak found so far is skipped without interpolating. That is exact,
 // not an estimate, and it makes true peak nearly free on speech.
@@ -6,24 +6,25 @@ import type { Planar } from './pcm-codec';
 import { PeakInterpolator } from './peak-interpolator';
 
 const CHUNK = 32;
-const interpolator = new PeakInterpolator();
 
 export class TruePeakMeter {
+  private readonly interpolator: PeakInterpolator;
   private readonly windows: Float32Array[];
   /** Frames seen, across blocks. */
   private frames = 0;
   private truePeak = 0;
   private samplePeak = 0;
 
-  constructor(channels: number) {
+  constructor(channels: number, sampleRate: number) {
+    this.interpolator = new PeakInterpolator(sampleRate);
     // Each channel's window buffer starts with the last (taps - 1) samples of the previous block.
-    this.windows = Array.from({ length: channels }, () => new Float32Array(interpolator.taps - 1));
+    this.windows = Array.from({ length: channels }, () => new Float32Array(this.interpolator.taps - 1));
   }
 
   add(samples: Planar, frames: number): void {
     // Only windows that lie wholly inside the file are interpolated: the file's edges are not a jump
     // from silence in the programme it was cut from, so they must not read as overshoot.
-    const firstWindow = Math.max(0, interpolator.taps - 1 - this.frames);
+    const firstWindow = Math.max(0, this.interpolator.taps - 1 - this.frames);
     for (let c = 0; c < samples.length; c++) this.addChannel(c, samples[c], frames, firstWindow);
     this.frames += frames;
   }
@@ -34,6 +35,7 @@ export class TruePeakMeter {
   }
 
   private addChannel(c: number, samples: Float32Array, frames: number, firstWindow: number): void {
+    const { interpolator } = this;
     const history = interpolator.taps - 1;
     let buf = this.windows[c];
     if (buf.length < history + frames) {

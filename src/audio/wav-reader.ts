@@ -34,10 +34,22 @@ export async function openWav(path: string): Promise<WavSource> {
         const { bytesRead } = await file.read(bytes, 0, length, layout.dataOffset + done * layout.blockAlign);
         if (bytesRead < length) throw new WavFormatError(`truncated WAV: the file ended at frame ${done + Math.floor(bytesRead / layout.blockAlign)} of ${layout.frames}`);
         decodeFrames(bytes, frames, layout, samples);
+        if (layout.encoding === 'float') rejectNonFinite(samples, frames, done);
         done += frames;
         yield { samples, frames };
       }
     },
     close: () => file.close(),
   };
+}
+
+/** A float sample that is NaN or infinite (or a 64-bit one beyond float range) has no level to measure or scale. */
+function rejectNonFinite(samples: Planar, frames: number, firstFrame: number): void {
+  for (let c = 0; c < samples.length; c++) {
+    const channel = samples[c];
+    for (let i = 0; i < frames; i++) {
+      const x = channel[i];
+      if (x - x !== 0) throw new WavFormatError(`the WAV holds a sample that is not a finite number (${x}) at frame ${firstFrame + i}, channel ${c + 1}: float samples must be finite`);
+    }
+  }
 }

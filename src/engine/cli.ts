@@ -27,6 +27,8 @@ Options:
   --workers <n>                 processing worker threads (default: cores, at most 4)
   --fetch-timeout-ms <ms>       time limit of the enhance-json fetch (default 60000)
   --ffmpeg <path>               ffmpeg program for formats other than WAV (default: ffmpeg on the PATH)
+  --max-limiting-db <dB>        most gain reduction the true-peak limiter may apply, 0 or more (default 8);
+                                a loudness target that needs more is left unreached, and the media says so
   --keep-hours <h>              finished media go this long after their last use (default 168; 0 keeps them)
   --keep-mib <n>                the oldest finished media go while all take more (default 5120; 0: no limit)
   --fault-500 <p>               probability of a 500 answer
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
       workers: numberOption,
       'fetch-timeout-ms': numberOption,
       ffmpeg: { type: 'string' },
+      'max-limiting-db': numberOption,
       'keep-hours': numberOption,
       'keep-mib': numberOption,
       'fault-500': numberOption,
@@ -84,6 +87,8 @@ async function main(): Promise<void> {
     if (!Number.isFinite(value)) throw new Error(`--${name}: a number is required (got "${String(raw)}")`);
     return value;
   };
+  const maxLimitingDb = num('max-limiting-db');
+  if (maxLimitingDb !== undefined && maxLimitingDb < 0) throw new Error(`--max-limiting-db: the limiter's gain reduction is 0 dB or more (got "${values['max-limiting-db']}")`);
   const dataDir = resolve(values['data-dir'] ?? 'media-enhance-data');
   await fsp.mkdir(dataDir, { recursive: true });
   const keys = [...(values.key ?? []), ...(process.env.MEDIA_ENHANCE_KEYS ?? '').split(',').filter(Boolean)];
@@ -116,6 +121,7 @@ async function main(): Promise<void> {
     workers: num('workers'),
     fetchTimeoutMs: num('fetch-timeout-ms'),
     ffmpegPath: values.ffmpeg,
+    maxLimitingDb,
     retention: retentionOptions(num('keep-hours'), num('keep-mib')),
     onRemoved: ({ record, reason }) => process.stdout.write(`removed media ${record.uid} ("${record.file_name}"): ${reason}\n`),
     faults: {

@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { decodeToWav, encodeAudio, ffmpegAvailable, replaceSoundtrack, type AudioContainer, type VideoContainer } from '../audio/ffmpeg';
 import type { LoudnessMeasurement } from '../audio/loudness-meter';
 import { measureWavFile } from '../audio/measure';
-import { normalizeWavFile, type NormalizeReport } from '../audio/normalize';
+import { AIM_LU, DEFAULT_MAX_LIMITING_DB, normalizeWavFile, onTarget, type NormalizeOptions, type NormalizeReport } from '../audio/normalize';
 import { readWavLayout } from '../audio/wav-format';
 import { enhanceWavFile } from '../enhance/chain';
 import type { EnhancementModel } from '../enhance/chain-types';
@@ -18,8 +18,14 @@ import { ProcessingError, type ProcessContext, type ProcessJob, type ProcessResu
 
 const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
 const PCM24_WAV = { bitsPerSample: 24, encoding: 'int' } as const;
-/** Lossy encoders can overshoot the limiter's ceiling; beyond this, the file is made again with room. */
-const ENCODER_OVERSHOOT_DB = 0.1;
+/**
+ * Lossy encoders push true peaks over the limiter's ceiling and shift the loudness a little: the file is
+ * then made again with the overshoot taken off the ceiling and the shift added to the aim, at most this
+ * many times (two are usually enough).
+ */
+const MAX_ENCODES = 4;
+/** Room left under the ceiling beyond an encoder's measured overshoot. */
+const ENCODER_MARGIN_DB = 0.05;
 /** The interface's default level (v2 scale) when a media names none. */
 const DEFAULT_LEVEL = 100;
 
@@ -46,23 +52,27 @@ export async function processMedia(job: ProcessJob, context: ProcessContext = { 
       }
       source = work('decoded.wav');
     }
-    // The loudness the user's file had, before enhancement changed it.
+    // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
+    // fails here: any invalid WAV met after this is one the engine made.
     const original = await measureWavFile(source);
+    const unusable = (err: unknown) => (err as { code?: unknown }).code === 'INVALID_WAV' && new ProcessingError('ENHANCEMENT_FAILED', `speech enhancement failed: its output is not usable audio (${(err as Error).message}); the input peaks at ${original.samplePeakDbfs.toFixed(0)} dBFS`);
     const model = job.settings.enhancement_model as EnhancementModel;
     const level = job.settings.enhancement_level ?? DEFAULT_LEVEL;
     const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {}).catch((err: unknown) => {
-      if ((err as { code?: unknown }).code === 'INVALID_WAV') throw err;
-      throw new ProcessingError('ENHANCEMENT_FAILED', `speech enhancement failed: ${(err as Error).message ?? String(err)}`);
+      throw unusable(err) || new ProcessingError('ENHANCEMENT_FAILED', `speech enhancement failed: ${(err as Error).message ?? String(err)}`);
     });
-    const target = { targetLufs: job.settings.loudness_target, ceilingDbtp: job.settings.true_peak };
-    const report =
+    const target: LoudnessTarget = { targetLufs: job.settings.loudness_target, ceilingDbtp: job.settings.true_peak, maxLimitingDb: context.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB };
+    const report = await (
       output.ext === 'wav'
-        ? await normalizeWavFile(work('enhanced.wav'), job.outputPath, { ...target, outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV })
-        : await encodeNormalized(job, output, context.ffmpegPath, work, target);
+        ? normalizeWavFile(work('enhanced.wav'), job.outputPath, { ...target, outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV })
+        : encodeNormalized(job, output, context.ffmpegPath, work, target)
+    ).catch((err: unknown) => {
+      throw unusable(err) || err;
+    });
     // A silent file is returned as it came, never amplified (and in its own format).
     const returnedAsItCame = report.unchangedBecause !== undefined && job.input.ext === output.ext;
     if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
-    return { params: { ...enhancementParams(model, enhancement), ...loudnessParams({ ...report, input: original }, returnedAsItCame) }, output };
+    return { params: { ...enhancementParams(model, enhancement), ...loudnessParams({ ...report, input: original }, returnedAsItCame, target) }, output };
   } catch (err) {
     if (err instanceof ProcessingError) throw err;
     const code = (err as { code?: unknown }).code;
@@ -73,22 +83,32 @@ export async function processMedia(job: ProcessJob, context: ProcessContext = { 
   }
 }
 
+type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'maxLimitingDb'>;
+
 /** Normalize to float WAV, then encode (or mux into the video), measuring what the encoded file holds. */
-async function encodeNormalized(job: ProcessJob, output: MediaType, ffmpegPath: string, work: (name: string) => string, target: { targetLufs: number; ceilingDbtp: number }): Promise<NormalizeReport> {
-  let ceiling = target.ceilingDbtp;
-  for (let attempt = 0; ; attempt++) {
-    const report = await normalizeWavFile(work('enhanced.wav'), work('normalized.wav'), { ...target, ceilingDbtp: ceiling, outputFormat: FLOAT_WAV });
+async function encodeNormalized(job: ProcessJob, output: MediaType, ffmpegPath: string, work: (name: string) => string, target: LoudnessTarget): Promise<NormalizeReport> {
+  let ceilingDbtp = target.ceilingDbtp;
+  let aimLufs = target.targetLufs;
+  for (let encodes = 1; ; encodes++) {
+    const report = await normalizeWavFile(work('enhanced.wav'), work('normalized.wav'), { ...target, targetLufs: aimLufs, ceilingDbtp, outputFormat: FLOAT_WAV });
     if (output.kind === 'video') await replaceSoundtrack(ffmpegPath, job.inputPath, work('normalized.wav'), work('encoded'), output.ext as VideoContainer);
     else await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer);
     // Report what the encoded file holds, measured after decoding it again.
     await decodeToWav(ffmpegPath, work('encoded'), work('check.wav'));
     const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
-    const overshoot = delivered.truePeakDbtp - target.ceilingDbtp;
-    if (overshoot <= ENCODER_OVERSHOOT_DB || attempt === 1 || report.unchangedBecause) {
+    const overshootDb = delivered.truePeakDbtp - target.ceilingDbtp;
+    // Only a target the normalizer reached is chased through the encoder; an unreachable one stays where the bound left it.
+    const shiftLu = report.targetReached ? target.targetLufs - delivered.integratedLufs : 0;
+    const done = report.unchangedBecause !== undefined || (overshootDb <= 0 && Math.abs(shiftLu) <= AIM_LU);
+    if (done || (encodes === MAX_ENCODES && overshootDb <= 0)) {
       await rename(work('encoded'), job.outputPath); // into place only when complete
-      return { ...report, output: delivered };
+      return { ...report, output: delivered, targetReached: report.targetReached && onTarget(delivered.integratedLufs, target.targetLufs) };
     }
-    ceiling -= overshoot + ENCODER_OVERSHOOT_DB;
+    if (encodes === MAX_ENCODES) {
+      throw new ProcessingError('PROCESSING_FAILED', `the ${output.ext.toUpperCase()} encoder kept the true peak over the ${target.ceilingDbtp} dBTP limit (${delivered.truePeakDbtp.toFixed(2)} dBTP after ${encodes} encodes with more headroom each time)`);
+    }
+    if (overshootDb > 0) ceilingDbtp -= overshootDb + ENCODER_MARGIN_DB;
+    aimLufs += shiftLu;
   }
 }
 
@@ -125,7 +145,7 @@ function describe(input: MediaType, output: MediaType): string {
   return `decoding ${input.ext.toUpperCase()}`;
 }
 
-function loudnessParams(report: NormalizeReport, returnedAsItCame: boolean): Record<string, unknown> {
+function loudnessParams(report: NormalizeReport, returnedAsItCame: boolean, target: LoudnessTarget): Record<string, unknown> {
   const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
   return {
     processing: returnedAsItCame ? 'none' : report.unchangedBecause ? 'speech enhancement' : 'speech enhancement, loudness',
@@ -137,6 +157,13 @@ function loudnessParams(report: NormalizeReport, returnedAsItCame: boolean): Rec
     output_loudness_range_lu: round(report.output.loudnessRangeLu),
     gain_db: round(report.gainDb),
     limiter_reduction_db: round(report.limiterReductionDb),
+    target_reached: report.targetReached,
     ...(report.unchangedBecause ? { note: report.unchangedBecause } : {}),
+    ...(!report.targetReached && !report.unchangedBecause ? { note: unreachedNote(report, target) } : {}),
   };
+}
+
+function unreachedNote(report: NormalizeReport, target: LoudnessTarget): string {
+  const reached = report.output.integratedLufs.toFixed(1);
+  return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit with at most ${target.maxLimitingDb} dB of limiting: the output is ${reached} LUFS`;
 }

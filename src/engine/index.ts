@@ -30,7 +30,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const store = new MediaStore(config.dataDir);
   const resumable = await store.open();
   const faults = new Faults(config.faults);
-  const pool = new WorkerPool(config.workers, config.processorModule, { ffmpegPath: config.ffmpegPath });
+  const pool = new WorkerPool(config.workers, config.processorModule, { ffmpegPath: config.ffmpegPath, maxLimitingDb: config.maxLimitingDb });
   const retention = new MediaRetention(store, config.retention, config.onRemoved);
   const jobs = new Jobs(store, pool, faults, config, () => void retention.sweep());
   const server = createEngineServer({

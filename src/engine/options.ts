@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, type EndpointId } from '../contract/endpoints';
 import type { FaultOptions } from './faults';
 import { DEFAULT_RETENTION, type RemovedMedia, type RetentionOptions } from './retention';
@@ -37,6 +38,11 @@ export interface EngineOptions {
   processorModule?: string;
   /** The ffmpeg program, for media other than WAV. Default: `ffmpeg` on the PATH. */
   ffmpegPath?: string;
+  /**
+   * Most gain reduction the true-peak limiter may apply to reach a loudness target (dB, 0 or more).
+   * A target that needs more is left unreached and the media says so (`target_reached: false`). Default 8.
+   */
+  maxLimitingDb?: number;
   /** Limits of the background fetch of enhance-json. */
   fetchTimeoutMs?: number;
   /** How long finished media are kept (see retention.ts). Default: 7 days, 5 GiB in all, none removed within 1 h of its last use. */
@@ -67,6 +73,10 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   if (typeof options.dataDir !== 'string' || options.dataDir.length === 0) throw new TypeError('dataDir: a folder path is required');
   const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
   if (!(windowMs > 0)) throw new TypeError(`windowMs: must be a positive number (got ${windowMs})`);
+  const maxLimitingDb = options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
+  if (typeof maxLimitingDb !== 'number' || !(maxLimitingDb >= 0) || maxLimitingDb === Infinity) {
+    throw new TypeError(`maxLimitingDb: must be a number of dB, 0 or more (got ${typeof maxLimitingDb === 'string' ? `"${maxLimitingDb}"` : String(maxLimitingDb)})`);
+  }
   return {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -79,6 +89,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     workers: Math.max(1, options.workers ?? Math.min(4, cpus().length)),
     processorModule: options.processorModule ?? join(__dirname, 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
+    maxLimitingDb,
     fetchTimeoutMs: options.fetchTimeoutMs ?? 60_000,
     faults: options.faults ?? {},
     retention: { ...DEFAULT_RETENTION, ...options.retention },

@@ -28,6 +28,8 @@ export interface ProcessResult {
 export interface ProcessContext {
   /** The ffmpeg program to run for formats other than WAV. */
   ffmpegPath: string;
+  /** Most gain reduction the true-peak limiter may apply (dB); a target that needs more is left unreached. Default 8. */
+  maxLimitingDb?: number;
 }
 
 /**

@@ -81,6 +81,7 @@ export default function register(RED: RedApi): void {
       msg.media_uid = media.uid;
       msg.media = media;
       msg.loudness = loudnessOf(media);
+      job.media = media;
       return msg;
     });
     keeper.resumeInto(jobs);

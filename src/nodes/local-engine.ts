@@ -8,7 +8,7 @@ import { startEngine, type EngineHandle, type EngineOptions } from '../engine';
 import type { RedApi } from './red';
 
 /** What settings.js may set under `mediaEnhance.engine` (all optional). */
-export type EngineSettings = Partial<Pick<EngineOptions, 'windowMs' | 'limits' | 'processingDelayMs' | 'workers' | 'processorModule' | 'ffmpegPath' | 'maxUploadBytes' | 'dataDir' | 'retention'>>;
+export type EngineSettings = Partial<Pick<EngineOptions, 'windowMs' | 'limits' | 'processingDelayMs' | 'workers' | 'processorModule' | 'ffmpegPath' | 'maxLimitingDb' | 'maxUploadBytes' | 'dataDir' | 'retention'>>;
 
 export interface LocalEngine {
   url: string;

@@ -3,10 +3,10 @@
 // close cancel everything, call done() for each message in flight, and send nothing afterwards.
 import { MediaEnhanceError } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
-import type { ProgressCallback } from '../client/types';
+import type { MediaMetadata, ProgressCallback } from '../client/types';
 import type { DoneFunction, NodeMessage, RedNode, SendFunction } from './red';
 import { StatusBoard, type JobStatus } from './status-board';
-import { failureText, progressText, waitText } from './status-text';
+import { doneStatus, failureText, progressText, waitText } from './status-text';
 
 export interface Job {
   msg: NodeMessage;
@@ -22,6 +22,8 @@ export interface Job {
    * Catch); never when the node closes first and the outcome is dropped.
    */
   onDelivered(action: () => void): void;
+  /** The finished media's metadata, when the job has it: a loudness target it could not reach shows in the last status. */
+  media?: MediaMetadata;
 }
 
 /** For the client's `onStatus`: the media's state and the time since the wait began ("processing 1m20s"). */
@@ -64,7 +66,7 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
       .then(
         (out) => {
           if (closed) return done();
-          board.end(id, { fill: 'green', shape: 'dot', text: 'done' });
+          board.end(id, doneStatus(job.media));
           runAll(delivered, node);
           send(out);
           done();

@@ -1,6 +1,8 @@
 // The short texts under a node in the editor: "queued 2nd", "rate limited 12s", "uploading 42%".
 import type { MediaEnhanceErrorCode } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
+import type { MediaMetadata } from '../client/types';
+import type { NodeStatus } from './red';
 
 export function ordinal(n: number): string {
   const tens = n % 100;
@@ -62,4 +64,16 @@ export function failureText(err: unknown): string {
     if (details.every((line) => String(line).startsWith('setting "'))) return 'invalid settings';
   }
   return (code && REASONS[code as MediaEnhanceErrorCode]) || 'error';
+}
+
+/**
+ * The status a finished job ends on: green "done", or yellow when the media's metadata says its loudness
+ * target was out of reach: "done: -14.3 LUFS, target -10 not reachable".
+ */
+export function doneStatus(media?: MediaMetadata): NodeStatus {
+  const params = media?.enhancement_params ?? {};
+  if (params.target_reached !== false) return { fill: 'green', shape: 'dot', text: 'done' };
+  const reached = typeof params.output_loudness_lufs === 'number' ? `${params.output_loudness_lufs.toFixed(1)} LUFS` : 'silent';
+  const target = typeof params.loudness_target === 'number' ? ` ${params.loudness_target}` : '';
+  return { fill: 'yellow', shape: 'dot', text: `done: ${reached}, target${target} not reachable` };
 }

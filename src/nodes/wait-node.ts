@@ -37,6 +37,7 @@ export default function register(RED: RedApi): void {
         });
         job.msg.media_uid = uid;
         job.msg.payload = metadata;
+        job.media = metadata;
         return job.msg;
       },
       { text: 'waiting' },

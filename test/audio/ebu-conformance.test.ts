@@ -31,11 +31,14 @@ describe('EBU conformance (Tech 3341 / 3342)', function () {
     assert.ok(Math.abs(highPass.a2 - 0.99007225036621) < 1e-8);
   });
 
-  it('interpolates between samples with every phase flat within 0.02 dB up to 0.4 fs', () => {
-    const interpolator = new PeakInterpolator();
+  it('interpolates between samples with every phase flat within 0.02 dB up to 0.42 fs, at 16, 44.1 and 48 kHz', () => {
+    for (const rate of [16_000, 44_100, 48_000]) checkPhases(new PeakInterpolator(rate));
+  });
+
+  function checkPhases(interpolator: PeakInterpolator) {
     interpolator.phases.forEach((c, index) => {
-      const offset = (index + 1) / 4;
-      for (let f = 0.01; f <= 0.4; f += 0.01) {
+      const offset = (index + 1) / interpolator.oversampling;
+      for (let f = 0.01; f <= 0.42; f += 0.01) {
         let re = 0;
         let im = 0;
         for (let j = 0; j < c.length; j++) {
@@ -44,9 +47,13 @@ describe('EBU conformance (Tech 3341 / 3342)', function () {
           im += c[j] * Math.sin(2 * Math.PI * f * delay);
         }
         const db = 20 * Math.log10(Math.hypot(re, im));
-        assert.ok(Math.abs(db) < 0.02, `phase ${index + 1} at ${f.toFixed(2)} fs: ${db.toFixed(4)} dB`);
+        assert.ok(Math.abs(db) < 0.02, `${interpolator.oversampling}x, phase ${index + 1} at ${f.toFixed(2)} fs: ${db.toFixed(4)} dB`);
       }
     });
+  }
+
+  it('oversamples to at least 192 kHz, twice that where 192 kHz is no multiple of the rate', () => {
+    assert.deepEqual([8000, 16_000, 44_100, 48_000, 96_000].map((rate) => new PeakInterpolator(rate).oversampling), [24, 12, 9, 4, 4]);
   });
 
   const loudnessCases: Array<[string, Array<[number, number]>]> = [

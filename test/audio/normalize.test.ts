@@ -106,4 +106,14 @@ describe('loudness normalization', function () {
     assert.ok(worstStep <= 1.05 / lookahead, `the gain jumped by ${worstStep} in one frame`);
     assert.ok(limiter.minGain < 0.5, 'the limiter acted');
   });
+
+  it('limits a file that starts on its loudest peak: the ramp is complete from the first frame', () => {
+    const rate = 48_000;
+    const x = sine(rate, 997, -1, 0.2, 90); // starts at its crest
+    const limiter = new TruePeakLimiter({ sampleRate: rate, channels: 1, gainDb: 6, ceilingDb: -6 });
+    const out = [new Float32Array(x.length)];
+    const written = limiter.process([x], x.length, out);
+    const ceiling = 10 ** (-6 / 20);
+    for (let i = 0; i < written; i++) assert.ok(Math.abs(out[0][i]) <= ceiling, `frame ${i} is ${(20 * Math.log10(Math.abs(out[0][i]))).toFixed(2)} dBFS`);
+  });
 });

@@ -1,10 +1,11 @@
 // What the local engine does to a media, as a user checks it: the downloaded file measured by ffmpeg.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processMedia } from '../../src/engine/enhance-processor';
-import { speechLike, writeWavFile } from '../fixtures/audio';
+import { encodeWav, sine, speechLike, writeWavFile } from '../fixtures/audio';
 import { ffmpeg, ffmpegLoudness, streamCodecs, videoStreamMd5 } from '../fixtures/ffmpeg';
 import { call, KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';
 
@@ -121,6 +122,66 @@ describe('engine: loudness processing of audio and video', function () {
     assert.equal(done.enhancement_params.processing, 'none');
     assert.match(done.enhancement_params.note, /silent .* returned unchanged, never amplified/);
     assert.deepEqual(await readFile(out), await readFile(silence));
+  });
+
+  it('measures a float WAV far above full scale and brings it down to the target (not "silent")', async () => {
+    // A float32 sine at amplitude 20: +26 dBFS, about +23 LUFS.
+    const loud = join(dir, 'loud.wav');
+    await writeFile(loud, encodeWav({ sampleRate: 48_000, channels: 1, bits: 32, float: true }, [sine(48_000, 1000, 20 * Math.log10(20), 5)]));
+    const { done, out } = await roundTrip(loud, 'loud.wav', { loudness_target: -16, true_peak: -1, enhancement_model: 'FINCH', enhancement_level: 1 });
+    assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
+    const params = done.enhancement_params;
+    assert.equal(params.processing, 'speech enhancement, loudness');
+    // ffmpeg's own meter stops at +10 LUFS: it reads the input 40 dB quieter, and 40 dB is added back.
+    const quieter = join(dir, 'loud-minus-40.wav');
+    await ffmpeg(['-i', loud, '-af', 'volume=-40dB', '-c:a', 'pcm_f32le', quieter]);
+    const input = await ffmpegLoudness(quieter);
+    assert.ok(Math.abs(params.input_loudness_lufs - (input.integratedLufs + 40)) <= 0.1, `input ${params.input_loudness_lufs} LUFS, ffmpeg ${input.integratedLufs} + 40`);
+    assert.ok(params.input_true_peak_dbtp > 25.9, `input true peak ${params.input_true_peak_dbtp}`);
+    const measured = await ffmpegLoudness(out);
+    assert.ok(Math.abs(measured.integratedLufs - -16) <= 0.1, `ffmpeg reads ${measured.integratedLufs} LUFS`);
+    assert.ok(measured.truePeakDbtp <= -1 + 0.1, `ffmpeg reads ${measured.truePeakDbtp} dBTP`);
+    assert.equal(params.target_reached, true);
+  });
+
+  it('fails a float WAV holding NaN or infinity, naming the frame', async () => {
+    for (const [name, bad] of [['nan', NaN], ['infinite', Infinity]] as const) {
+      const samples = sine(48_000, 440, -20, 2);
+      samples[12_345] = bad;
+      const res = await upload(engine, encodeWav({ sampleRate: 48_000, channels: 1, bits: 32, float: true }, [samples]), `${name}.wav`);
+      const done = await settled(engine, res.json.uid, 30_000);
+      assert.equal(done.enhancement_status, 'FAILED', name);
+      assert.equal(done.error.code, 'INVALID_MEDIA');
+      assert.match(done.error.message, new RegExp(`not a finite number \\(${bad}\\) at frame 12345, channel 1: float samples must be finite`));
+    }
+  });
+
+  it('bounds the limiting by the engine option, and says when the target is out of reach', async () => {
+    const bounded = await startTestEngine({ maxLimitingDb: 2 });
+    try {
+      // Speech at -34 dBFS RMS brought to -10 LUFS under -3 dBTP needs far more than 2 dB of limiting.
+      const res = await upload(bounded, await readFile(speechWav), 'talk.wav', { media_enhancement: JSON.stringify({ loudness_target: -10, true_peak: -3, enhancement_model: 'FINCH' }) });
+      const done = await settled(bounded, res.json.uid, 60_000);
+      assert.equal(done.enhancement_status, 'COMPLETED');
+      const params = done.enhancement_params;
+      assert.equal(params.target_reached, false);
+      assert.ok(params.limiter_reduction_db <= 2.05 && params.limiter_reduction_db >= 1.95, `limiting ${params.limiter_reduction_db} dB`);
+      assert.match(params.note, new RegExp(`^-10 LUFS is out of reach under the -3 dBTP limit with at most 2 dB of limiting: the output is ${params.output_loudness_lufs.toFixed(1)} LUFS$`));
+      const download = await call(`${bounded.url}/v2/medias/${res.json.uid}/file`, { headers: { 'x-api-key': KEY } });
+      const out = join(dir, 'bounded.wav');
+      await writeFile(out, download.bytes);
+      const measured = await ffmpegLoudness(out);
+      assert.ok(measured.truePeakDbtp <= -3 + 0.1, `ffmpeg reads ${measured.truePeakDbtp} dBTP`);
+      assert.ok(Math.abs(measured.integratedLufs - params.output_loudness_lufs) <= 0.05);
+    } finally {
+      await bounded.dispose();
+    }
+    await assert.rejects(startTestEngine({ maxLimitingDb: -1 }), /^TypeError: maxLimitingDb: must be a number of dB, 0 or more \(got -1\)$/);
+    const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [join(__dirname, '..', '..', 'src', 'engine', 'cli.js'), '--max-limiting-db=-1'], (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+    });
+    assert.equal(cli.code, 1);
+    assert.equal(cli.stderr, 'media-enhance-engine: --max-limiting-db: the limiter\'s gain reduction is 0 dB or more (got "-1")\n');
   });
 
   it('fails a damaged WAV with the reason, and keeps serving', async () => {
