@@ -112,31 +112,33 @@ const httpUrl: Check = (value, loc) => {
   return undefined;
 };
 
-const ENHANCE_JSON_RULES: Record<keyof EnhanceJsonBody, Check> = {
-  file_download_url: httpUrl,
-  file_name: aString,
-  loudness_target_level: integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max),
-  loudness_peak_limit: integerIn(TRUE_PEAK.min, TRUE_PEAK.max),
-  enhancement_level: numberIn(V1_ENHANCEMENT_LEVEL.min, V1_ENHANCEMENT_LEVEL.max),
-  transcode_kind: nullOr(oneOf(TRANSCODE_KINDS)),
-  model_arch: oneOf(MODELS),
-};
+// Rules are looked up by names the caller chooses, so in Maps: a member called `constructor`,
+// `valueOf` or `__proto__` must find no rule, not one of Object.prototype's functions.
+const ENHANCE_JSON_RULES = new Map<string, Check>([
+  ['file_download_url', httpUrl],
+  ['file_name', aString],
+  ['loudness_target_level', integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max)],
+  ['loudness_peak_limit', integerIn(TRUE_PEAK.min, TRUE_PEAK.max)],
+  ['enhancement_level', numberIn(V1_ENHANCEMENT_LEVEL.min, V1_ENHANCEMENT_LEVEL.max)],
+  ['transcode_kind', nullOr(oneOf(TRANSCODE_KINDS))],
+  ['model_arch', oneOf(MODELS)],
+] satisfies [keyof EnhanceJsonBody, Check][]);
 
-const SETTINGS_RULES: Record<keyof EnhancementSettings, Check> = {
-  loudness_target: integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max),
-  true_peak: integerIn(TRUE_PEAK.min, TRUE_PEAK.max),
-  enhancement_level: integerIn(V2_ENHANCEMENT_LEVEL.min, V2_ENHANCEMENT_LEVEL.max),
-  enhancement_model: oneOf(MODELS),
-  transcode: oneOf(TRANSCODE_KINDS),
-};
+const SETTINGS_RULES = new Map<string, Check>([
+  ['loudness_target', integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max)],
+  ['true_peak', integerIn(TRUE_PEAK.min, TRUE_PEAK.max)],
+  ['enhancement_level', integerIn(V2_ENHANCEMENT_LEVEL.min, V2_ENHANCEMENT_LEVEL.max)],
+  ['enhancement_model', oneOf(MODELS)],
+  ['transcode', oneOf(TRANSCODE_KINDS)],
+] satisfies [keyof EnhancementSettings, Check][]);
 
 /** Issues of an enhance-json body; an empty array means it is valid. */
 export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
   if (!isPlainObject(body)) return [{ loc: ['body'], msg: 'value is not a valid dict', type: 'type_error.dict', input: body }];
   const issues: FieldIssue[] = [];
-  for (const [field, check] of Object.entries(ENHANCE_JSON_RULES)) {
+  for (const [field, check] of ENHANCE_JSON_RULES) {
     const loc = ['body', field];
-    if (!(field in body) || body[field] === undefined) {
+    if (!Object.hasOwn(body, field) || body[field] === undefined) {
       issues.push({ loc, msg: 'field required', type: 'value_error.missing' });
       continue;
     }
@@ -144,7 +146,7 @@ export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
     if (issue) issues.push(issue);
   }
   for (const field of Object.keys(body)) {
-    if (!(field in ENHANCE_JSON_RULES)) issues.push({ loc: ['body', field], msg: 'extra fields not permitted', type: 'value_error.extra', input: body[field] });
+    if (!ENHANCE_JSON_RULES.has(field)) issues.push({ loc: ['body', field], msg: 'extra fields not permitted', type: 'value_error.extra', input: body[field] });
   }
   return issues;
 }
@@ -160,7 +162,7 @@ export function checkEnhancementSettings(settings: unknown, part: 'media_enhance
   const allowTranscode = part === 'media_enhancement';
   for (const [member, value] of Object.entries(settings)) {
     const loc = ['body', part, member];
-    const check = SETTINGS_RULES[member as keyof EnhancementSettings];
+    const check = SETTINGS_RULES.get(member);
     if (!check || (member === 'transcode' && !allowTranscode)) {
       issues.push({ loc, msg: 'extra fields not permitted', type: 'value_error.extra', input: value });
       continue;

@@ -5,17 +5,25 @@ import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEngine, type EngineOptions, type RetentionOptions } from './index';
+import { parseNetworks } from './address-policy';
+import { RULES, type NumberRule } from './options';
 
 const HELP = `Usage: media-enhance-engine [options]
 
 Runs the local media enhancement engine: the service interface on loopback.
 
+Keys (all those given are accepted):
+  MEDIA_ENHANCE_KEYS            environment variable: accepted API keys, comma-separated
+  --key-file <path>             a file holding the accepted keys, one per line (keep it mode 600)
+  --key <key>                   an accepted key; repeat for several. Other users of this machine can
+                                read it in the process list (ps): prefer the two above
+  Without any, a key is made and kept in <data-dir>/api-key (never printed).
+
 Options:
-  --host <address>              interface to listen on (default 127.0.0.1)
+  --host <address>              interface to listen on (default 127.0.0.1, this machine only)
   --port <n>                    port, 0 for any free one (default 8600)
-  --data-dir <folder>           where media are kept; a restart resumes them (default ./media-enhance-data)
-  --key <key>                   accepted API key; repeat for several. Also MEDIA_ENHANCE_KEYS (comma-separated).
-                                Without one, a key is made and kept in <data-dir>/api-key (never printed)
+  --data-dir <folder>           where media are kept, readable by this account only; a restart resumes
+                                them (default ./media-enhance-data)
   --window-ms <ms>              rate-limit window (default 60000)
   --limit-upload <n>            POST /v2/medias per window (default 10)
   --limit-metadata <n>          GET .../metadata per window (default 120)
@@ -26,11 +34,27 @@ Options:
   --processing-delay-ms <ms>    extra time each media spends PROCESSING (default 0)
   --workers <n>                 processing worker threads (default: cores, at most 4)
   --fetch-timeout-ms <ms>       time limit of the enhance-json fetch (default 60000)
+  --allow-private-fetch         let enhance-json fetch from loopback, private and link-local addresses
+                                even when --host reaches beyond this machine (on loopback they always are)
+  --allow-fetch-from <cidr>     an address or range enhance-json may fetch from even so; repeat for several
   --ffmpeg <path>               ffmpeg program for formats other than WAV (default: ffmpeg on the PATH)
   --max-limiting-db <dB>        most gain reduction the true-peak limiter may apply, 0 or more (default 8);
                                 a loudness target that needs more is left unreached, and the media says so
   --keep-hours <h>              finished media go this long after their last use (default 168; 0 keeps them)
   --keep-mib <n>                the oldest finished media go while all take more (default 5120; 0: no limit)
+
+Server limits (what a client meets when one is reached):
+  --max-connections <n>         connections served at once; beyond: 503 + Retry-After (default 1024)
+  --max-uploads-per-key <n>     uploads in progress at once per key; beyond: 503 + Retry-After (default 64)
+  --headers-timeout-ms <ms>     time to send a request's headers; then 408, closed (default 30000)
+  --idle-timeout-ms <ms>        a connection where nothing moves this long is closed, 408 (default 60000)
+  --request-timeout-ms <ms>     time for a whole request, body included; 0: none (default 0: a large
+                                upload on a slow line is honest, a stalled one meets the idle timeout)
+  --keep-alive-timeout-ms <ms>  idle time between requests on one connection (default 15000)
+  --max-header-bytes <n>        largest request head; beyond: 431 (default 16384)
+  --max-header-count <n>        most header fields; beyond: 431 (default 100)
+
+Fault injection (tests and benchmarks):
   --fault-500 <p>               probability of a 500 answer
   --fault-503 <p>               probability of a 503 answer
   --fault-reset <p>             probability of a connection reset halfway through a response
@@ -38,6 +62,8 @@ Options:
   --fault-drip-bps <n>          speed of a dripping response (default 16384 bytes/s)
   --fault-429 <n>               answer the next n rate-limited requests 429
   --fault-fail-processing <p>   probability that processing ends FAILED
+  --fault-disk-full <p>         probability that storing an upload fails as on a full disk (507)
+
   --quiet                       no access log
   -h, --help                    this text
 `;
@@ -51,6 +77,7 @@ async function main(): Promise<void> {
       port: numberOption,
       'data-dir': { type: 'string' },
       key: { type: 'string', multiple: true },
+      'key-file': { type: 'string' },
       'window-ms': numberOption,
       'limit-upload': numberOption,
       'limit-metadata': numberOption,
@@ -61,6 +88,16 @@ async function main(): Promise<void> {
       'processing-delay-ms': numberOption,
       workers: numberOption,
       'fetch-timeout-ms': numberOption,
+      'allow-private-fetch': { type: 'boolean' },
+      'allow-fetch-from': { type: 'string', multiple: true },
+      'max-connections': numberOption,
+      'max-uploads-per-key': numberOption,
+      'headers-timeout-ms': numberOption,
+      'idle-timeout-ms': numberOption,
+      'request-timeout-ms': numberOption,
+      'keep-alive-timeout-ms': numberOption,
+      'max-header-bytes': numberOption,
+      'max-header-count': numberOption,
       ffmpeg: { type: 'string' },
       'max-limiting-db': numberOption,
       'keep-hours': numberOption,
@@ -72,6 +109,7 @@ async function main(): Promise<void> {
       'fault-drip-bps': numberOption,
       'fault-429': numberOption,
       'fault-fail-processing': numberOption,
+      'fault-disk-full': numberOption,
       quiet: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -80,24 +118,16 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  const num = (name: keyof typeof values): number | undefined => {
+  // Each flag is checked by the rule the engine applies to its option, and an error names the flag;
+  // all of them before anything is written, so a refused start leaves no trace.
+  const num = (name: keyof typeof values, rule: NumberRule): number | undefined => {
     const raw = values[name];
     if (raw === undefined) return undefined;
     const value = Number(raw);
-    if (!Number.isFinite(value)) throw new Error(`--${name}: a number is required (got "${String(raw)}")`);
+    if (String(raw).trim() === '' || !rule.test(value)) throw new Error(`--${name}: ${rule.text} (got "${String(raw)}")`);
     return value;
   };
-  const maxLimitingDb = num('max-limiting-db');
-  if (maxLimitingDb !== undefined && maxLimitingDb < 0) throw new Error(`--max-limiting-db: the limiter's gain reduction is 0 dB or more (got "${values['max-limiting-db']}")`);
-  const dataDir = resolve(values['data-dir'] ?? 'media-enhance-data');
-  await fsp.mkdir(dataDir, { recursive: true });
-  const keys = [...(values.key ?? []), ...(process.env.MEDIA_ENHANCE_KEYS ?? '').split(',').filter(Boolean)];
-  let keyNote = `${keys.length} key(s) from the command line or MEDIA_ENHANCE_KEYS`;
-  if (keys.length === 0) {
-    const keyFile = join(dataDir, 'api-key');
-    keys.push(await readOrMakeKey(keyFile));
-    keyNote = `the key in ${keyFile}`;
-  }
+  const maxLimitingDb = num('max-limiting-db', RULES.nonNegative);
   const limits: EngineOptions['limits'] = {};
   for (const [option, endpoint] of [
     ['limit-upload', 'uploadMedia'],
@@ -106,35 +136,53 @@ async function main(): Promise<void> {
     ['limit-enhance-audio', 'enhanceAudio'],
     ['limit-enhance-video', 'enhanceVideo'],
   ] as const) {
-    const value = num(option);
+    const value = num(option, RULES.positiveInteger);
     if (value !== undefined) limits[endpoint] = value;
   }
-  const engine = await startEngine({
+  const probability = (name: keyof typeof values) => num(name, RULES.probability);
+  parseNetworks(values['allow-fetch-from'] ?? [], '--allow-fetch-from');
+  const options: Omit<EngineOptions, 'apiKeys' | 'dataDir'> = {
     host: values.host,
-    port: num('port') ?? 8600,
-    apiKeys: keys,
-    dataDir,
+    port: num('port', RULES.port) ?? 8600,
     limits,
-    windowMs: num('window-ms'),
-    maxUploadBytes: num('max-upload-bytes'),
-    processingDelayMs: num('processing-delay-ms'),
-    workers: num('workers'),
-    fetchTimeoutMs: num('fetch-timeout-ms'),
+    windowMs: num('window-ms', RULES.positiveTimeoutMs),
+    maxUploadBytes: num('max-upload-bytes', RULES.positiveInteger),
+    processingDelayMs: num('processing-delay-ms', RULES.timeoutMs),
+    workers: num('workers', RULES.positiveInteger),
+    fetchTimeoutMs: num('fetch-timeout-ms', RULES.positiveTimeoutMs),
+    ...(values['allow-private-fetch'] ? { allowPrivateFetch: true } : {}),
+    allowFetchFrom: values['allow-fetch-from'],
     ffmpegPath: values.ffmpeg,
     maxLimitingDb,
-    retention: retentionOptions(num('keep-hours'), num('keep-mib')),
+    retention: retentionOptions(num('keep-hours', RULES.nonNegative), num('keep-mib', RULES.nonNegative)),
+    server: {
+      maxConnections: num('max-connections', RULES.positiveInteger),
+      maxUploadsPerKey: num('max-uploads-per-key', RULES.positiveInteger),
+      headersTimeoutMs: num('headers-timeout-ms', RULES.positiveTimeoutMs),
+      idleTimeoutMs: num('idle-timeout-ms', RULES.positiveTimeoutMs),
+      requestTimeoutMs: num('request-timeout-ms', RULES.timeoutMs),
+      keepAliveTimeoutMs: num('keep-alive-timeout-ms', RULES.positiveTimeoutMs),
+      maxHeaderBytes: num('max-header-bytes', RULES.positiveInteger),
+      maxHeaderCount: num('max-header-count', RULES.positiveInteger),
+    },
     onRemoved: ({ record, reason }) => process.stdout.write(`removed media ${record.uid} ("${record.file_name}"): ${reason}\n`),
     faults: {
-      error500Rate: num('fault-500'),
-      error503Rate: num('fault-503'),
-      resetRate: num('fault-reset'),
-      dripRate: num('fault-drip'),
-      dripBytesPerSecond: num('fault-drip-bps'),
-      forced429: num('fault-429'),
-      failProcessingRate: num('fault-fail-processing'),
+      error500Rate: probability('fault-500'),
+      error503Rate: probability('fault-503'),
+      resetRate: probability('fault-reset'),
+      dripRate: probability('fault-drip'),
+      dripBytesPerSecond: num('fault-drip-bps', RULES.positive),
+      forced429: num('fault-429', RULES.nonNegativeInteger),
+      failProcessingRate: probability('fault-fail-processing'),
+      diskFullRate: probability('fault-disk-full'),
     },
     onLogLine: values.quiet ? undefined : (line) => process.stdout.write(`${line}\n`),
-  });
+    onErrorLine: (line) => process.stderr.write(`${line}\n`),
+  };
+  const dataDir = resolve(values['data-dir'] ?? 'media-enhance-data');
+  await fsp.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const { keys, keyNote } = await acceptedKeys(values.key ?? [], values['key-file'], dataDir);
+  const engine = await startEngine({ ...options, apiKeys: keys, dataDir });
   process.stdout.write(`media enhancement engine listening on ${engine.url} (data in ${dataDir}; accepts ${keyNote})\n`);
   const stop = () => {
     process.stdout.write('stopping...\n');
@@ -150,6 +198,29 @@ function retentionOptions(hours: number | undefined, mebibytes: number | undefin
   if (hours !== undefined) retention.maxAgeMs = hours === 0 ? null : hours * 3600_000;
   if (mebibytes !== undefined) retention.maxTotalBytes = mebibytes === 0 ? null : mebibytes * 1024 ** 2;
   return retention;
+}
+
+/** The keys of the environment, a key file and the command line, all accepted; without any, the data folder's own key. */
+async function acceptedKeys(fromFlags: string[], keyFile: string | undefined, dataDir: string): Promise<{ keys: string[]; keyNote: string }> {
+  const fromEnv = (process.env.MEDIA_ENHANCE_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  let fromFile: string[] = [];
+  if (keyFile !== undefined) {
+    let text: string;
+    try {
+      text = await fsp.readFile(keyFile, 'utf8');
+    } catch (err) {
+      throw new Error(`--key-file: cannot read "${keyFile}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    fromFile = text.split(/\r?\n/).map((k) => k.trim()).filter(Boolean);
+    if (fromFile.length === 0) throw new Error(`--key-file: "${keyFile}" holds no key (one key per line is expected)`);
+  }
+  const keys = [...fromEnv, ...fromFile, ...fromFlags];
+  if (keys.length > 0) {
+    const sources = [fromEnv.length && 'MEDIA_ENHANCE_KEYS', fromFile.length && keyFile, fromFlags.length && 'the command line'].filter(Boolean);
+    return { keys, keyNote: `${keys.length} key(s) from ${sources.join(', ')}` };
+  }
+  const file = join(dataDir, 'api-key');
+  return { keys: [await readOrMakeKey(file)], keyNote: `the key in ${file}` };
 }
 
 async function readOrMakeKey(file: string): Promise<string> {

@@ -1,4 +1,5 @@
 // Fault injection, for tests and benchmarks: a real server that misbehaves on purpose, observably.
+import * as fs from 'node:fs';
 
 export interface FaultOptions {
   /** Probability (0..1) that a request is answered 500. */
@@ -15,6 +16,8 @@ export interface FaultOptions {
   forced429?: number;
   /** Probability that processing ends FAILED. */
   failProcessingRate?: number;
+  /** Probability that writing an upload to disk fails as a full disk does (ENOSPC), after its first bytes are written. */
+  diskFullRate?: number;
   /** Source of randomness (for reproducible runs). Default Math.random. */
   random?: () => number;
 }
@@ -57,4 +60,27 @@ export class Faults {
   failProcessing(): boolean {
     return this.roll(this.options.failProcessingRate);
   }
+
+  /** The file system an upload is written through: undefined (the real one), or a full disk. */
+  uploadFs(): UploadFs | undefined {
+    return this.roll(this.options.diskFullRate) ? fullDisk() : undefined;
+  }
+}
+
+/** What createWriteStream's `fs` option takes. */
+export type UploadFs = Pick<typeof fs, 'open' | 'close' | 'write' | 'writev'>;
+
+/**
+ * The real file system, except that every write after the first fails with ENOSPC, as the kernel
+ * answers on a full disk: the write stream, the upload's cleanup and the answer all run as they would.
+ */
+function fullDisk(): UploadFs {
+  type Call = (...args: unknown[]) => void;
+  let writes = 0;
+  const failing = (real: Call) => (...args: unknown[]) => {
+    if (writes++ === 0) return real(...args);
+    const callback = args[args.length - 1] as (err: Error) => void;
+    process.nextTick(callback, Object.assign(new Error('ENOSPC: no space left on device, write'), { errno: -28, code: 'ENOSPC', syscall: 'write' }));
+  };
+  return { open: fs.open, close: fs.close, write: failing(fs.write as Call) as typeof fs.write, writev: failing(fs.writev as Call) as typeof fs.writev };
 }

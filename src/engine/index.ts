@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { KeyChecker } from './auth';
 import { accessLogLine } from './access-log';
+import { Capacity } from './capacity';
 import { Faults } from './faults';
+import { FetchGuard } from './fetch-guard';
 import { Jobs } from './jobs';
 import { resolveEngineOptions, type EngineOptions } from './options';
 import { RateLimits } from './rate-limit';
@@ -10,7 +12,7 @@ import { createEngineServer } from './server';
 import { MediaStore } from './store';
 import { WorkerPool } from './worker-pool';
 
-export type { EngineOptions, AccessLogEntry } from './options';
+export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
 export type { FaultOptions } from './faults';
 export type { RemovedMedia, RetentionOptions } from './retention';
 export type { Processor, ProcessJob, ProcessResult, ProcessSettings } from './processor';
@@ -27,16 +29,27 @@ export interface EngineHandle {
 /** Starts the local engine: the media enhancement service interface, on loopback by default. */
 export async function startEngine(options: EngineOptions): Promise<EngineHandle> {
   const config = resolveEngineOptions(options);
+  const logError = (line: string) => {
+    try {
+      config.onErrorLine(line);
+    } catch {
+      // the error log is the last resort: if it fails too, nothing is left to tell
+    }
+  };
   const store = new MediaStore(config.dataDir);
   const resumable = await store.open();
   const faults = new Faults(config.faults);
+  const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
   const pool = new WorkerPool(config.workers, config.processorModule, { ffmpegPath: config.ffmpegPath, maxLimitingDb: config.maxLimitingDb });
   const retention = new MediaRetention(store, config.retention, config.onRemoved);
-  const jobs = new Jobs(store, pool, faults, config, () => void retention.sweep());
+  const jobs = new Jobs(store, pool, faults, { ...config, fetchGuard, onErrorLine: logError }, () => void retention.sweep());
   const server = createEngineServer({
     keys: new KeyChecker(config.apiKeys),
     limits: new RateLimits(config.limits, config.windowMs),
     faults,
+    capacity: new Capacity(config.server.maxConnections, config.server.maxUploadsPerKey),
+    serverLimits: config.server,
+    logError,
     routes: { store, jobs, faults, retention, maxUploadBytes: config.maxUploadBytes },
     log: (entry) => {
       config.onRequest?.(entry);
@@ -65,6 +78,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
         await closed;
         await jobs.close();
         await retention.close();
+        await fetchGuard.close();
       })()),
   };
 }

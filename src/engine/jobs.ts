@@ -1,16 +1,21 @@
 import { setMaxListeners } from 'node:events';
 import { promises as fsp } from 'node:fs';
 import type { Faults } from './faults';
+import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
 import { sniffMediaType, SNIFF_BYTES } from './media-type';
 import { ProcessingError } from './processor';
-import type { MediaRecord, MediaStore } from './store';
+import { PRIVATE_FILE, type MediaRecord, type MediaStore } from './store';
 import type { WorkerPool } from './worker-pool';
 
 export interface JobOptions {
   processingDelayMs: number;
   fetchTimeoutMs: number;
   maxUploadBytes: number;
+  /** Where the enhance-json fetch may connect. */
+  fetchGuard: FetchGuard;
+  /** The engine's error log (causes a caller is told only in general terms). */
+  onErrorLine(line: string): void;
 }
 
 /**
@@ -64,6 +69,8 @@ export class Jobs {
         settings: record.internal.settings,
       });
       if (this.stopping.signal.aborted) return;
+      // Whatever wrote it (a processor module, ffmpeg), the result is for the media's owner only.
+      await fsp.chmod(this.store.outputPath(record.uid), PRIVATE_FILE);
       await this.store.update(record, {
         enhancement_status: 'COMPLETED',
         enhancement_params: { ...record.enhancement_params, ...result.params },
@@ -83,6 +90,8 @@ export class Jobs {
       timeoutMs: this.options.fetchTimeoutMs,
       maxBytes: this.options.maxUploadBytes,
       signal: this.stopping.signal,
+      guard: this.options.fetchGuard,
+      log: (line) => this.options.onErrorLine(`media ${record.uid}: ${line}`),
     });
     const handle = await fsp.open(path, 'r');
     const head = Buffer.alloc(SNIFF_BYTES);

@@ -4,8 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { HttpError, unprocessable } from './responses';
+import type { UploadFs } from './faults';
+import { HttpError, isDiskFull, insufficientStorage, unprocessable } from './responses';
 import { SNIFF_BYTES } from './media-type';
+import { PRIVATE_FILE } from './store';
 
 export interface ReceivedUpload {
   /** The file as written to disk (an incoming path). */
@@ -14,16 +16,24 @@ export interface ReceivedUpload {
   size: number;
   /** The first bytes, to tell what the file is. */
   head: Buffer;
-  /** Text parts by name. */
-  fields: Record<string, string>;
+  /** Text parts by name (a Map: a part named `__proto__` or `constructor` is just a name). */
+  fields: Map<string, string>;
 }
 
 /**
- * Streams a multipart body to disk: the `file` part goes to `path` as it arrives (never whole in memory).
- * A body over `maxBytes` is a 413, a body without `file`, malformed or cut off is a 422; in every failure
- * the partial file is deleted.
+ * What one upload form may hold: the file, its settings part and a few parts a client may add. Any
+ * limit reached refuses the upload, naming it: a part dropped unseen could be the settings.
  */
-export async function receiveUpload(req: IncomingMessage, path: string, maxBytes: number): Promise<ReceivedUpload> {
+const FORM = { files: 1, fields: 10, fieldSize: 64 * 1024, fieldNameSize: 100 } as const;
+/** busboy's `parts` event fires when the count is reached, not passed: one more than the form may hold. */
+const PARTS_REACHED = FORM.files + FORM.fields + 1;
+
+/**
+ * Streams a multipart body to disk: the `file` part goes to `path` as it arrives (never whole in memory).
+ * A body over `maxBytes` is a 413, a body without `file`, malformed, cut off or over a form limit is a
+ * 422 (a text part over its size a 413), a full disk a 507; in every failure the partial file is deleted.
+ */
+export async function receiveUpload(req: IncomingMessage, path: string, maxBytes: number, fs?: UploadFs): Promise<ReceivedUpload> {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) {
     throw unprocessable([{ loc: ['header', 'content-type'], msg: 'multipart/form-data is required', type: 'value_error.content_type', input: contentType }]);
@@ -35,18 +45,18 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
   try {
     // File names arrive as UTF-8, as browsers and our client send them (RFC 7578); busboy's default
     // reads them as Latin-1, which garbles every accent. `filename*` is still understood.
-    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 64 * 1024 } });
+    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { ...FORM, parts: PARTS_REACHED, fileSize: maxBytes } });
   } catch (err) {
     throw malformed(err);
   }
 
   return new Promise<ReceivedUpload>((resolve, reject) => {
-    const fields: Record<string, string> = {};
+    const fields = new Map<string, string>();
     let out: WriteStream | undefined;
     let written: Promise<{ fileName: string; size: number; head: Buffer }> | undefined;
     let settled = false;
 
-    const fail = (err: HttpError) => {
+    const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
       req.unpipe(parser);
@@ -56,12 +66,19 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
       out?.destroy();
       void Promise.all([closed, written?.catch(() => undefined)])
         .then(() => fsp.rm(path, { force: true }))
+        .catch(() => undefined)
         .then(() => reject(err));
     };
 
-    parser.on('field', (name, value) => {
-      fields[name] = value;
+    parser.on('field', (name, value, info) => {
+      if (info.nameTruncated) return fail(overLimit(['body'], `a part name is longer than ${FORM.fieldNameSize} characters`));
+      if (info.valueTruncated) return fail(new HttpError(413, `the form part "${name}" is larger than the ${FORM.fieldSize} bytes a text part may hold`, { connection: 'close' }));
+      if (fields.has(name)) return fail(unprocessable([{ loc: ['body', name], msg: 'given more than once; one value is required', type: 'value_error.multipart.repeated' }]));
+      fields.set(name, value);
     });
+    parser.on('fieldsLimit', () => fail(overLimit(['body'], `the form has more than ${FORM.fields} text parts`)));
+    parser.on('filesLimit', () => fail(overLimit(['body', 'file'], `the form has more than ${FORM.files} file part`)));
+    parser.on('partsLimit', () => fail(overLimit(['body'], `the form has more than ${PARTS_REACHED - 1} parts (${FORM.files} file and ${FORM.fields} text parts)`)));
     parser.on('file', (name, stream, info) => {
       if (name !== 'file' || written) {
         stream.resume();
@@ -77,9 +94,9 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
         },
       });
       stream.on('limit', () => fail(tooLarge(maxBytes)));
-      out = createWriteStream(path);
+      out = createWriteStream(path, { mode: PRIVATE_FILE, ...(fs ? { fs } : {}) });
       written = pipeline(stream, counter, out).then(() => ({ fileName: info.filename ?? 'media', size, head }));
-      written.catch((err: unknown) => fail(malformed(err)));
+      written.catch((err: unknown) => fail(notStored(err)));
     });
     parser.on('error', (err) => fail(malformed(err)));
     parser.on('close', () => {
@@ -91,7 +108,7 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
           settled = true;
           resolve({ path, fields, ...file });
         },
-        (err: unknown) => fail(malformed(err)),
+        (err: unknown) => fail(notStored(err)),
       );
     });
     req.on('close', () => {
@@ -103,6 +120,20 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
 
 function tooLarge(maxBytes: number): HttpError {
   return new HttpError(413, `the file is larger than the ${maxBytes} bytes this service accepts`, { connection: 'close' });
+}
+
+function overLimit(loc: string[], what: string): HttpError {
+  return unprocessable([{ loc, msg: `${what}, more than this service accepts: send the file and its settings part only`, type: 'value_error.multipart.limit' }]);
+}
+
+/**
+ * Why the file part did not reach the disk: the disk is full (507), another failure of the disk (passed
+ * on as it is: an internal fault, 500), or a body malformed or cut off (422).
+ */
+function notStored(err: unknown): unknown {
+  if (isDiskFull(err)) return insufficientStorage();
+  if (typeof (err as NodeJS.ErrnoException)?.syscall === 'string') return err;
+  return malformed(err);
 }
 
 function malformed(err: unknown): HttpError {

@@ -1,19 +1,59 @@
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
-import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, type EndpointId } from '../contract/endpoints';
+import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, ENDPOINT_IDS, type EndpointId } from '../contract/endpoints';
+import { parseNetworks } from './address-policy';
 import type { FaultOptions } from './faults';
 import { DEFAULT_RETENTION, type RemovedMedia, type RetentionOptions } from './retention';
 
-/** One request as the access log records it: never a header, never a key. */
+/** One request as the access log records it: never a header, never a key, never a query value. */
 export interface AccessLogEntry {
   /** When the request arrived (ms since the epoch): the moment the rate limiter counts. */
   at: number;
   method: string;
+  /** The path, with a query reduced to what is safe to keep (see access-log.ts). */
   path: string;
+  /** The status answered; 499 when the client left before any answer was sent. */
   status: number;
+  /** True when the answer was not sent whole: the client left, or the connection was cut. */
+  aborted: boolean;
   ms: number;
 }
+
+/**
+ * What the HTTP server accepts at once and how long it waits (server.ts applies them). Uploads can be
+ * several GiB from a slow line, so nothing bounds a request's total time by default: a transfer that
+ * stalls (`idleTimeoutMs`) or headers that never end (`headersTimeoutMs`) are what get cut.
+ */
+export interface ServerLimits {
+  /** Largest request head (request line and headers). Default 16 KiB; over it: 431. */
+  maxHeaderBytes: number;
+  /** Most header fields in one request. Default 100; over it: 431. */
+  maxHeaderCount: number;
+  /** Time to receive a request's head, however slowly it drips (slowloris). Default 30 s; then 408 and closed. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included. Default 0: none (a multi-GiB upload on a slow line is honest). */
+  requestTimeoutMs: number;
+  /** A connection on which nothing moves either way for this long is closed (408 if nothing was answered yet). Default 60 s. */
+  idleTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. Default 15 s. */
+  keepAliveTimeoutMs: number;
+  /** Open connections served at once. Default 1024; a request on a connection beyond them: 503 with Retry-After. */
+  maxConnections: number;
+  /** Uploads (POST /v2/medias, /v1/videos) in progress at once per key. Default 64; beyond: 503 with Retry-After. */
+  maxUploadsPerKey: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  maxHeaderBytes: 16 * 1024,
+  maxHeaderCount: 100,
+  headersTimeoutMs: 30_000,
+  requestTimeoutMs: 0,
+  idleTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 15_000,
+  maxConnections: 1024,
+  maxUploadsPerKey: 64,
+};
 
 export interface EngineOptions {
   /** Interface to listen on. Default 127.0.0.1 (loopback only). */
@@ -45,6 +85,16 @@ export interface EngineOptions {
   maxLimitingDb?: number;
   /** Limits of the background fetch of enhance-json. */
   fetchTimeoutMs?: number;
+  /**
+   * Whether the enhance-json fetch may reach loopback, private, link-local and other internal addresses.
+   * Default: yes when the engine listens on loopback only (its callers are on this machine already),
+   * no when it listens beyond (a caller must not use the engine to reach what only it can reach).
+   */
+  allowPrivateFetch?: boolean;
+  /** Addresses or CIDR ranges the fetch may reach even when private ones are refused, e.g. `['10.0.0.5', '192.168.1.0/24']`. */
+  allowFetchFrom?: string[];
+  /** What the HTTP server accepts at once and how long it waits; see ServerLimits for the defaults. */
+  server?: Partial<ServerLimits>;
   /** How long finished media are kept (see retention.ts). Default: 7 days, 5 GiB in all, none removed within 1 h of its last use. */
   retention?: Partial<RetentionOptions>;
   /** Told of each media the retention removed, and why. */
@@ -55,15 +105,48 @@ export interface EngineOptions {
   onLogLine?: (line: string) => void;
   /** Receives each request's log entry as data. */
   onRequest?: (entry: AccessLogEntry) => void;
+  /**
+   * Receives a line for each problem no answer tells in full: an unexpected fault behind a 500, an
+   * answer that could not be written, the cause of a failed fetch. Never a key. Default: standard error.
+   */
+  onErrorLine?: (line: string) => void;
 }
 
-export interface ResolvedEngineOptions extends Required<Omit<EngineOptions, 'onLogLine' | 'onRequest' | 'onRemoved' | 'faults' | 'limits' | 'retention'>> {
+export interface ResolvedEngineOptions
+  extends Required<Omit<EngineOptions, 'onLogLine' | 'onRequest' | 'onRemoved' | 'onErrorLine' | 'faults' | 'limits' | 'retention' | 'server'>> {
   limits: Record<EndpointId, number | null>;
   retention: RetentionOptions;
+  server: ServerLimits;
   onRemoved?: (removed: RemovedMedia) => void;
   faults: FaultOptions;
   onLogLine?: (line: string) => void;
   onRequest?: (entry: AccessLogEntry) => void;
+  onErrorLine: (line: string) => void;
+}
+
+/** A rule a number must follow, and how an error states it. */
+export interface NumberRule {
+  test(value: number): boolean;
+  text: string;
+}
+
+export const RULES = {
+  positiveInteger: { test: (v: number) => Number.isInteger(v) && v > 0, text: 'must be a whole number of at least 1' },
+  nonNegativeInteger: { test: (v: number) => Number.isInteger(v) && v >= 0, text: 'must be a whole number of at least 0' },
+  positive: { test: (v: number) => Number.isFinite(v) && v > 0, text: 'must be a number above 0' },
+  nonNegative: { test: (v: number) => Number.isFinite(v) && v >= 0, text: 'must be a number of at least 0' },
+  probability: { test: (v: number) => Number.isFinite(v) && v >= 0 && v <= 1, text: 'must be a probability from 0 to 1' },
+  port: { test: (v: number) => Number.isInteger(v) && v >= 0 && v <= 65535, text: 'must be a whole number from 0 to 65535' },
+  /** Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer one fires at once. */
+  timeoutMs: { test: (v: number) => Number.isInteger(v) && v >= 0 && v <= 2 ** 31 - 1, text: 'must be a whole number of milliseconds from 0 to 2147483647' },
+  positiveTimeoutMs: { test: (v: number) => Number.isInteger(v) && v > 0 && v <= 2 ** 31 - 1, text: 'must be a whole number of milliseconds from 1 to 2147483647' },
+} satisfies Record<string, NumberRule>;
+
+/** The value when it follows the rule; otherwise an error naming the option, the rule and the value. */
+export function checked<T extends number | undefined>(name: string, value: T, rule: NumberRule): T {
+  if (value === undefined) return value;
+  if (typeof value !== 'number' || !rule.test(value)) throw new TypeError(`${name}: ${rule.text} (got ${JSON.stringify(value) ?? String(value)})`);
+  return value;
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -71,30 +154,92 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     throw new TypeError('apiKeys: at least one non-empty key is required');
   }
   if (typeof options.dataDir !== 'string' || options.dataDir.length === 0) throw new TypeError('dataDir: a folder path is required');
-  const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
-  if (!(windowMs > 0)) throw new TypeError(`windowMs: must be a positive number (got ${windowMs})`);
+  const windowMs = checked('windowMs', options.windowMs ?? DEFAULT_WINDOW_MS, RULES.positiveTimeoutMs);
+  const host = options.host ?? '127.0.0.1';
   const maxLimitingDb = options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
   if (typeof maxLimitingDb !== 'number' || !(maxLimitingDb >= 0) || maxLimitingDb === Infinity) {
     throw new TypeError(`maxLimitingDb: must be a number of dB, 0 or more (got ${typeof maxLimitingDb === 'string' ? `"${maxLimitingDb}"` : String(maxLimitingDb)})`);
   }
   return {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
+    host,
+    port: checked('port', options.port ?? 0, RULES.port),
     apiKeys: [...options.apiKeys],
     dataDir: options.dataDir,
-    limits: { ...DEFAULT_RATE_LIMITS, ...options.limits },
+    limits: resolveLimits(options.limits),
     windowMs,
-    maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,
-    processingDelayMs: options.processingDelayMs ?? 0,
-    workers: Math.max(1, options.workers ?? Math.min(4, cpus().length)),
+    maxUploadBytes: checked('maxUploadBytes', options.maxUploadBytes ?? 2 * 1024 ** 3, RULES.positiveInteger),
+    processingDelayMs: checked('processingDelayMs', options.processingDelayMs ?? 0, RULES.timeoutMs),
+    workers: checked('workers', options.workers ?? Math.min(4, cpus().length), RULES.positiveInteger),
     processorModule: options.processorModule ?? join(__dirname, 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
     maxLimitingDb,
-    fetchTimeoutMs: options.fetchTimeoutMs ?? 60_000,
-    faults: options.faults ?? {},
-    retention: { ...DEFAULT_RETENTION, ...options.retention },
+    fetchTimeoutMs: checked('fetchTimeoutMs', options.fetchTimeoutMs ?? 60_000, RULES.positiveTimeoutMs),
+    allowPrivateFetch: options.allowPrivateFetch ?? isLoopbackHost(host),
+    allowFetchFrom: resolveAllowFetchFrom(options.allowFetchFrom),
+    server: resolveServerLimits(options.server),
+    faults: resolveFaults(options.faults ?? {}),
+    retention: resolveRetention(options.retention),
     onRemoved: options.onRemoved,
     onLogLine: options.onLogLine,
     onRequest: options.onRequest,
+    onErrorLine: options.onErrorLine ?? ((line) => process.stderr.write(`media-enhance-engine: ${line}\n`)),
   };
+}
+
+/** Loopback only: 127.0.0.0/8, ::1 and localhost; anything else (0.0.0.0, a LAN address) reaches beyond this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+function resolveLimits(given: EngineOptions['limits']): Record<EndpointId, number | null> {
+  const limits = { ...DEFAULT_RATE_LIMITS };
+  for (const [endpoint, limit] of Object.entries(given ?? {})) {
+    if (!ENDPOINT_IDS.includes(endpoint as EndpointId)) throw new TypeError(`limits.${endpoint}: not an operation; permitted: ${ENDPOINT_IDS.join(', ')}`);
+    if (limit === undefined) continue;
+    // 0 would refuse every request with a Retry-After no wait can honour; null is "no limit".
+    limits[endpoint as EndpointId] = limit === null ? null : checked(`limits.${endpoint}`, limit, { ...RULES.positiveInteger, text: `${RULES.positiveInteger.text}, or null for no limit` });
+  }
+  return limits;
+}
+
+function resolveServerLimits(given: Partial<ServerLimits> | undefined): ServerLimits {
+  const limits = { ...DEFAULT_SERVER_LIMITS };
+  for (const [name, value] of Object.entries(given ?? {})) {
+    if (!Object.hasOwn(DEFAULT_SERVER_LIMITS, name)) throw new TypeError(`server.${name}: not a server limit; permitted: ${Object.keys(DEFAULT_SERVER_LIMITS).join(', ')}`);
+    if (value === undefined) continue;
+    const rule = name.endsWith('Ms') ? (name === 'requestTimeoutMs' ? RULES.timeoutMs : RULES.positiveTimeoutMs) : RULES.positiveInteger;
+    limits[name as keyof ServerLimits] = checked(`server.${name}`, value, rule);
+  }
+  if (limits.requestTimeoutMs > 0 && limits.requestTimeoutMs < limits.headersTimeoutMs) {
+    throw new TypeError(`server.requestTimeoutMs: must be 0 (none) or at least server.headersTimeoutMs, ${limits.headersTimeoutMs} (got ${limits.requestTimeoutMs})`);
+  }
+  return limits;
+}
+
+function resolveAllowFetchFrom(given: string[] | undefined): string[] {
+  if (given === undefined) return [];
+  if (!Array.isArray(given)) throw new TypeError(`allowFetchFrom: must be a list of addresses or CIDR ranges (got ${JSON.stringify(given)})`);
+  parseNetworks(given, 'allowFetchFrom'); // throws naming the entry that is not an address or range
+  return [...given];
+}
+
+function resolveFaults(faults: FaultOptions): FaultOptions {
+  for (const name of ['error500Rate', 'error503Rate', 'resetRate', 'dripRate', 'failProcessingRate', 'diskFullRate'] as const) checked(`faults.${name}`, faults[name], RULES.probability);
+  checked('faults.dripBytesPerSecond', faults.dripBytesPerSecond, RULES.positive);
+  checked('faults.forced429', faults.forced429, RULES.nonNegativeInteger);
+  return faults;
+}
+
+function resolveRetention(given: Partial<RetentionOptions> | undefined): RetentionOptions {
+  const retention = { ...DEFAULT_RETENTION };
+  for (const [name, value] of Object.entries(given ?? {})) {
+    if (!Object.hasOwn(DEFAULT_RETENTION, name)) throw new TypeError(`retention.${name}: not a retention option; permitted: ${Object.keys(DEFAULT_RETENTION).join(', ')}`);
+    if (value !== undefined) (retention as Record<string, unknown>)[name] = value;
+  }
+  if (retention.maxAgeMs !== null) checked('retention.maxAgeMs', retention.maxAgeMs, RULES.positive);
+  if (retention.maxTotalBytes !== null) checked('retention.maxTotalBytes', retention.maxTotalBytes, RULES.positive);
+  checked('retention.graceMs', retention.graceMs, RULES.nonNegative);
+  checked('retention.sweepIntervalMs', retention.sweepIntervalMs, RULES.positiveTimeoutMs);
+  return retention;
 }

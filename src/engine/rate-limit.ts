@@ -39,6 +39,17 @@ export class RateLimits {
     return { allowed: true, headers: this.headers(limit, log.length) };
   }
 
+  /**
+   * The headers as the count stands, without counting this request: for an answer refused before the
+   * operation (a wrong key counts as one that has used nothing).
+   */
+  peek(keyIndex: number, endpoint: EndpointId): Record<string, string> {
+    const limit = this.limits[endpoint];
+    if (limit === null) return {};
+    const used = keyIndex < 0 ? 0 : this.log(`${keyIndex}:${endpoint}`, this.now()).length;
+    return this.headers(limit, Math.min(used, limit));
+  }
+
   private log(id: string, now: number): number[] {
     let log = this.logs.get(id);
     if (!log) {

@@ -11,6 +11,7 @@ import {
 } from '../contract/fields';
 import type { Faults } from './faults';
 import type { Jobs } from './jobs';
+import { excerpt } from './excerpt';
 import { sniffMediaType } from './media-type';
 import { receiveUpload } from './multipart';
 import { respond } from './respond';
@@ -71,11 +72,11 @@ export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Prom
 /** POST /v2/medias and POST /v1/videos: a multipart upload, streamed to disk. */
 export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upload' | 'video'): Promise<JsonAnswer> {
   const part = kind === 'upload' ? 'media_enhancement' : 'video_enhancement';
-  const received = await receiveUpload(req, ctx.store.incomingPath(), ctx.maxUploadBytes);
+  const received = await receiveUpload(req, ctx.store.incomingPath(), ctx.maxUploadBytes, ctx.faults.uploadFs());
   try {
-    const settings = parseSettings(received.fields[part], part);
+    const settings = parseSettings(received.fields.get(part), part);
     const type = sniffMediaType(received.head);
-    if (!type) throw new HttpError(415, `"${received.fileName}" is not a recognised audio or video file (WAV, RF64, AIFF, FLAC, Ogg, MP3, MP4/MOV, Matroska/WebM)`);
+    if (!type) throw new HttpError(415, `${JSON.stringify(excerpt(received.fileName))} is not a recognised audio or video file (WAV, RF64, AIFF, FLAC, Ogg, MP3, MP4/MOV, Matroska/WebM)`);
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
     const record = await ctx.store.create(
       {

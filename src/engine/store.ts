@@ -31,10 +31,14 @@ export interface MediaRecord {
 }
 
 const META = 'meta.json';
+/** Uploads are the users' own: on a shared machine no other account may list or read them. */
+const PRIVATE_DIR = 0o700;
+export const PRIVATE_FILE = 0o600;
 
 /**
  * Media on disk: one folder per media, named by its uid (which the engine makes, so a client's file
- * name never chooses a path), holding `input`, `output` and `meta.json`, written atomically.
+ * name never chooses a path), holding `input`, `output` and `meta.json`, written atomically. Folders
+ * are 700 and files 600: only the account running the engine reads them.
  */
 export class MediaStore {
   private readonly media = new Map<string, MediaRecord>();
@@ -47,8 +51,11 @@ export class MediaStore {
 
   /** Loads every media kept on disk; returns those a restart must resume. */
   async open(): Promise<MediaRecord[]> {
-    await fsp.mkdir(this.root, { recursive: true });
-    await fsp.mkdir(this.incomingDir(), { recursive: true });
+    await fsp.mkdir(this.root, { recursive: true, mode: PRIVATE_DIR });
+    // A folder an older version made 755 closes too: nothing under it can be reached any more. (A file
+    // system without modes, or a folder of another owner, refuses: the engine still runs as it did.)
+    await fsp.chmod(this.root, PRIVATE_DIR).catch(() => undefined);
+    await fsp.mkdir(this.incomingDir(), { recursive: true, mode: PRIVATE_DIR });
     // Uploads cut off by the last stop were never accepted: their partial files go.
     for (const name of await fsp.readdir(this.incomingDir())) await fsp.rm(join(this.incomingDir(), name), { force: true, recursive: true });
     for (const uid of await fsp.readdir(this.root)) {
@@ -104,7 +111,7 @@ export class MediaStore {
     const uid = randomUUID();
     const now = new Date().toISOString();
     const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };
-    await fsp.mkdir(join(this.root, uid));
+    await fsp.mkdir(join(this.root, uid), { mode: PRIVATE_DIR });
     if (uploadedFile) await fsp.rename(uploadedFile, this.inputPath(uid));
     await this.persist(record);
     this.media.set(uid, record);
@@ -124,7 +131,7 @@ export class MediaStore {
     const previous = this.writes.get(record.uid) ?? Promise.resolve();
     const write = previous.then(async () => {
       const temp = `${file}.tmp`;
-      await fsp.writeFile(temp, snapshot);
+      await fsp.writeFile(temp, snapshot, { mode: PRIVATE_FILE });
       await fsp.rename(temp, file);
     });
     const tail = write.catch(() => undefined);

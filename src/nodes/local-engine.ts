@@ -48,6 +48,8 @@ export async function startLocalEngine(settings: RedApi['settings'], configId: s
     apiKeys: [apiKey],
     dataDir: engineDataDir(settings, configId),
     onRemoved: ({ record, reason }) => log(`removed finished media ${record.uid} ("${record.file_name}"): ${reason}`),
+    // The engine's own errors (why a fetch failed, an answer it could not write) go to Node-RED's log.
+    onErrorLine: (line) => log(`engine: ${line}`),
   });
   return { url: handle.url, apiKey, windowMs: tuning.windowMs, limits: merged, close: () => handle.close() };
 }

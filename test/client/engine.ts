@@ -32,6 +32,8 @@ export async function startClientTestEngine(options: Partial<EngineOptions> = {}
   const engine = await startEngine({
     apiKeys: [apiKey],
     dataDir,
+    // Expected failures (a refused fetch) would otherwise print to the test run's standard error.
+    onErrorLine: () => undefined,
     ...options,
     onRequest: (entry) => {
       log.push({ ...entry });

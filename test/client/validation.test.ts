@@ -110,6 +110,23 @@ describe('client validation before sending', function () {
     });
   }
 
+  it('refuses members named like Object.prototype properties as unknown, naming them, without sending', async () => {
+    const sentBefore = engine.requests().length;
+    for (const name of ['valueOf', '__proto__', 'constructor', 'hasOwnProperty', 'toString']) {
+      const settings = JSON.parse(`{${JSON.stringify(name)}: 1}`) as EnhancementSettings; // an own member, as a message's JSON gives it
+      for (const call of [() => client.uploadMedia({ file: wav, media_enhancement: settings }), () => client.enhanceVideo({ file: wav, video_enhancement: settings })]) {
+        const err = (await call().catch((e: unknown) => e)) as MediaEnhanceError;
+        assert.equal(err.code, 'VALIDATION', `${name}: ${err.message}`);
+        assert.match(err.details[0], new RegExp(`^body\\.(media|video)_enhancement\\.${name}: extra fields not permitted \\(got 1\\)$`));
+      }
+    }
+    const audio = JSON.parse(JSON.stringify(VALID_AUDIO).replace(/}$/, ', "constructor": 1, "__proto__": 2}')) as EnhanceJsonBody;
+    const err = (await client.enhanceAudio(audio).catch((e: unknown) => e)) as MediaEnhanceError;
+    assert.equal(err.code, 'VALIDATION');
+    assert.deepEqual(err.details.map((d) => d.split(':')[0]).sort(), ['body.__proto__', 'body.constructor']);
+    assert.equal(engine.requests().length, sentBefore);
+  });
+
   it('enhanceVideo refuses `transcode`, which only v2 uploads take', async () => {
     const err = (await client.enhanceVideo({ file: wav, video_enhancement: { transcode: 'MP3' } }).catch((e: unknown) => e)) as MediaEnhanceError;
     assert.equal(err.code, 'VALIDATION');

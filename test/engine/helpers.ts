@@ -12,6 +12,8 @@ export const OTHER_KEY = 'engine-test-key-2';
 export interface TestEngine extends EngineHandle {
   dataDir: string;
   logLines: string[];
+  /** The engine's error log (onErrorLine). */
+  errorLines: string[];
   /** Stops the engine and removes its data. */
   dispose(): Promise<void>;
 }
@@ -19,10 +21,12 @@ export interface TestEngine extends EngineHandle {
 export async function startTestEngine(options: Partial<EngineOptions> = {}, dataDir?: string): Promise<TestEngine> {
   const dir = dataDir ?? (await fsp.mkdtemp(join(tmpdir(), 'me-engine-test-')));
   const logLines: string[] = [];
+  const errorLines: string[] = [];
   const engine = await startEngine({
     apiKeys: [KEY, OTHER_KEY],
     dataDir: dir,
     onLogLine: (line) => logLines.push(line),
+    onErrorLine: (line) => errorLines.push(line),
     ...options,
     // Tests poll fast; a test of the metadata limit sets its own.
     limits: { getMetadata: 100_000, ...options.limits },
@@ -31,6 +35,7 @@ export async function startTestEngine(options: Partial<EngineOptions> = {}, data
     ...engine,
     dataDir: dir,
     logLines,
+    errorLines,
     dispose: async () => {
       await engine.close();
       await fsp.rm(dir, { recursive: true, force: true });

@@ -51,6 +51,42 @@ describe('engine: rate limits', function () {
     assert.equal(v1.headers['x-ratelimit-limit'], undefined, 'v1 operations have no limit by default');
   });
 
+  it('puts them on 401, injected 500 and 503, and an unexpected 500 too, with the count as it stands', async () => {
+    const expectHeaders = (res: { status: number; headers: Record<string, unknown> }, used: string, what: string) => {
+      assert.equal(res.headers['x-ratelimit-limit'], '5', what);
+      assert.equal(res.headers['x-ratelimit-used'], used, what);
+      assert.equal(res.headers['x-ratelimit-remaining'], String(5 - Number(used)), what);
+      assert.equal(res.headers['x-ratelimit-window'], '2', what);
+    };
+    engine = await startTestEngine({ limits: { downloadFile: 5 }, windowMs: 2_000 });
+    const noKey = await call(`${engine.url}/v2/medias/x/file`);
+    assert.equal(noKey.status, 401);
+    expectHeaders(noKey, '0', '401: a caller without a key has used nothing');
+    const wrongKey = await call(`${engine.url}/v2/medias/x/file`, { headers: { 'x-api-key': 'not-a-key' } });
+    assert.equal(wrongKey.status, 401);
+    expectHeaders(wrongKey, '0', '401 for a wrong key');
+
+    // An unexpected fault: the file of a completed media disappeared from the disk.
+    const { json } = await upload(engine, wav, 'gone.wav');
+    await settled(engine, json.uid);
+    await fsp.rm(join(engine.dataDir, 'media', json.uid, 'output'));
+    const broken = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } });
+    assert.equal(broken.status, 500);
+    assert.deepEqual(broken.json, { detail: 'internal error' });
+    expectHeaders(broken, '1', 'unexpected 500');
+    assert.ok(engine.errorLines.some((l) => /internal error: .*ENOENT/.test(l)), 'the cause is in the engine log');
+    await engine.dispose();
+
+    for (const faults of [{ error500Rate: 1 }, { error503Rate: 1 }]) {
+      engine = await startTestEngine({ limits: { getMetadata: 5 }, windowMs: 2_000, faults });
+      const injected = await metadata(engine, 'x');
+      assert.equal(injected.status, faults.error500Rate ? 500 : 503);
+      expectHeaders(injected, '0', `injected ${injected.status}: not counted`);
+      await engine.dispose();
+    }
+    engine = undefined;
+  });
+
   it('answers 429 {detail} with Remaining 0, Used equal to Limit and Retry-After once the window is full', async () => {
     engine = await startTestEngine({ limits: { getMetadata: 3 }, windowMs: 2_000 });
     for (let i = 0; i < 3; i++) assert.equal((await metadata(engine, 'x')).status, 404);
@@ -162,7 +198,7 @@ describe('engine: storage, restart and concurrency', function () {
   });
 
   it('accepts 50 concurrent uploads from separate connections', async () => {
-    const engine = await startTestEngine({ limits: { uploadMedia: 100 } });
+    const engine = await startTestEngine({ limits: { uploadMedia: 100 }, server: { maxUploadsPerKey: 50 } });
     const agents = Array.from({ length: 50 }, () => new Agent({ connections: 1 }));
     try {
       const results = await Promise.all(

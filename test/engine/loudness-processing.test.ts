@@ -181,7 +181,7 @@ describe('engine: loudness processing of audio and video', function () {
       const child = execFile(process.execPath, [join(__dirname, '..', '..', 'src', 'engine', 'cli.js'), '--max-limiting-db=-1'], (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
     });
     assert.equal(cli.code, 1);
-    assert.equal(cli.stderr, 'media-enhance-engine: --max-limiting-db: the limiter\'s gain reduction is 0 dB or more (got "-1")\n');
+    assert.equal(cli.stderr, 'media-enhance-engine: --max-limiting-db: must be a number of at least 0 (got "-1")\n');
   });
 
   it('fails a damaged WAV with the reason, and keeps serving', async () => {

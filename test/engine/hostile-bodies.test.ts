@@ -1,0 +1,212 @@
+// Bodies sent as an attacker would: nesting deep enough to overflow a recursive writer, forms over
+// their limits, member names that are Object.prototype's own, and a disk that fills during an upload.
+import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import FormData from 'form-data';
+import { request } from 'undici';
+import { HttpError, sendErrorSafely } from '../../src/engine/responses';
+import { makeWav } from '../fixtures/media';
+import { call, KEY, metadata, multipart, startTestEngine, upload, type TestEngine } from './helpers';
+
+const AUDIO_BODY = {
+  file_download_url: 'http://127.0.0.1:9/talk.wav',
+  file_name: 'talk.wav',
+  loudness_target_level: -16,
+  loudness_peak_limit: -1,
+  enhancement_level: 1,
+  transcode_kind: null,
+  model_arch: 'LARK_V2',
+};
+
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+const wav = makeWav(0.2, 8_000);
+
+/** Media folders the engine made (none for a refused request) and what is left of uploads in progress. */
+async function stored(engine: TestEngine): Promise<{ media: string[]; incoming: string[] }> {
+  const root = join(engine.dataDir, 'media');
+  return { media: (await fsp.readdir(root)).filter((n) => n !== '.incoming'), incoming: await fsp.readdir(join(root, '.incoming')) };
+}
+
+describe('engine: hostile bodies', function () {
+  let engine: TestEngine;
+  before(async () => {
+    engine = await startTestEngine({ limits: { uploadMedia: 1_000 } });
+  });
+  after(async () => {
+    await engine.dispose();
+  });
+
+  const enhanceJson = (text: string) => call(`${engine.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: text });
+
+  describe('nesting deep enough to overflow a recursive JSON writer', function () {
+    it('answers 422 to a 4500-deep array posted to enhance-json, quoting a short excerpt, and keeps serving', async () => {
+      const res = await enhanceJson(nested(4500));
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.json.detail[0].loc, ['body']);
+      assert.equal(res.json.detail[0].type, 'type_error.dict');
+      assert.ok(res.text.length < 1_000, `the answer quotes an excerpt, not the input (${res.text.length} bytes)`);
+      assert.match(res.json.detail[0].input, /^\[\[\[.*…$/);
+      assert.equal((await metadata(engine, 'still-here')).status, 404, 'the engine still answers');
+    });
+
+    it('answers 422 to a 6000-deep media_enhancement part on /v2/medias, and to a deep member of enhance-json', async () => {
+      const res = await upload(engine, wav, 'deep.wav', { media_enhancement: nested(6000) });
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.json.detail[0].loc, ['body', 'media_enhancement']);
+      assert.ok(res.text.length < 1_000);
+      const member = await enhanceJson(JSON.stringify({ ...AUDIO_BODY, file_name: 'x' }).replace('"x"', nested(10_000)));
+      assert.equal(member.status, 422);
+      assert.deepEqual(member.json.detail[0].loc, ['body', 'file_name']);
+      assert.ok(member.text.length < 1_000);
+      assert.deepEqual((await stored(engine)).incoming, []);
+    });
+
+    it('quotes at most a short excerpt of a long refused value, and a small one whole', async () => {
+      const long = await enhanceJson(JSON.stringify({ ...AUDIO_BODY, model_arch: 'L'.repeat(60_000) }));
+      assert.equal(long.status, 422);
+      assert.ok(long.json.detail[0].input.length <= 121, 'at most 120 characters and an ellipsis');
+      const small = await enhanceJson(JSON.stringify({ ...AUDIO_BODY, model_arch: { name: 'LARK' } }));
+      assert.deepEqual(small.json.detail[0].input, { name: 'LARK' });
+    });
+
+    it('survives an access log that throws: the answer is sent and the fault is logged', async () => {
+      const throwing = await startTestEngine({
+        onRequest: () => {
+          throw new RangeError('the log broke');
+        },
+      });
+      try {
+        assert.equal((await metadata(throwing, 'x')).status, 404);
+        assert.equal((await enhanceJsonOn(throwing, nested(4500))).status, 422);
+        assert.ok(throwing.errorLines.some((l) => /access log failed: the log broke/.test(l)));
+      } finally {
+        await throwing.dispose();
+      }
+    });
+
+    it('an error answer that cannot be written ends as a bare 500 and a log line, never a thrown error', async () => {
+      // A detail no JSON writer can serialize stands for any fault on the way out.
+      const logged: string[] = [];
+      const server = createServer((_req, res) => sendErrorSafely(res, new HttpError(422, [{ loc: ['body'], msg: 'x', type: 'x', input: 10n }]), (line) => logged.push(line)));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const res = await request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+        assert.equal(res.statusCode, 500);
+        assert.equal(await res.body.text(), 'internal error');
+        assert.match(logged[0], /could not write a 422 answer: .*BigInt/);
+      } finally {
+        server.close();
+      }
+    });
+  });
+
+  describe('multipart forms over their limits', function () {
+    const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`extra${i}`, 'x']));
+    /** A form as a client could build it: parts in order, names repeated if it likes. */
+    const form = (parts: [name: string, value: string | Buffer][]) => {
+      const data = new FormData();
+      for (const [name, value] of parts) data.append(name, value, Buffer.isBuffer(value) ? { filename: `${name}.wav`, contentType: 'audio/wav' } : undefined);
+      return call(`${engine.url}/v2/medias`, { method: 'POST', headers: { ...(data.getHeaders() as Record<string, string>), 'x-api-key': KEY }, body: data.getBuffer() });
+    };
+
+    it('refuses more than 10 text parts before media_enhancement with 422 naming the limit, never processing with defaults', async () => {
+      const before = await stored(engine);
+      const res = await upload(engine, wav, 'many.wav', { ...fields(10), media_enhancement: JSON.stringify({ loudness_target: -30 }) });
+      assert.equal(res.status, 422);
+      assert.match(res.json.detail[0].msg, /more than (10 text parts|11 parts \(1 file and 10 text parts\))/);
+      assert.deepEqual(await stored(engine), before, 'no media, no partial file');
+      // Within the limit, the settings apply.
+      const within = await upload(engine, wav, 'few.wav', { ...fields(9), media_enhancement: JSON.stringify({ loudness_target: -30 }) });
+      assert.equal(within.status, 201);
+      assert.equal(within.json.enhancement_params.loudness_target, -30);
+    });
+
+    it('refuses a second file part, more than 11 parts, a text part over 64 KiB and a repeated part, naming each', async () => {
+      const before = await stored(engine);
+      const files = await form([
+        ['file', wav],
+        ['file', wav],
+      ]);
+      assert.equal(files.status, 422);
+      assert.match(files.json.detail[0].msg, /more than 1 file part/);
+
+      const parts = await upload(engine, wav, 'parts.wav', fields(11));
+      assert.equal(parts.status, 422);
+      assert.match(parts.json.detail[0].msg, /more than (10 text parts|11 parts \(1 file and 10 text parts\))/);
+
+      const big = await upload(engine, wav, 'big.wav', { media_enhancement: `{"loudness_target": -30${' '.repeat(70_000)}}` });
+      assert.equal(big.status, 413);
+      assert.match(big.json.detail, /"media_enhancement" is larger than the 65536 bytes/);
+
+      const repeated = await form([
+        ['media_enhancement', '{"loudness_target": -30}'],
+        ['media_enhancement', '{"loudness_target": -20}'],
+        ['file', wav],
+      ]);
+      assert.equal(repeated.status, 422);
+      assert.deepEqual(repeated.json.detail[0].loc, ['body', 'media_enhancement']);
+      assert.match(repeated.json.detail[0].msg, /more than once/);
+      assert.deepEqual(await stored(engine), before, 'no media, no partial file');
+    });
+  });
+
+  describe('member names that are Object.prototype properties', function () {
+    const NAMES = ['__proto__', 'constructor', 'valueOf', 'hasOwnProperty', 'toString', 'isPrototypeOf'];
+
+    for (const [path, part] of [
+      ['/v2/medias', 'media_enhancement'],
+      ['/v1/videos', 'video_enhancement'],
+    ] as const) {
+      it(`${part}: each is an unknown member, 422 naming it`, async () => {
+        for (const name of NAMES) {
+          const res = await upload(engine, wav, 'proto.wav', { [part]: `{${JSON.stringify(name)}: 1}` }, path);
+          assert.equal(res.status, 422, `${name}: ${res.text}`);
+          assert.deepEqual(res.json.detail, [{ loc: ['body', part, name], msg: 'extra fields not permitted', type: 'value_error.extra', input: 1 }]);
+        }
+      });
+    }
+
+    it('enhance-json: extra constructor and __proto__ members are refused like any extra', async () => {
+      const text = JSON.stringify(AUDIO_BODY).replace(/}$/, ', "constructor": {"x": 1}, "__proto__": {"file_name": "evil"}}');
+      const res = await enhanceJson(text);
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort(), ['body.__proto__', 'body.constructor']);
+      assert.ok(res.json.detail.every((d: { msg: string }) => d.msg === 'extra fields not permitted'));
+    });
+
+    it('multipart parts named __proto__ or constructor are only names: the upload is served with its settings', async () => {
+      const parts = Object.fromEntries([
+        ['__proto__', '{"x": 1}'],
+        ['constructor', 'y'],
+        ['media_enhancement', '{"true_peak": -3}'],
+      ]);
+      const res = await upload(engine, wav, 'names.wav', parts);
+      assert.equal(res.status, 201);
+      assert.equal(res.json.enhancement_params.true_peak, -3);
+    });
+  });
+
+  describe('a disk that fills during an upload', function () {
+    it('answers 507 with Retry-After and the rate-limit headers, naming the cause, and keeps no partial file', async () => {
+      const full = await startTestEngine({ faults: { diskFullRate: 1 }, limits: { uploadMedia: 10 } });
+      try {
+        const res = await upload(full, makeWav(5, 48_000), 'big.wav');
+        assert.equal(res.status, 507);
+        assert.match(res.json.detail, /no room left .*disk is full.*retry later/);
+        assert.ok(Number(res.headers['retry-after']) > 0);
+        assert.equal(res.headers['x-ratelimit-limit'], '10');
+        assert.equal(res.headers['x-ratelimit-used'], '1');
+        assert.deepEqual(await stored(full), { media: [], incoming: [] });
+      } finally {
+        await full.dispose();
+      }
+    });
+  });
+
+  async function enhanceJsonOn(target: TestEngine, text: string) {
+    return call(`${target.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: text });
+  }
+});
