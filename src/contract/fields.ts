@@ -1,3 +1,4 @@
+import { jsonStart } from './excerpt';
 // The field rules of the service interface (service-interface.md, decisions.md), written once.
 // The client checks a request with them before sending it; the local engine answers 422 with them.
 // Both therefore speak the same FastAPI-style issue: {loc, msg, type} plus the offending input.
@@ -199,8 +200,8 @@ export function describeIssue(issue: { loc?: unknown; msg?: unknown; input?: unk
   return `${loc ? `${loc}: ` : ''}${msg}${got}`;
 }
 
-/** A value as an error message quotes it: JSON, cut at 80 characters. */
+/** A value as an error message quotes it: JSON, cut at 80 characters, however deeply it nests. */
 export function describeValue(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  const { text, whole } = value !== null && typeof value === 'object' ? jsonStart(value, 80) : { text: JSON.stringify(value) ?? String(value), whole: true };
+  return !whole || text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -11,7 +11,7 @@ import {
 } from '../contract/fields';
 import type { Faults } from './faults';
 import type { Jobs } from './jobs';
-import { excerpt } from './excerpt';
+import { excerpt } from '../contract/excerpt';
 import { sniffMediaType } from './media-type';
 import { receiveUpload } from './multipart';
 import { respond } from './respond';

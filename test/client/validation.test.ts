@@ -127,6 +127,16 @@ describe('client validation before sending', function () {
     assert.equal(engine.requests().length, sentBefore);
   });
 
+  it('refuses a deeply nested setting as VALIDATION, quoting only its start', async () => {
+    const sentBefore = engine.requests().length;
+    const deep = JSON.parse(`${'['.repeat(6000)}${']'.repeat(6000)}`) as unknown;
+    const err = (await client.uploadMedia({ file: wav, media_enhancement: { loudness_target: deep } as unknown as EnhancementSettings }).catch((e: unknown) => e)) as MediaEnhanceError;
+    assert.equal(err.code, 'VALIDATION', err.message);
+    assert.match(err.details[0], /^body\.media_enhancement\.loudness_target: .*\(got \[\[\[+\.\.\.\)$/);
+    assert.ok(err.message.length < 400, `${err.message.length} characters`);
+    assert.equal(engine.requests().length, sentBefore);
+  });
+
   it('enhanceVideo refuses `transcode`, which only v2 uploads take', async () => {
     const err = (await client.enhanceVideo({ file: wav, video_enhancement: { transcode: 'MP3' } }).catch((e: unknown) => e)) as MediaEnhanceError;
     assert.equal(err.code, 'VALIDATION');
