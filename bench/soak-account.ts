@@ -19,7 +19,10 @@ export interface LostInput {
   left: string;
   /** The media the engine accepted for it, with their last state. */
   media: string[];
-  /** The first disturbance after it was dropped, the likely cause. */
+  /**
+   * The first deploy or restart of Node-RED after its last sign of life (dropped, or its media last asked
+   * about): only those stop a flow's messages. None means it was still in flight at the end.
+   */
   during: string;
 }
 
@@ -68,6 +71,7 @@ export function tally(
   accepted: AcceptedMedia[],
   events: ChaosEvent[],
   leftIn: { inbox: Set<string>; work: Set<string> },
+  lastAskedAbout: Map<string, number> = new Map(),
 ): Tally {
   const outputsOf = groupBy(outputs, (r) => r.input);
   const failuresOf = groupBy(failures.filter((f) => f.input), (f) => f.input!);
@@ -78,13 +82,15 @@ export function tally(
   for (const input of dropped) {
     if (outputsOf.has(input.name) || failuresOf.has(input.name)) continue;
     const at = droppedAt.get(input.name)!;
-    const next = events.find((e) => e.at >= at);
+    const media = mediaOf.get(input.name) ?? [];
+    const lastSign = Math.max(at, ...media.map((m) => Math.max(m.insertedAt, lastAskedAbout.get(m.uid) ?? 0)));
+    const next = events.find((e) => !e.name.startsWith('engine') && e.at >= lastSign);
     lost.push({
       input: input.name,
       droppedAt: at,
       left: leftIn.inbox.has(input.name) ? 'inbox/' : leftIn.work.has(input.name) ? 'work/' : 'nowhere',
-      media: (mediaOf.get(input.name) ?? []).map((m) => `${m.uid} ${m.status}`),
-      during: next?.name ?? 'no disturbance after it',
+      media: media.map((m) => `${m.uid} ${m.status}`),
+      during: next?.name ?? 'none: in flight at the end',
     });
   }
   const lostNames = new Set(lost.map((l) => l.input));

@@ -91,6 +91,17 @@ export function countAnswers(logs: string[]): EngineAnswers {
   return { counts, forced429, real429 };
 }
 
+/** When each media was last asked about (metadata or file), by uid, from the access logs. */
+export function lastRequests(logs: string[]): Map<string, number> {
+  const last = new Map<string, number>();
+  for (const log of logs) {
+    for (const [, at, uid] of log.matchAll(/^(\S+) GET \/v2\/medias\/([^/\s]+)\//gm)) {
+      last.set(uid, Math.max(last.get(uid) ?? 0, Date.parse(at)));
+    }
+  }
+  return last;
+}
+
 export interface AcceptedMedia {
   uid: string;
   fileName: string;

@@ -86,7 +86,7 @@ return { payload: JSON.stringify(record) };`;
       baseUrl: engineUrl,
       allowInsecureHttp: true,
       // Above the engine's own limit: the client learns the engine's from its answers (and meets 429s until it has).
-      limitUpload: '30',
+      limitUpload: '40',
       limitMetadata: '',
       limitDownload: '',
       limitEnhanceAudio: '',

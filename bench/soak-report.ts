@@ -62,7 +62,9 @@ export function soakSection(r: SoakResult): string {
   const failedCount = [...t.failuresByCause.values()].reduce((n, f) => n + f.length, 0);
   const onTarget = r.engineLoudness.filter((l) => l.verdict === 'on target').length;
   const held = r.engineLoudness.filter((l) => l.verdict.startsWith('below target, held')).length;
-  const agree = r.loudness.map((l) => Math.max(Math.abs(l.ffmpeg.integratedLufs - l.engine.loudnessLufs), Math.abs(l.ffmpeg.truePeakDbtp - l.engine.truePeakDbtp)));
+  const largest = (values: number[]) => (values.length ? Math.max(...values).toFixed(2) : '-');
+  const agreeLufs = largest(r.loudness.map((l) => Math.abs(l.ffmpeg.integratedLufs - l.engine.loudnessLufs)));
+  const agreePeak = largest(r.loudness.map((l) => Math.abs(l.ffmpeg.truePeakDbtp - l.engine.truePeakDbtp)));
   const out: string[] = [
     `## ${SOAK_HEADING}`,
     '',
@@ -76,7 +78,7 @@ export function soakSection(r: SoakResult): string {
       ['inputs with an output (recorded by the flow)', t.withOutput],
       ['outputs checked: original = input (sha256), enhanced a complete WAV of the input\'s rate, channels and frames', `${verified} of ${r.outputChecks.length}`],
       ['outputs at -16 LUFS (+-1) / below it, held at the -1 dBTP ceiling / neither (the engine\'s figures; see Loudness)', `${onTarget} / ${held} / ${r.engineLoudness.length - onTarget - held}`],
-      [`ffmpeg (ebur128=peak=true) on ${r.loudness.length} of them: largest difference from the engine's figures`, agree.length ? `${Math.max(...agree).toFixed(2)} dB` : 'none'],
+      [`ffmpeg (ebur128=peak=true) on ${r.loudness.length} of them: largest difference from the engine's figures, integrated / true peak`, `${agreeLufs} LU / ${agreePeak} dB`],
       ['inputs failed at the Catch node (with a code)', `${t.failed} (${failedCount} failure records)`],
       ['**lost**: inputs with neither output nor failure', t.lost.length],
       ['**hung**: accepted media whose input has neither output nor failure', t.hung.length],
@@ -105,7 +107,7 @@ export function soakSection(r: SoakResult): string {
   if (t.lost.length > 0) {
     const byEvent = new Map<string, typeof t.lost>();
     for (const l of t.lost) byEvent.set(l.during, [...(byEvent.get(l.during) ?? []), l]);
-    out.push('', 'Lost inputs, by the first disturbance after they were dropped:', '');
+    out.push('', 'Lost inputs, by the first deploy or restart of Node-RED after their last sign of life (dropped, or their media last asked about):', '');
     out.push(...table(['disturbance', 'lost', 'file left in', 'accepted by the engine', 'examples'], [...byEvent].map(([during, list]) => {
       const left = countBy(list.map((l) => l.left));
       const media = list.filter((l) => l.media.length > 0);
@@ -121,6 +123,7 @@ export function soakSection(r: SoakResult): string {
   if (r.tempFiles.length > 0) out.push('', `Left behind: ${r.tempFiles.slice(0, 10).map((f) => `\`${f}\``).join(', ')}${r.tempFiles.length > 10 ? ', ...' : ''}`);
   if (t.engineFailedOther.length > 0) out.push('', 'Engine media FAILED without an injected fault:', '', ...t.engineFailedOther.slice(0, 5).map((m) => `- ${m.fileName}: ${m.error?.code} ${m.error?.message}`));
   out.push('', 'Loudness of the outputs by kind of input, as the engine measured them (target -16 LUFS, ceiling -1 dBTP):', '', ...loudnessTable(r.engineLoudness));
+  out.push('', "- ffmpeg's true peak is read from its per-frame values, which leave out the end of a file (the oversampler's tail): a file that ends at a high level reads lower there than in ffmpeg's own summary or the engine's meter.");
   const offSample = r.loudness.filter((l) => l.verdict !== 'on target').slice(0, 5);
   if (offSample.length > 0) {
     out.push('', 'Sampled outputs not on target, ffmpeg beside the engine:', '');

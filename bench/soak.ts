@@ -14,7 +14,7 @@ import { ROOT } from '../scripts/node-red-process';
 import { freePort } from '../test/fixtures/free-port';
 import { tally, type ChaosEvent } from './soak-account';
 import { deployFull, hasCredential } from './soak-admin';
-import { countAnswers, ENGINE_FAULTS, ENGINE_LIMITS, readAcceptedMedia, startEngineProcess, type EngineSetup } from './soak-engine';
+import { countAnswers, ENGINE_FAULTS, ENGINE_LIMITS, lastRequests, readAcceptedMedia, startEngineProcess, type EngineSetup } from './soak-engine';
 import { CONFIG_ID, CONFIG_TYPE, FAILURES_FILE, OUTPUTS_FILE, soakFlow, WAIT_TIMEOUT_S, type SoakFolders } from './soak-flow';
 import { filesContaining, findTempFiles, namesIn } from './soak-leftovers';
 import { dropInput, makeInputs, type SoakInput } from './soak-media';
@@ -36,9 +36,19 @@ const QUIET_MS = 60_000;
 /** How long a killed process stays down before it is started again, as a service manager would. */
 const DOWNTIME_MS = 3_000;
 const LOUDNESS_SAMPLE = 30;
-/** A folder of this many files copied in at once, at these points of the drops (the start, and just after each deploy or restart of Node-RED). */
-const BATCH = 20;
-const BATCHES_AT = [0, 0.21, 0.61, 0.81];
+/** When the disturbances happen, as fractions of the drops. */
+const DEPLOY_1 = 0.2;
+const ENGINE_RESTART = 0.4;
+const NODE_RED_RESTART = 0.6;
+const DEPLOY_2 = 0.8;
+/**
+ * A folder of this many files copied in at once: at the start, and where a new client of the flow (after
+ * a deploy or a restart of Node-RED) finds them all at once, before it has learnt the engine's counts:
+ * just before each deploy (the 2 s settle is cut short, and the sweep after it takes them) and while
+ * Node-RED is down.
+ */
+const BATCH = 30;
+const BATCHES_AT_MS = [0, DEPLOY_1 * DROP_MS - 1_500, NODE_RED_RESTART * DROP_MS + 1_000, DEPLOY_2 * DROP_MS - 1_500];
 
 const t0 = Date.now();
 const say = (line: string) => {
@@ -125,14 +135,12 @@ async function redeploy(run: Run): Promise<void> {
 }
 
 /**
- * When each input is dropped: bursts of 1 to 5 files spread over DROP_MS, and a batch of BATCH files (a
- * folder copied in) at the start and just after each deploy or restart of Node-RED, which its new client
- * sends before it has learnt the engine's counts.
+ * When each input is dropped: bursts of 1 to 5 files spread over DROP_MS, and the batches.
  */
 function dropPlan(inputs: SoakInput[]): Array<{ at: number; inputs: SoakInput[] }> {
   const batch = Math.min(BATCH, Math.floor(inputs.length / 10));
-  const slots = BATCHES_AT.map((fraction) => ({ at: fraction * DROP_MS, size: batch }));
-  const rest = inputs.length - batch * BATCHES_AT.length;
+  const slots = BATCHES_AT_MS.map((at) => ({ at, size: batch }));
+  const rest = inputs.length - batch * BATCHES_AT_MS.length;
   const small: number[] = [];
   for (let n = 0; n < rest; n += small[small.length - 1]) small.push(Math.min(1 + (small.length % 5), rest - n));
   small.forEach((size, k) => slots.push({ at: (k * DROP_MS) / small.length, size }));
@@ -155,11 +163,11 @@ async function dropAndDisturb(run: Run, inputs: SoakInput[]): Promise<void> {
     say(`all ${inputs.length} inputs dropped`);
   })();
   const schedule: Array<[number, string, () => Promise<void>]> = [
-    [0.2, 'full deploy 1', () => redeploy(run)],
-    [0.4, 'engine kill -9 and start', () => restartEngine(run)],
-    [0.5, '', () => sample(run, 'middle')],
-    [0.6, 'Node-RED kill -9 and start', () => restartNodeRed(run)],
-    [0.8, 'full deploy 2', () => redeploy(run)],
+    [DEPLOY_1, 'full deploy 1', () => redeploy(run)],
+    [ENGINE_RESTART, 'engine kill -9 and start', () => restartEngine(run)],
+    [(ENGINE_RESTART + NODE_RED_RESTART) / 2, '', () => sample(run, 'middle')],
+    [NODE_RED_RESTART, 'Node-RED kill -9 and start', () => restartNodeRed(run)],
+    [DEPLOY_2, 'full deploy 2', () => redeploy(run)],
   ];
   const disturbances = (async () => {
     for (const [fraction, name, action] of schedule) {
@@ -273,18 +281,19 @@ async function main(): Promise<number> {
   const loudness: LoudnessCheck[] = [];
   for (let i = 0; i < good.length; i += step) loudness.push(await checkLoudness(good[i], measuredBy.get(good[i].media_uid)!));
 
+  const engineLogs = Object.entries(logFiles).filter(([name]) => name.startsWith('engine')).map(([, path]) => readFileSync(path, 'utf8'));
   const result: SoakResult = {
     startedAt,
     seconds: (Date.now() - t0) / 1000,
     setup: [
-      `${MEDIA} WAVs of 1-3 s (speech-like, chords, speech in noise; 16-48 kHz, mono and stereo) dropped into a watched inbox/ over ${DROP_MS / 1000} s: bursts of 1-5, and batches of ${Math.min(BATCH, Math.floor(MEDIA / 10))} at the start and just after each deploy or restart of Node-RED.`,
+      `${MEDIA} WAVs of 1-3 s (speech-like, chords, speech in noise; 16-48 kHz, mono and stereo) dropped into a watched inbox/ over ${DROP_MS / 1000} s: bursts of 1-5, and batches of ${Math.min(BATCH, Math.floor(MEDIA / 10))} at the start, 1.5 s before each full deploy and while Node-RED is down (a new client meets them all at once).`,
       `Node-RED ${nodeRedVersion()} with the packed package installed; the flow: watch inbox/ (and a sweep at start and every 30 s) -> claim (move to work/) -> upload -> wait (timeout ${WAIT_TIMEOUT_S} s) -> download the original (PRE) and the enhanced file -> record a line; a Catch node records each failure's code and message.`,
-      `The engine: the package's CLI in its own process on loopback, remote to the config node (key as its credential), with faults ${Object.entries(ENGINE_FAULTS).map(([k, v]) => `${k.replace('--fault-', '')} ${v}`).join(', ')} (429: forced after each start) and limits per ${ENGINE_LIMITS.windowMs / 1000} s window of upload ${ENGINE_LIMITS.upload}, metadata ${ENGINE_LIMITS.metadata}, download ${ENGINE_LIMITS.download} (the config node allows 30 uploads).`,
+      `The engine: the package's CLI in its own process on loopback, remote to the config node (key as its credential), with faults ${Object.entries(ENGINE_FAULTS).map(([k, v]) => `${k.replace('--fault-', '')} ${v}`).join(', ')} (429: forced after each start) and limits per ${ENGINE_LIMITS.windowMs / 1000} s window of upload ${ENGINE_LIMITS.upload}, metadata ${ENGINE_LIMITS.metadata}, download ${ENGINE_LIMITS.download} (the config node allows 40 uploads).`,
       `During the drops: two full deploys (admin API), a kill -9 of the engine and one of Node-RED, each started again after ${DOWNTIME_MS / 1000} s on the same data dir / user dir and port.`,
     ],
     events: run.events,
-    tally: tally(inputs, run.droppedAt, outputs.records, failures.records, accepted, run.events, leftIn),
-    answers: countAnswers(Object.entries(logFiles).filter(([name]) => name.startsWith('engine')).map(([, path]) => readFileSync(path, 'utf8'))),
+    tally: tally(inputs, run.droppedAt, outputs.records, failures.records, accepted, run.events, leftIn, lastRequests(engineLogs)),
+    answers: countAnswers(engineLogs),
     outputChecks,
     engineLoudness,
     loudness,

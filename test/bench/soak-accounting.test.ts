@@ -18,7 +18,11 @@ describe('soak accounting', () => {
   it('finds the lost, hung, duplicated and orphaned among inputs and media', () => {
     const inputs = ['a', 'b', 'c', 'd', 'e'].map(input);
     const dropped = new Map(inputs.map((i, n) => [i.name, n * 1000]));
-    const events: ChaosEvent[] = [{ name: 'full deploy 1', at: 2500, backAt: 2600 }];
+    const events: ChaosEvent[] = [
+      { name: 'full deploy 1', at: 2500, backAt: 2600 },
+      { name: 'engine kill -9 and start', at: 3500, backAt: 3600 },
+      { name: 'Node-RED kill -9 and start', at: 9000, backAt: 9100 },
+    ];
     const result = tally(
       inputs,
       dropped,
@@ -27,14 +31,15 @@ describe('soak accounting', () => {
       [media('u-a1', 'a'), media('u-a2', 'a'), media('u-b', 'b', 'FAILED'), media('u-c', 'c', 'PROCESSING'), media('u-d1', 'd'), media('u-d2', 'd')],
       events,
       { inbox: new Set(['e']), work: new Set(['c']) },
+      new Map([['u-c', 3000]]), // c's media was last asked about after the deploy: lost at the restart of Node-RED
     );
     assert.equal(result.dropped, 5);
     assert.equal(result.withOutput, 2);
     assert.equal(result.failed, 1);
     assert.deepEqual(result.duplicated, ['a']);
     assert.deepEqual(result.lost.map((l) => [l.input, l.left, l.during, l.media.join()]), [
-      ['c', 'work/', 'full deploy 1', 'u-c PROCESSING'],
-      ['e', 'inbox/', 'no disturbance after it', ''],
+      ['c', 'work/', 'Node-RED kill -9 and start', 'u-c PROCESSING'],
+      ['e', 'inbox/', 'Node-RED kill -9 and start', ''],
     ]);
     assert.deepEqual(result.hung.map((m) => m.uid), ['u-c']);
     assert.deepEqual(result.orphaned.map((o) => o.media.uid), ['u-d1']);
