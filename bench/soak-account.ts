@@ -90,7 +90,7 @@ export function tally(
       droppedAt: at,
       left: leftIn.inbox.has(input.name) ? 'inbox/' : leftIn.work.has(input.name) ? 'work/' : 'nowhere',
       media: media.map((m) => `${m.uid} ${m.status}`),
-      during: next?.name ?? 'none: in flight at the end',
+      during: next?.name ?? 'none after its last sign of life: hung',
     });
   }
   const lostNames = new Set(lost.map((l) => l.input));

@@ -91,12 +91,15 @@ export function countAnswers(logs: string[]): EngineAnswers {
   return { counts, forced429, real429 };
 }
 
-/** When each media was last asked about (metadata or file), by uid, from the access logs. */
+/**
+ * When each media was last asked about (metadata or file), by uid, from the access logs: when the request
+ * arrived (a line is written when the answer ends, `ms` after it arrived).
+ */
 export function lastRequests(logs: string[]): Map<string, number> {
   const last = new Map<string, number>();
   for (const log of logs) {
-    for (const [, at, uid] of log.matchAll(/^(\S+) GET \/v2\/medias\/([^/\s]+)\//gm)) {
-      last.set(uid, Math.max(last.get(uid) ?? 0, Date.parse(at)));
+    for (const [, at, uid, ms] of log.matchAll(/^(\S+) GET \/v2\/medias\/([^/\s]+)\/\S* \d{3} ([\d.]+)ms$/gm)) {
+      last.set(uid, Math.max(last.get(uid) ?? 0, Date.parse(at) - Number(ms)));
     }
   }
   return last;

@@ -2,7 +2,7 @@
 // failure must each be seen; and its section of bench/RESULTS.md must replace only itself.
 import assert from 'node:assert/strict';
 import { causeOf, tally, type ChaosEvent } from '../../bench/soak-account';
-import { countAnswers } from '../../bench/soak-engine';
+import { countAnswers, lastRequests } from '../../bench/soak-engine';
 import type { SoakInput } from '../../bench/soak-media';
 import type { FailureRecord, OutputRecord } from '../../bench/soak-records';
 import { readSection, replaceSection } from '../../bench/results-sections';
@@ -69,6 +69,19 @@ describe('soak accounting', () => {
     assert.equal(answers.real429, 1);
     assert.equal(answers.counts.get('POST upload 429'), 5);
     assert.equal(answers.counts.get('GET download 200'), 1);
+  });
+
+  it('knows when each media was last asked about: when the request arrived, not when its answer ended', () => {
+    const log = [
+      '2026-01-01T00:00:10.000Z GET /v2/medias/u1/metadata 200 1ms',
+      '2026-01-01T00:00:30.000Z GET /v2/medias/u1/file?step=ENHANCED 200 15000ms', // a slow (dripping) download
+      '2026-01-01T00:00:12.000Z GET /v2/medias/u2/metadata 200 2.5ms',
+      '2026-01-01T00:00:13.000Z POST /v2/medias 201 3ms',
+    ].join('\n');
+    assert.deepEqual([...lastRequests([log])], [
+      ['u1', Date.parse('2026-01-01T00:00:15.000Z')],
+      ['u2', Date.parse('2026-01-01T00:00:12.000Z') - 2.5],
+    ]);
   });
 });
 
