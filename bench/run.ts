@@ -1,8 +1,10 @@
 // Runs every benchmark in bench/ (files named *.bench.ts) and prints one markdown table per benchmark.
 // The tables are also written to bench/RESULTS.md, which the README links to.
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import os from 'node:os';
+import { readSection } from './results-sections';
+import { SOAK_HEADING } from './soak-report';
 
 export interface BenchReport {
   title: string;
@@ -34,8 +36,13 @@ async function main(): Promise<void> {
     console.log(`${text}\n`);
     sections.push('', text);
   }
-  // Only a full run replaces the results the README links to.
-  if (only.length === 0) writeFileSync(join(__dirname, '..', '..', 'bench', 'RESULTS.md'), `${sections.join('\n')}\n`);
+  // Only a full run replaces the results the README links to; the soak's section is its own run's (npm run soak).
+  if (only.length === 0) {
+    const results = join(__dirname, '..', '..', 'bench', 'RESULTS.md');
+    const soak = readSection(readFileSync(results, 'utf8'), SOAK_HEADING);
+    if (soak) sections.push('', soak);
+    writeFileSync(results, `${sections.join('\n')}\n`);
+  }
 }
 
 main().catch((err) => {

@@ -3,14 +3,13 @@
 // local engine. Everything listens on loopback only. Ctrl-C stops Node-RED, which stops the engine.
 //
 // Environment: PORT (default 1880), NODE_RED_USER_DIR (default .node-red-user/ in the repo).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deployExamples } from './example-flows';
+import { PACKAGE_NAME, ROOT, packPackage, spawnNodeRed } from './node-red-process';
 
-const ROOT = resolve(__dirname, '..', '..');
-const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string };
 const userDir = resolve(process.env.NODE_RED_USER_DIR ?? join(ROOT, '.node-red-user'));
 const port = Number(process.env.PORT ?? 1880);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -22,15 +21,13 @@ function installPackage(): void {
   }
   const packs = join(userDir, 'packs');
   rmSync(packs, { recursive: true, force: true });
-  mkdirSync(packs);
-  execFileSync(npm, ['pack', '--silent', '--pack-destination', packs], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  const tarball = join(packs, readdirSync(packs).find((f) => f.endsWith('.tgz'))!);
+  const tarball = packPackage(packs);
   // Install again only when the package changed: a second start takes seconds, not a minute.
   const digest = createHash('sha256').update(readFileSync(tarball)).digest('hex');
   const stamp = join(userDir, '.installed-package');
-  const installed = join(userDir, 'node_modules', ...PACKAGE.name.split('/'));
+  const installed = join(userDir, 'node_modules', ...PACKAGE_NAME.split('/'));
   if (existsSync(installed) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
-  console.log(`installing ${PACKAGE.name} into ${userDir} ...`);
+  console.log(`installing ${PACKAGE_NAME} into ${userDir} ...`);
   execFileSync(npm, ['install', '--no-audit', '--no-fund', '--omit=dev', '--save', tarball], { cwd: userDir, stdio: ['ignore', 'ignore', 'inherit'] });
   writeFileSync(stamp, digest);
 }
@@ -77,15 +74,14 @@ function main(): void {
   mkdirSync(inbox, { recursive: true });
   mkdirSync(join(userDir, 'outbox'), { recursive: true });
 
-  const red = spawn(process.execPath, [require.resolve('node-red/red.js', { paths: [ROOT] }), '--userDir', userDir, '--settings', settings], {
-    cwd: userDir, // the watch node's inbox/ is relative to Node-RED's working folder
+  const red = spawnNodeRed(userDir, settings, {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
     // Its own process group: Ctrl-C reaches this script only, which then stops Node-RED exactly once.
     detached: true,
   });
   let announced = false;
-  red.stdout.on('data', (chunk: Buffer) => {
+  red.stdout!.on('data', (chunk: Buffer) => {
     process.stdout.write(chunk);
     if (!announced && /Server now running at/.test(chunk.toString())) {
       announced = true;

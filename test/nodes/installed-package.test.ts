@@ -3,16 +3,15 @@
 // their icons and help, keep the API key out of the saved and exported flows, run a flow, and resume a wait
 // after the process is killed and started again.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { PACKAGE_NAME as MODULE, ROOT as REPO, packPackage, spawnNodeRed, unpackPackage, waitForNodeRed } from '../../scripts/node-red-process';
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
 
-const REPO = join(__dirname, '..', '..', '..');
-const MODULE = '@media-enhance/node-red-media-enhance';
 const TYPES = ['config', 'file', 'audio', 'video', 'upload', 'wait', 'download'].map((t) => `media-enhance-${t}`);
 
 describe('the packed package in a real Node-RED', function () {
@@ -27,10 +26,7 @@ describe('the packed package in a real Node-RED', function () {
   before(async () => {
     await fsp.mkdir(join(REPO, 'test-artifacts'), { recursive: true });
     userDir = await fsp.mkdtemp(join(REPO, 'test-artifacts', 'node-red-'));
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', userDir], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-    const target = join(userDir, 'node_modules', MODULE);
-    await fsp.mkdir(target, { recursive: true });
-    execFileSync('tar', ['-xzf', join(userDir, packed[0].filename), '-C', target, '--strip-components=1']);
+    unpackPackage(packPackage(userDir), userDir);
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
     await writeSettings('');
@@ -47,15 +43,10 @@ describe('the packed package in a real Node-RED', function () {
 
   async function startNodeRed(): Promise<void> {
     output = '';
-    nodeRed = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', userDir, '--settings', join(userDir, 'settings.js')], { cwd: userDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    nodeRed = spawnNodeRed(userDir, join(userDir, 'settings.js'));
     nodeRed.stdout!.on('data', (chunk) => (output += chunk));
     nodeRed.stderr!.on('data', (chunk) => (output += chunk));
-    const deadline = Date.now() + 60_000;
-    while (!output.includes('Started flows') && !output.includes('Server now running')) {
-      if (Date.now() > deadline || nodeRed.exitCode !== null) throw new Error(`Node-RED did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    while (!(await request(`${base}/settings`).then((r) => (r.body.dump(), r.statusCode === 200), () => false))) await new Promise((r) => setTimeout(r, 100));
+    await waitForNodeRed(nodeRed, base, () => output);
   }
 
   /** As a power cut or the OOM killer would: no close handlers run. */
