@@ -1,8 +1,8 @@
 // media-enhance-file: the whole job in one node. A file in (a path or a Buffer), the enhanced file out
 // (into a folder or as a Buffer): upload, wait for completion and download through the config node's
 // shared client, with the building blocks' statuses, settings and overrides, and the loudness the
-// service measured in msg.loudness. Once uploaded, the message is kept on disk until delivered: a
-// restart or a redeploy goes on waiting and downloading, without uploading the file again.
+// service measured in msg.loudness. The message is kept on disk until delivered: a restart or a redeploy
+// goes on where it stopped, uploading a file from a path again only if its upload had not been answered.
 import type { MediaMetadata } from '../client/types';
 import { UPLOAD_FIELDS } from './enhancement-fields';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, isPlainFileName, readFileOutput } from './file-output';
@@ -53,7 +53,12 @@ export default function register(RED: RedApi): void {
       const target = output.toFile ? outputName(msg, output.name) : '';
       // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
       const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
-      const uid = keeper.resumedMediaUid(msg) ?? (await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory)).metadata.uid;
+      let uid = keeper.mediaUidOf(msg);
+      if (uid === undefined) {
+        // A file from a path can be sent again after a restart; a Buffer is kept only once it is uploaded.
+        if (!Buffer.isBuffer(msg.payload)) await keeper.keep(job);
+        uid = (await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory)).metadata.uid;
+      }
       const startedAt = await keeper.keep(job, uid);
       const client = await service.client();
       const timeoutMs = service.waitTimeoutMs();

@@ -1,6 +1,7 @@
 // What every media node does with a message, whatever its operation: run it with its own abort signal,
 // show its progress, send the result or pass the error to Catch nodes with the original msg, and on
-// close cancel everything, call done() for each message in flight, and send nothing afterwards.
+// close cancel everything, call done() for each message in flight, send nothing afterwards, and warn
+// of the messages that end there (those not kept for the next start).
 import { MediaEnhanceError } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
 import type { MediaMetadata, ProgressCallback } from '../client/types';
@@ -45,7 +46,7 @@ export interface MessageJobs {
 
 export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: JobStatus = { text: 'starting' }): MessageJobs {
   const board = new StatusBoard(node);
-  const inFlight = new Map<AbortController, Promise<void>>();
+  const inFlight = new Map<AbortController, { running: Promise<void>; kept: () => boolean }>();
   let closed = false;
 
   const run = (msg: NodeMessage, send: SendFunction, done: DoneFunction) => {
@@ -79,7 +80,8 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
         },
       )
       .finally(() => inFlight.delete(controller));
-    inFlight.set(controller, running);
+    // A job that will end an entry on delivery has its message kept for the next start.
+    inFlight.set(controller, { running, kept: () => delivered.length > 0 });
   };
 
   node.on('input', run);
@@ -87,7 +89,10 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
   node.on('close', (_removed, done) => {
     closed = true;
     board.close();
-    const runs = [...inFlight.values()];
+    const runs = [...inFlight.values()].map((job) => job.running);
+    const dropped = [...inFlight.values()].filter((job) => !job.kept()).length;
+    // Node-RED drops what a stopped node holds; say so, since these messages will not come back.
+    if (dropped > 0) node.warn(`stopped with ${dropped} message(s) in progress that are not kept across restarts: they end here, nothing is sent for them`);
     for (const controller of inFlight.keys()) controller.abort(new MediaEnhanceError('ABORTED', 'the node was stopped'));
     let deadline: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => (deadline = setTimeout(resolve, CLOSE_DEADLINE_MS)));

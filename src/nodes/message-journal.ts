@@ -14,7 +14,8 @@ import type { NodeMessage, RedApi } from './red';
 const ENTRY_SUFFIX = '.json';
 
 export interface JournalEntry {
-  mediaUid: string;
+  /** Absent while the message's file is not yet uploaded (a restart then uploads it again). */
+  mediaUid?: string;
   /** When the node took the message on (epoch ms): a timeout counts from here, restarts included. */
   startedAt: number;
   msg: NodeMessage;
@@ -24,6 +25,8 @@ export interface JournalEntry {
 
 export interface KeptMessage {
   entry: JournalEntry;
+  /** Notes the media the message's upload created, so a restart goes on from it instead of uploading again. */
+  recordMedia(mediaUid: string): Promise<void>;
   /** Ends the entry; synchronous, so it happens in the same tick as the message's send. */
   remove(): void;
 }
@@ -53,21 +56,13 @@ export class MessageJournal {
   constructor(readonly folder: string) {}
 
   /** Keeps a message; rejects when the disk refuses it (the caller decides whether to go on without). */
-  async keep(mediaUid: string, msg: NodeMessage, startedAt = Date.now()): Promise<KeptMessage> {
+  async keep(mediaUid: string | undefined, msg: NodeMessage, startedAt = Date.now()): Promise<KeptMessage> {
     const { kept, dropped } = journalSafeMessage(msg);
     const entry: JournalEntry = { mediaUid, startedAt, msg: kept, dropped };
     const file = join(this.folder, `${startedAt}-${randomUUID()}${ENTRY_SUFFIX}`);
     await fsp.mkdir(this.folder, { recursive: true, mode: 0o700 });
-    const temporary = `${file}.tmp`;
-    const handle = await fsp.open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify(entry));
-      await handle.sync(); // the entry must outlive a power cut, not only a crash
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(temporary, file);
-    return { entry, remove: () => removeQuietly(file) };
+    await writeAtomically(file, entry);
+    return keptMessage(file, entry);
   }
 
   /** Every message kept in the folder, oldest first; leftover temporary files (a crash mid-write) are removed. */
@@ -88,8 +83,7 @@ export class MessageJournal {
         continue;
       }
       try {
-        const entry = parseEntry(await fsp.readFile(file, 'utf8'));
-        kept.push({ entry, remove: () => removeQuietly(file) });
+        kept.push(keptMessage(file, parseEntry(await fsp.readFile(file, 'utf8'))));
       } catch (err) {
         unreadable.push(`${name}: ${(err as Error).message}`);
       }
@@ -101,14 +95,39 @@ export class MessageJournal {
   async discard(): Promise<string[]> {
     const { kept } = await this.load();
     await fsp.rm(this.folder, { recursive: true, force: true });
-    return kept.map((message) => message.entry.mediaUid);
+    return kept.map((message) => message.entry.mediaUid ?? 'not yet uploaded');
   }
+}
+
+function keptMessage(file: string, entry: JournalEntry): KeptMessage {
+  return {
+    entry,
+    recordMedia: async (mediaUid) => {
+      entry.mediaUid = mediaUid;
+      await writeAtomically(file, entry);
+    },
+    remove: () => removeQuietly(file),
+  };
+}
+
+/** A temporary file, synced, then renamed over the target: a crash leaves the old entry or the new one. */
+async function writeAtomically(file: string, entry: JournalEntry): Promise<void> {
+  const temporary = `${file}.tmp`;
+  const handle = await fsp.open(temporary, 'w', 0o600);
+  try {
+    await handle.writeFile(JSON.stringify(entry));
+    await handle.sync(); // the entry must outlive a power cut, not only a crash
+  } finally {
+    await handle.close();
+  }
+  await fsp.rename(temporary, file);
 }
 
 function parseEntry(text: string): JournalEntry {
   const entry = JSON.parse(text) as Partial<JournalEntry>;
-  if (typeof entry?.mediaUid !== 'string' || typeof entry.startedAt !== 'number' || typeof entry.msg !== 'object' || entry.msg === null) {
-    throw new Error('not a kept message (mediaUid, startedAt or msg missing)');
+  const uidValid = entry?.mediaUid === undefined || typeof entry.mediaUid === 'string';
+  if (!uidValid || typeof entry.startedAt !== 'number' || typeof entry.msg !== 'object' || entry.msg === null) {
+    throw new Error('not a kept message (startedAt or msg missing, or mediaUid not a string)');
   }
   return { mediaUid: entry.mediaUid, startedAt: entry.startedAt, msg: entry.msg, dropped: Array.isArray(entry.dropped) ? entry.dropped : [] };
 }

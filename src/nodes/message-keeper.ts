@@ -10,8 +10,10 @@ export class MessageKeeper {
   private readonly journal?: MessageJournal;
   /** Read before anything new is written, so a message is resumed or taken as input, never both. */
   private readonly loaded?: ReturnType<MessageJournal['load']>;
-  /** Messages read back from the journal, by the message object they resume. */
-  private readonly resumed = new WeakMap<NodeMessage, KeptMessage>();
+  /** The entry of each message kept now, read back from the journal or written in this run. */
+  private readonly kept = new WeakMap<NodeMessage, KeptMessage>();
+  /** Jobs whose delivery already ends their entry. */
+  private readonly ending = new WeakSet<Job>();
 
   constructor(
     RED: RedApi,
@@ -34,29 +36,41 @@ export class MessageKeeper {
     return this.journal !== undefined;
   }
 
-  /** The media of a message resumed from the journal (a node that starts with an upload skips it then). */
-  resumedMediaUid(msg: NodeMessage): string | undefined {
-    return this.resumed.get(msg)?.entry.mediaUid;
+  /** The media of a kept message, once its upload is done (a node that starts with an upload skips it then). */
+  mediaUidOf(msg: NodeMessage): string | undefined {
+    return this.kept.get(msg)?.entry.mediaUid;
   }
 
   /**
-   * Keeps the job's message until its outcome is delivered; answers when the node first took it on
-   * (earlier than now for a message resumed after a restart).
+   * Keeps the job's message until its outcome is delivered, noting its media when known (called again
+   * with the uid once an upload has created it); answers when the node first took the message on,
+   * earlier than now for a message resumed after a restart.
    */
-  async keep(job: Job, mediaUid: string): Promise<number> {
-    let kept = this.resumed.get(job.msg);
+  async keep(job: Job, mediaUid?: string): Promise<number> {
+    let kept = this.kept.get(job.msg);
+    if (kept && mediaUid !== undefined && kept.entry.mediaUid !== mediaUid) {
+      await kept.recordMedia(mediaUid).catch((err: Error) => this.cannotKeep(mediaUid, err));
+    }
     if (!kept && this.journal) {
       await this.loaded?.catch(() => undefined);
-      try {
-        kept = await this.journal.keep(mediaUid, job.msg);
-      } catch (err) {
-        this.node.warn(`media ${mediaUid}: this message will not survive a restart: it could not be kept on disk (${(err as Error).message})`);
-      }
+      kept = await this.journal.keep(mediaUid, job.msg).catch((err: Error) => this.cannotKeep(mediaUid, err));
+      if (kept) this.kept.set(job.msg, kept);
     }
     if (!kept) return Date.now();
-    const entry = kept;
-    job.onDelivered(() => entry.remove());
-    return entry.entry.startedAt;
+    if (!this.ending.has(job)) {
+      this.ending.add(job);
+      const entry = kept;
+      job.onDelivered(() => {
+        entry.remove();
+        this.kept.delete(job.msg);
+      });
+    }
+    return kept.entry.startedAt;
+  }
+
+  private cannotKeep(mediaUid: string | undefined, err: Error): undefined {
+    this.node.warn(`${mediaUid ? `media ${mediaUid}` : 'a message'}: will not survive a restart: it could not be kept on disk (${err.message})`);
+    return undefined;
   }
 
   /** Runs each message an earlier run of this node kept. */
@@ -68,7 +82,7 @@ export class MessageKeeper {
         for (const message of kept) {
           const msg = message.entry.msg;
           if (message.entry.dropped.length > 0) msg.media_resumed = { dropped: message.entry.dropped };
-          this.resumed.set(msg, message);
+          this.kept.set(msg, message);
           jobs.resume(msg);
         }
       },

@@ -151,6 +151,64 @@ describe('nodes: messages kept across redeploys', function () {
     }
   });
 
+  it('uploads queued by the rate limit when a full deploy comes are made after it, each once', async () => {
+    const limited = await startClientTestEngine({ windowMs: 3_000, limits: { uploadMedia: 2 } });
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-queued-'));
+    const uploadFlow = () => [
+      TAB,
+      remoteConfig(limited.url),
+      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['uploaded']] },
+      { id: 'uploaded', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ];
+    try {
+      await loadFlow(uploadFlow(), { svc: { apiKey: limited.apiKey } });
+      const first = collect(helper.getNode('uploaded'));
+      for (let i = 0; i < 4; i++) {
+        const filename = join(folder, `take-${i}.wav`);
+        await fsp.writeFile(filename, makeWav(0.2, 8000));
+        helper.getNode('upload').receive({ filename, topic: `take ${i}` });
+        if (i === 0) await until(() => first.length === 1, 'the first upload teaches the client the limit');
+      }
+      await until(async () => (await entries('upload')).length === 2 && first.length === 2, 'two uploads answered, two queued');
+      const accepted = () => limited.requests().filter((r) => r.method === 'POST' && r.status === 201).length;
+      assert.equal(accepted(), 2);
+
+      await helper.setFlows(placed(uploadFlow()), 'full', { svc: { apiKey: limited.apiKey } });
+      const after = collect(helper.getNode('uploaded'));
+      const caught = collect(helper.getNode('caught'));
+      await until(() => after.length === 2, 'the queued uploads are made after the deploy');
+      await sleep(1_000);
+      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+      assert.deepEqual([...first, ...after].map((m) => m.topic).sort(), ['take 0', 'take 1', 'take 2', 'take 3']);
+      assert.equal(accepted(), 4, 'each queued file accepted once (a new client may first meet a 429)');
+      assert.deepEqual(await entries('upload'), []);
+    } finally {
+      await helper.unload();
+      await limited.close();
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('a stop warns of the messages it ends that are not kept (a Buffer waiting to be uploaded)', async () => {
+    const limited = await startClientTestEngine({ windowMs: 60_000, limits: { uploadMedia: 1 } });
+    try {
+      await loadFlow([TAB, remoteConfig(limited.url), { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['uploaded']] }, { id: 'uploaded', type: 'helper', z: 'tab' }], { svc: { apiKey: limited.apiKey } });
+      const uploaded = collect(helper.getNode('uploaded'));
+      helper.getNode('upload').receive({ payload: makeWav(0.2, 8000), filename: 'a.wav' });
+      await until(() => uploaded.length === 1, 'the first upload');
+      helper.getNode('upload').receive({ payload: makeWav(0.2, 8000), filename: 'b.wav' });
+      await sleep(300);
+      const upload = helper.getNode('upload');
+      // A deploy without the node stops it (unloading the helper would first remove its spies).
+      await helper.setFlows(placed([TAB]), 'full');
+      const warnings = upload.warn.getCalls().filter((call) => call.thisValue === upload).map((call) => String(call.args[0]));
+      assert.ok(warnings.some((w) => /stopped with 1 message\(s\) in progress that are not kept/.test(w)), warnings.join('\n'));
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('a damaged journal: the node says which entries it could not read and resumes the rest', async () => {
     await loadFlow(flow(), credentials());
     const [uid] = await upload(1);
