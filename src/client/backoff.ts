@@ -4,13 +4,18 @@
 export interface RetryPolicy {
   /** Retries after the first attempt. */
   maxRetries: number;
+  /**
+   * How long a service that refuses connections (restarting, briefly down) is tried again, however many
+   * attempts that takes: such a request never reached it, so sending it again is always safe.
+   */
+  unreachableForMs: number;
   /** Ceiling of the first retry's wait. */
   baseDelayMs: number;
   /** Largest ceiling, however many retries. */
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, unreachableForMs: 60_000, baseDelayMs: 500, maxDelayMs: 30_000 };
 
 export function fullJitterDelay(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);

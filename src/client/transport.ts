@@ -116,6 +116,8 @@ export class Transport {
     const limiter = this.config.limiterFor(spec.endpoint);
     const maxRetries = spec.maxRetries ?? retry.maxRetries;
     const idempotent = spec.method === 'GET';
+    /** When the service first refused the connection, in the current run of refusals. */
+    let unreachableSince: number | undefined;
     for (let attempt = 0; ; attempt++) {
       const slot =
         attempt === 0 && spec.slot
@@ -134,8 +136,11 @@ export class Transport {
         else slot.settle(); // the service may have seen it: count it
         if (spec.signal?.aborted) throw err;
         const retryable = (idempotent || notSent) && spec.replayable !== false;
-        if (!retryable || attempt >= maxRetries) throw err;
-        const waitMs = fullJitterDelay(retry, attempt, this.config.random);
+        unreachableSince = notSent ? (unreachableSince ?? clock.now()) : undefined;
+        // A service that refuses connections is tried for a while (a restart takes seconds), not a count.
+        const budgetLeft = notSent ? clock.now() - unreachableSince! < retry.unreachableForMs && maxRetries > 0 : attempt < maxRetries;
+        if (!retryable || !budgetLeft) throw err;
+        const waitMs = fullJitterDelay(retry, Math.min(attempt, retry.maxRetries), this.config.random);
         spec.onWait?.({ endpoint: spec.endpoint, reason: 'retry', waitMs, attempt: attempt + 1, cause: errorCode(err) || (err as Error).message });
         await sleep(clock, waitMs, spec.signal);
         continue;

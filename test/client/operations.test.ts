@@ -263,17 +263,43 @@ describe('client errors: each answer of the service becomes one code', function 
     assert.match(err.details[0], /^query\.step: /);
   });
 
-  it('a refused connection is NETWORK after bounded retries', async () => {
+  it('a refused connection is NETWORK once the service has been unreachable for `unreachableForMs`', async () => {
     const closed = await startClientTestEngine();
     const url = closed.url;
     await closed.close();
-    const c = new MediaEnhanceClient({ baseUrl: url, apiKey: 'k', retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const c = new MediaEnhanceClient({ baseUrl: url, apiKey: 'k', retry: { maxRetries: 2, baseDelayMs: 10, unreachableForMs: 300 } });
     const waits: string[] = [];
+    const started = Date.now();
     const err = await catchError(c.getMetadata('a', { onWait: (e) => waits.push(e.reason) }));
     assert.equal(err.code, 'NETWORK');
     assert.match(err.message, /ECONNREFUSED/);
-    assert.deepEqual(waits, ['retry', 'retry']);
+    assert.ok(Date.now() - started >= 300, 'tried for the whole budget');
+    assert.ok(waits.length > 2 && waits.every((w) => w === 'retry'), `${waits.length} retries: more than maxRetries while unreachable`);
     await c.close();
+  });
+
+  it('an upload sent while the service restarts is made once it is back, and accepted once', async () => {
+    const dataDir = await tempDir();
+    const { startEngine } = await import('../../src/engine');
+    const first = await startEngine({ apiKeys: ['restart-key-1234'], dataDir, onErrorLine: () => undefined });
+    const port = Number(new URL(first.url).port);
+    await first.close();
+    const c = new MediaEnhanceClient({ baseUrl: first.url, apiKey: 'restart-key-1234', retry: { baseDelayMs: 200 } });
+    const waits: string[] = [];
+    const pending = c.uploadMedia({ file: wav, fileName: 'during-restart.wav' }, { onWait: (e) => waits.push(String(e.cause)) });
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // down for 3 s, as a restart is
+    let accepted = 0;
+    const again = await startEngine({ apiKeys: ['restart-key-1234'], dataDir, port, onErrorLine: () => undefined, onRequest: (e) => void (e.status === 201 && accepted++) });
+    try {
+      const media = await pending;
+      assert.equal(media.file_name, 'during-restart.wav');
+      assert.ok(waits.length >= 2 && waits.every((cause) => cause === 'ECONNREFUSED'), waits.join(', '));
+      assert.equal(accepted, 1);
+    } finally {
+      await c.close();
+      await again.close();
+      await fsp.rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('aborting is ABORTED', async () => {
