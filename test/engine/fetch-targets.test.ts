@@ -6,9 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveEngineOptions } from '../../src/engine/options';
 import { makeWav } from '../fixtures/media';
-import { call, KEY, settled, startTestEngine, type TestEngine } from './helpers';
+import { AUDIO_BODY, call, KEY, settled, startTestEngine, type TestEngine } from './helpers';
 
-const AUDIO_BODY = { file_name: 'talk.wav', loudness_target_level: -16, loudness_peak_limit: -1, enhancement_level: 1, transcode_kind: null, model_arch: 'LARK_V2' };
 const GENERIC = 'file_download_url: the input URL could not be fetched';
 const wav = makeWav(0.3, 8_000);
 

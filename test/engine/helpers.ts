@@ -9,6 +9,9 @@ import { startEngine, type EngineHandle, type EngineOptions } from '../../src/en
 export const KEY = 'engine-test-key-1';
 export const OTHER_KEY = 'engine-test-key-2';
 
+/** A valid enhance-json body without its URL: each test adds the `file_download_url` it serves. */
+export const AUDIO_BODY = { file_name: 'talk.wav', loudness_target_level: -16, loudness_peak_limit: -1, enhancement_level: 1, transcode_kind: null, model_arch: 'LARK_V2' };
+
 export interface TestEngine extends EngineHandle {
   dataDir: string;
   logLines: string[];

@@ -9,18 +9,9 @@ import FormData from 'form-data';
 import { request } from 'undici';
 import { HttpError, sendErrorSafely } from '../../src/engine/responses';
 import { makeWav } from '../fixtures/media';
-import { call, KEY, metadata, multipart, startTestEngine, upload, type TestEngine } from './helpers';
+import { AUDIO_BODY as AUDIO_SETTINGS, call, KEY, metadata, multipart, startTestEngine, upload, type TestEngine } from './helpers';
 
-const AUDIO_BODY = {
-  file_download_url: 'http://127.0.0.1:9/talk.wav',
-  file_name: 'talk.wav',
-  loudness_target_level: -16,
-  loudness_peak_limit: -1,
-  enhancement_level: 1,
-  transcode_kind: null,
-  model_arch: 'LARK_V2',
-};
-
+const AUDIO_BODY = { ...AUDIO_SETTINGS, file_download_url: 'http://127.0.0.1:9/talk.wav' };
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const wav = makeWav(0.2, 8_000);
 

@@ -4,16 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { makeMp4, makeWav } from '../fixtures/media';
-import { call, KEY, metadata, multipart, settled, startTestEngine, upload, type TestEngine } from './helpers';
-
-const AUDIO_BODY = {
-  file_name: 'talk.wav',
-  loudness_target_level: -16,
-  loudness_peak_limit: -1,
-  enhancement_level: 1,
-  transcode_kind: null,
-  model_arch: 'LARK_V2',
-};
+import { AUDIO_BODY, call, KEY, metadata, multipart, settled, startTestEngine, upload, type TestEngine } from './helpers';
 
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
