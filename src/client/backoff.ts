@@ -5,8 +5,8 @@ export interface RetryPolicy {
   /** Retries after the first attempt. */
   maxRetries: number;
   /**
-   * How long a service that refuses connections (restarting, briefly down) is tried again, however many
-   * attempts that takes: such a request never reached it, so sending it again is always safe.
+   * How long a service that refuses connections (ECONNREFUSED: restarting, briefly down) is tried again,
+   * however many attempts that takes: such a request never reached it, so sending it again is always safe.
    */
   unreachableForMs: number;
   /** Ceiling of the first retry's wait. */

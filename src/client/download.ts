@@ -83,7 +83,6 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
   const part = claimPartFile(folder, uid, options.step, intoFolder ? undefined : basename(target), options.resumable === true);
   let written = part.resumable ? await fsp.stat(part.path).then((s) => s.size, () => 0) : 0;
   let lastError: unknown;
-  let keepPart = false;
   try {
     for (let attempt = 0; attempt <= ctx.retry.maxRetries; attempt++) {
       let res: Response;
@@ -109,16 +108,12 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       } catch (err) {
         // Wait for the file to be closed: a removal while it is still opening would leave it behind.
         if (!file.closed) await once(file, 'close').catch(() => undefined);
-        if (options.signal?.aborted) {
-          keepPart = part.resumable;
-          throw aborted(uid, err);
-        }
+        if (options.signal?.aborted) throw aborted(uid, err);
         if (connectionError === undefined) throw err; // the disk failed, not the connection: resuming cannot help
         lastError = connectionError;
         // Resume from what reached the disk: bytes counted but still buffered in the write stream were lost with it.
         written = await fsp.stat(part.path).then((s) => s.size, () => 0);
         await sleep(ctx.clock, fullJitterDelay(ctx.retry, attempt, ctx.random), options.signal).catch((cause: unknown) => {
-          keepPart = part.resumable && options.signal?.aborted === true;
           throw options.signal?.aborted ? aborted(uid, cause) : cause;
         });
         continue;
@@ -137,7 +132,8 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       cause: lastError,
     });
   } catch (err) {
-    if (!keepPart) await fsp.rm(part.path, { force: true });
+    // Stopped (a redeploy, a restart): a later call continues from the part. Any other end removes it.
+    if (!(part.resumable && options.signal?.aborted)) await fsp.rm(part.path, { force: true });
     throw err;
   } finally {
     part.release();

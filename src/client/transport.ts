@@ -111,13 +111,24 @@ export class Transport {
     await this.agent.destroy();
   }
 
+  /**
+   * The retry loop: each turn takes a place in the window, sends, and either returns, throws, or waits and
+   * goes round again. Failures count against `maxRetries`, except refused connections, which are tried
+   * for `unreachableForMs` (the service is restarting; such a request never reached it).
+   */
   private async sendWithRetries<T>(spec: RequestSpec, read: (res: Response) => Promise<T>): Promise<T> {
     const { clock, retry } = this.config;
     const limiter = this.config.limiterFor(spec.endpoint);
     const maxRetries = spec.maxRetries ?? retry.maxRetries;
     const idempotent = spec.method === 'GET';
+    /** Retries made for failures other than refused connections. */
+    let retries = 0;
     /** When the service first refused the connection, in the current run of refusals. */
     let unreachableSince: number | undefined;
+    const pause = async (attempt: number, waitMs: number, reason: WaitEvent['reason'], cause: string) => {
+      spec.onWait?.({ endpoint: spec.endpoint, reason, waitMs, attempt: attempt + 1, cause });
+      await sleep(clock, waitMs, spec.signal);
+    };
     for (let attempt = 0; ; attempt++) {
       const slot =
         attempt === 0 && spec.slot
@@ -131,30 +142,27 @@ export class Transport {
       try {
         res = await this.dispatch(spec, slot);
       } catch (err) {
+        const refused = errorCode(err) === 'ECONNREFUSED';
         const notSent = NOT_SENT_CODES.has(errorCode(err));
         if (notSent) slot.refund();
         else slot.settle(); // the service may have seen it: count it
-        if (spec.signal?.aborted) throw err;
-        const retryable = (idempotent || notSent) && spec.replayable !== false;
-        unreachableSince = notSent ? (unreachableSince ?? clock.now()) : undefined;
-        // A service that refuses connections is tried for a while (a restart takes seconds), not a count.
-        const budgetLeft = notSent ? clock.now() - unreachableSince! < retry.unreachableForMs && maxRetries > 0 : attempt < maxRetries;
-        if (!retryable || !budgetLeft) throw err;
-        const waitMs = fullJitterDelay(retry, Math.min(attempt, retry.maxRetries), this.config.random);
-        spec.onWait?.({ endpoint: spec.endpoint, reason: 'retry', waitMs, attempt: attempt + 1, cause: errorCode(err) || (err as Error).message });
-        await sleep(clock, waitMs, spec.signal);
+        if (spec.signal?.aborted || !((idempotent || notSent) && spec.replayable !== false)) throw err;
+        unreachableSince = refused ? (unreachableSince ?? clock.now()) : undefined;
+        const budgetLeft = refused ? maxRetries > 0 && clock.now() - unreachableSince! < retry.unreachableForMs : retries < maxRetries;
+        if (!budgetLeft) throw err;
+        const waitMs = fullJitterDelay(retry, refused ? Math.min(attempt, retry.maxRetries) : retries++, this.config.random);
+        await pause(attempt, waitMs, 'retry', errorCode(err) || (err as Error).message);
         continue;
       }
+      unreachableSince = undefined;
       if (res.statusCode >= 200 && res.statusCode < 300) {
         try {
           return await read(res);
         } catch (err) {
           if (err instanceof MediaEnhanceError || spec.signal?.aborted) throw err;
           // The service answered, then the connection broke while its answer was read.
-          if (!idempotent || spec.replayable === false || attempt >= maxRetries) throw this.answerLost(err, spec);
-          const waitMs = fullJitterDelay(retry, attempt, this.config.random);
-          spec.onWait?.({ endpoint: spec.endpoint, reason: 'retry', waitMs, attempt: attempt + 1, cause: errorCode(err) || (err as Error).message });
-          await sleep(clock, waitMs, spec.signal);
+          if (!idempotent || spec.replayable === false || retries >= maxRetries) throw this.answerLost(err, spec);
+          await pause(attempt, fullJitterDelay(retry, retries++, this.config.random), 'retry', errorCode(err) || (err as Error).message);
           continue;
         }
       }
@@ -163,23 +171,15 @@ export class Transport {
       const text = await readBounded(res.body, ERROR_BODY_LIMIT);
       const error = errorFromResponse(describe(spec), res.statusCode, text, spec.mediaUid);
       const retryable = (idempotent ? RETRYABLE_STATUSES : REFUSED_FOR_NOW_STATUSES).has(res.statusCode);
-      if (!retryable || attempt >= maxRetries) throw error;
+      if (!retryable || retries >= maxRetries) throw error;
       if (spec.replayable === false) {
         error.message += '; not retried: the file was given as a one-shot stream, pass a path or a Buffer so it can be sent again';
         throw error;
       }
-      const jitter = fullJitterDelay(retry, attempt, this.config.random);
       // Never earlier than the window allows: wait for a place to free, then add the jitter on top.
       const notBefore = Math.max(retryAfterMs ?? 0, res.statusCode === 429 ? limiter.nextFreeAt() - clock.now() : 0);
-      const waitMs = notBefore + jitter;
-      spec.onWait?.({
-        endpoint: spec.endpoint,
-        reason: res.statusCode === 429 ? 'rate-limited' : 'retry',
-        waitMs,
-        attempt: attempt + 1,
-        cause: `HTTP ${res.statusCode}`,
-      });
-      await sleep(clock, waitMs, spec.signal);
+      const waitMs = notBefore + fullJitterDelay(retry, retries++, this.config.random);
+      await pause(attempt, waitMs, res.statusCode === 429 ? 'rate-limited' : 'retry', `HTTP ${res.statusCode}`);
     }
   }
 

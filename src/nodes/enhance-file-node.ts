@@ -7,7 +7,7 @@ import type { MediaMetadata } from '../client/types';
 import { UPLOAD_FIELDS } from './enhancement-fields';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, isPlainFileName, readFileOutput } from './file-output';
 import { handleMessages, showMediaStatus } from './message-jobs';
-import { MessageKeeper } from './message-keeper';
+import { MessageKeeper, remainingMs } from './message-keeper';
 import { checkUploadSettings, uploadMessageFile } from './message-upload';
 import { inputError } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
@@ -59,12 +59,12 @@ export default function register(RED: RedApi): void {
         if (!Buffer.isBuffer(msg.payload)) await keeper.keep(job);
         uid = (await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory)).metadata.uid;
       }
-      const startedAt = await keeper.keep(job, uid);
+      const mediaSince = await keeper.keep(job, uid);
       const client = await service.client();
       const timeoutMs = service.waitTimeoutMs();
       const media = await client.waitForCompletion(uid, {
         signal: job.signal,
-        timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, startedAt + timeoutMs - Date.now()),
+        timeoutMs: remainingMs(timeoutMs, mediaSince),
         onStatus: showMediaStatus(job),
       });
       if (output.toFile) {

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { KEPT_FOLDER, MessageJournal, journalRoot } from './message-journal';
 import type { RedApi } from './red';
 
+/** Runtimes already swept (the node module may be registered more than once in one process, as tests do). */
+const swept = new WeakSet<object>();
+
 export function sweepJournalsAfterEachDeploy(RED: RedApi): void {
+  if (swept.has(RED.events)) return;
+  swept.add(RED.events);
   RED.events.on('flows:started', () => void dropMessagesOfDeletedNodes(RED));
 }
 
@@ -17,11 +22,12 @@ async function dropMessagesOfDeletedNodes(RED: RedApi): Promise<void> {
   for (const configId of await listFolder(root)) {
     const keptDir = join(root, configId, KEPT_FOLDER);
     for (const nodeId of await listFolder(keptDir)) {
-      if (serviceOfNode.get(nodeId) === configId) continue;
+      // A node inside a subflow instance runs under an id of its own that the flows do not list.
+      if (serviceOfNode.get(nodeId) === configId || RED.nodes.getNode(nodeId)) continue;
       const why = serviceOfNode.has(nodeId) ? 'now uses another service' : 'was deleted from the flows';
       try {
-        const uids = await new MessageJournal(join(keptDir, nodeId)).discard();
-        for (const uid of uids) RED.log.warn(`media enhance: media ${uid} is no longer followed: its node ${nodeId} ${why}`);
+        const messages = await new MessageJournal(join(keptDir, nodeId)).discard();
+        for (const what of messages) RED.log.warn(`media enhance: ${what} is no longer followed: its node ${nodeId} ${why}`);
       } catch (err) {
         RED.log.warn(`media enhance: the kept messages of node ${nodeId}, which ${why}, could not be removed: ${(err as Error).message}`);
       }

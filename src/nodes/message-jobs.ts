@@ -40,8 +40,11 @@ export type JobHandler = (job: Job) => Promise<NodeMessage>;
 const CLOSE_DEADLINE_MS = 10_000;
 
 export interface MessageJobs {
-  /** Runs a message that did not arrive as input (a wait kept across a restart): sent, or passed to Catch. */
-  resume(msg: NodeMessage): void;
+  /**
+   * Runs a message that did not arrive as input (one kept across a restart): sent, or passed to Catch.
+   * `prepare` sees its job before the handler does.
+   */
+  resume(msg: NodeMessage, prepare?: (job: Job) => void): void;
 }
 
 export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: JobStatus = { text: 'starting' }): MessageJobs {
@@ -49,7 +52,7 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
   const inFlight = new Map<AbortController, { running: Promise<void>; kept: () => boolean }>();
   let closed = false;
 
-  const run = (msg: NodeMessage, send: SendFunction, done: DoneFunction) => {
+  const run = (msg: NodeMessage, send: SendFunction, done: DoneFunction, prepare?: (job: Job) => void) => {
     if (closed) return done();
     const controller = new AbortController();
     const id = board.begin(firstStatus);
@@ -62,6 +65,7 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
       progress: (verb) => (moved, total) => board.update(id, { text: progressText(verb, moved, total) }),
       onDelivered: (action) => delivered.push(action),
     };
+    prepare?.(job);
     const running = Promise.resolve()
       .then(() => handler(job))
       .then(
@@ -84,7 +88,7 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
     inFlight.set(controller, { running, kept: () => delivered.length > 0 });
   };
 
-  node.on('input', run);
+  node.on('input', (msg, send, done) => run(msg, send, done));
 
   node.on('close', (_removed, done) => {
     closed = true;
@@ -104,13 +108,14 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
   });
 
   return {
-    resume: (msg) =>
+    resume: (msg, prepare) =>
       run(
         msg,
         (out) => node.send(out),
         (err) => {
           if (err) node.error(err, msg);
         },
+        prepare,
       ),
   };
 }

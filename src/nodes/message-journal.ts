@@ -1,4 +1,4 @@
-// The messages a node has taken on for a media and not yet delivered (a wait, a download), kept on disk
+// The messages a node has taken on for a media and not yet delivered (an upload, a wait, a download), kept on disk
 // so a restart, a full deploy or a stop and start of the node resumes them. One small file per message,
 // written atomically (a temporary file, synced, then renamed), so a crash leaves either the whole entry
 // or none, and a damaged file costs only its own entry.
@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fsp, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { NodeMessage, RedApi } from './red';
 
 const ENTRY_SUFFIX = '.json';
@@ -16,8 +16,10 @@ const ENTRY_SUFFIX = '.json';
 export interface JournalEntry {
   /** Absent while the message's file is not yet uploaded (a restart then uploads it again). */
   mediaUid?: string;
-  /** When the node took the message on (epoch ms): a timeout counts from here, restarts included. */
+  /** When the node took the message on (epoch ms). */
   startedAt: number;
+  /** Since when the media is known (epoch ms): a wait's timeout counts from here, restarts included. */
+  mediaSince?: number;
   msg: NodeMessage;
   /** Properties of the message that could not be kept (a Buffer payload, a live request object). */
   dropped: string[];
@@ -58,7 +60,7 @@ export class MessageJournal {
   /** Keeps a message; rejects when the disk refuses it (the caller decides whether to go on without). */
   async keep(mediaUid: string | undefined, msg: NodeMessage, startedAt = Date.now()): Promise<KeptMessage> {
     const { kept, dropped } = journalSafeMessage(msg);
-    const entry: JournalEntry = { mediaUid, startedAt, msg: kept, dropped };
+    const entry: JournalEntry = { mediaUid, startedAt, mediaSince: mediaUid === undefined ? undefined : startedAt, msg: kept, dropped };
     const file = join(this.folder, `${startedAt}-${randomUUID()}${ENTRY_SUFFIX}`);
     await fsp.mkdir(this.folder, { recursive: true, mode: 0o700 });
     await writeAtomically(file, entry);
@@ -91,11 +93,11 @@ export class MessageJournal {
     return { kept, unreadable };
   }
 
-  /** Removes the whole folder (the node is gone); answers the media uids of the messages it held. */
+  /** Removes the whole folder (the node is gone); answers what each message it held was for, for the log. */
   async discard(): Promise<string[]> {
     const { kept } = await this.load();
     await fsp.rm(this.folder, { recursive: true, force: true });
-    return kept.map((message) => message.entry.mediaUid ?? 'not yet uploaded');
+    return kept.map(({ entry }) => (entry.mediaUid ? `media ${entry.mediaUid}` : `the upload of ${describeFile(entry.msg)}`));
   }
 }
 
@@ -104,23 +106,34 @@ function keptMessage(file: string, entry: JournalEntry): KeptMessage {
     entry,
     recordMedia: async (mediaUid) => {
       entry.mediaUid = mediaUid;
+      entry.mediaSince = Date.now();
       await writeAtomically(file, entry);
     },
     remove: () => removeQuietly(file),
   };
 }
 
-/** A temporary file, synced, then renamed over the target: a crash leaves the old entry or the new one. */
+/**
+ * A temporary file, synced, then renamed over the target and the folder synced: a crash or a power cut
+ * leaves the old entry or the new one. (A removal is not synced: after a power cut a delivered message's
+ * entry may come back, and the message be sent again.)
+ */
 async function writeAtomically(file: string, entry: JournalEntry): Promise<void> {
   const temporary = `${file}.tmp`;
   const handle = await fsp.open(temporary, 'w', 0o600);
   try {
     await handle.writeFile(JSON.stringify(entry));
-    await handle.sync(); // the entry must outlive a power cut, not only a crash
+    await handle.sync();
   } finally {
     await handle.close();
   }
   await fsp.rename(temporary, file);
+  const folder = await fsp.open(dirname(file), 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
 }
 
 function parseEntry(text: string): JournalEntry {
@@ -129,7 +142,8 @@ function parseEntry(text: string): JournalEntry {
   if (!uidValid || typeof entry.startedAt !== 'number' || typeof entry.msg !== 'object' || entry.msg === null) {
     throw new Error('not a kept message (startedAt or msg missing, or mediaUid not a string)');
   }
-  return { mediaUid: entry.mediaUid, startedAt: entry.startedAt, msg: entry.msg, dropped: Array.isArray(entry.dropped) ? entry.dropped : [] };
+  const mediaSince = typeof entry.mediaSince === 'number' ? entry.mediaSince : undefined;
+  return { mediaUid: entry.mediaUid, startedAt: entry.startedAt, mediaSince, msg: entry.msg, dropped: Array.isArray(entry.dropped) ? entry.dropped : [] };
 }
 
 function removeQuietly(file: string): void {
@@ -140,10 +154,14 @@ function removeQuietly(file: string): void {
   }
 }
 
+function describeFile(msg: NodeMessage): string {
+  return typeof msg.filename === 'string' ? `"${msg.filename}"` : 'a file';
+}
+
 /**
- * The message as JSON can carry it: each top-level property that is binary (a Buffer payload), a function,
- * or that cannot be written as JSON (the live request and response objects of an HTTP-in flow, anything
- * circular) is left out and named, so the resumed message says what it lost.
+ * The message as JSON can carry it: binary data (a Buffer payload, a Buffer inside an object), functions,
+ * and what cannot be written as JSON (the live request and response objects of an HTTP-in flow, anything
+ * circular) are left out, each top-level property concerned named, so the resumed message says what it lost.
  */
 export function journalSafeMessage(msg: NodeMessage): { kept: NodeMessage; dropped: string[] } {
   const kept: NodeMessage = {};
@@ -157,9 +175,19 @@ export function journalSafeMessage(msg: NodeMessage): { kept: NodeMessage; dropp
       dropped.push(`${property} (a ${typeof value})`);
       continue;
     }
+    let binaryInside = false;
     try {
-      const text = JSON.stringify(value);
+      const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, inner: unknown) {
+        // `this[key]` is the value before its toJSON (a Buffer's turns it into a large array of numbers).
+        const original = key === '' ? value : this[key];
+        if (Buffer.isBuffer(original) || ArrayBuffer.isView(original)) {
+          binaryInside = true;
+          return undefined;
+        }
+        return inner;
+      });
       if (text !== undefined) kept[property] = JSON.parse(text) as unknown;
+      if (binaryInside) dropped.push(`${property} (binary data inside it)`);
     } catch (err) {
       dropped.push(`${property} (${(err as Error).message.split('\n')[0]})`);
     }

@@ -1,4 +1,4 @@
-// What a node that takes a message on for a media (wait, download, enhance file) does to keep it across restarts:
+// What a node that takes a message on for a media (upload, wait, download, enhance file) does to keep it across restarts:
 // journal it when it starts, end the entry in the tick the outcome is delivered, and at start resume
 // every message kept by an earlier run of the same node. A node whose setting "keep across restarts"
 // is off keeps nothing, and drops what an earlier run kept, naming each media.
@@ -12,8 +12,8 @@ export class MessageKeeper {
   private readonly loaded?: ReturnType<MessageJournal['load']>;
   /** The entry of each message kept now, read back from the journal or written in this run. */
   private readonly kept = new WeakMap<NodeMessage, KeptMessage>();
-  /** Jobs whose delivery already ends their entry. */
-  private readonly ending = new WeakSet<Job>();
+  /** Messages whose delivery already ends their entry. */
+  private readonly ending = new WeakSet<NodeMessage>();
 
   constructor(
     RED: RedApi,
@@ -43,29 +43,36 @@ export class MessageKeeper {
 
   /**
    * Keeps the job's message until its outcome is delivered, noting its media when known (called again
-   * with the uid once an upload has created it); answers when the node first took the message on,
-   * earlier than now for a message resumed after a restart.
+   * with the uid once an upload has created it). Answers since when the node has known the media (or,
+   * before an upload, taken the message on): earlier than now for a message resumed after a restart.
    */
   async keep(job: Job, mediaUid?: string): Promise<number> {
+    if (!this.journal) return Date.now();
+    this.endOnDelivery(job);
     let kept = this.kept.get(job.msg);
+    // A job its node has stopped must not write: the next start may already be running the entry.
+    if (job.signal.aborted) return kept?.entry.mediaSince ?? Date.now();
     if (kept && mediaUid !== undefined && kept.entry.mediaUid !== mediaUid) {
       await kept.recordMedia(mediaUid).catch((err: Error) => this.cannotKeep(mediaUid, err));
     }
-    if (!kept && this.journal) {
+    if (!kept) {
       await this.loaded?.catch(() => undefined);
       kept = await this.journal.keep(mediaUid, job.msg).catch((err: Error) => this.cannotKeep(mediaUid, err));
       if (kept) this.kept.set(job.msg, kept);
     }
-    if (!kept) return Date.now();
-    if (!this.ending.has(job)) {
-      this.ending.add(job);
-      const entry = kept;
-      job.onDelivered(() => {
-        entry.remove();
-        this.kept.delete(job.msg);
-      });
-    }
-    return kept.entry.startedAt;
+    return kept?.entry.mediaSince ?? Date.now();
+  }
+
+  /** Registered before the first write, so the job counts as kept from its start, and a failure ends its entry too. */
+  private endOnDelivery(job: Job): void {
+    const msg = job.msg;
+    if (this.ending.has(msg)) return;
+    this.ending.add(msg);
+    job.onDelivered(() => {
+      this.kept.get(msg)?.remove();
+      this.kept.delete(msg);
+      this.ending.delete(msg);
+    });
   }
 
   private cannotKeep(mediaUid: string | undefined, err: Error): undefined {
@@ -73,7 +80,7 @@ export class MessageKeeper {
     return undefined;
   }
 
-  /** Runs each message an earlier run of this node kept. */
+  /** Runs each message an earlier run of this node kept; its entry ends with its delivery, whatever fails first. */
   resumeInto(jobs: MessageJobs): void {
     void this.loaded?.then(
       ({ kept, unreadable }) => {
@@ -83,7 +90,7 @@ export class MessageKeeper {
           const msg = message.entry.msg;
           if (message.entry.dropped.length > 0) msg.media_resumed = { dropped: message.entry.dropped };
           this.kept.set(msg, message);
-          jobs.resume(msg);
+          jobs.resume(msg, (job) => this.endOnDelivery(job));
         }
       },
       (err: Error) => this.node.error(`the kept messages could not be read: ${err.message}`),
@@ -92,9 +99,14 @@ export class MessageKeeper {
 
   private async dropAll(journal: MessageJournal): Promise<void> {
     try {
-      for (const uid of await journal.discard()) this.node.warn(`media ${uid}: its kept message is dropped: "keep across restarts" is off`);
+      for (const what of await journal.discard()) this.node.warn(`${what}: its kept message is dropped: "keep across restarts" is off`);
     } catch (err) {
       this.node.warn(`the kept messages could not be removed: ${(err as Error).message}`);
     }
   }
+}
+
+/** The time left of a timeout that counts from `since` (a wait resumed after a restart keeps its first deadline). */
+export function remainingMs(timeoutMs: number | undefined, since: number): number | undefined {
+  return timeoutMs === undefined ? undefined : Math.max(1, since + timeoutMs - Date.now());
 }

@@ -3,7 +3,7 @@
 // until its message is delivered, so a restart or a redeploy resumes it instead of ending it.
 import { MAX_TIMER_MS } from '../client/clock';
 import { handleMessages, showMediaStatus } from './message-jobs';
-import { MessageKeeper } from './message-keeper';
+import { MessageKeeper, remainingMs } from './message-keeper';
 import { inputError, readMediaUid } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
 import type { NodeDef, RedApi, RedNode } from './red';
@@ -26,13 +26,13 @@ export default function register(RED: RedApi): void {
       async (job) => {
         checkTimeout();
         const uid = readMediaUid(job.msg, { orPayload: true });
-        const startedAt = await keeper.keep(job, uid);
+        const mediaSince = await keeper.keep(job, uid);
         const timeoutMs = timeout === undefined ? service.waitTimeoutMs() : timeout * 1000;
         const client = await service.client();
         const metadata = await client.waitForCompletion(uid, {
           signal: job.signal,
           // A wait resumed after a restart keeps its first deadline.
-          timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, startedAt + timeoutMs - Date.now()),
+          timeoutMs: remainingMs(timeoutMs, mediaSince),
           onStatus: showMediaStatus(job),
         });
         job.msg.media_uid = uid;

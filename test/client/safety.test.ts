@@ -236,6 +236,20 @@ describe('client safety: the key, redirects and partial files', function () {
       assert.deepEqual(await fsp.readdir(dir), ['m1_enhanced']);
     });
 
+    it('a resumable download stopped while the service is unreachable keeps its part for the next call', async () => {
+      const down = await listen(() => undefined);
+      const url = down.url;
+      await close(down.server); // nothing listens there now: every connection is refused
+      await fsp.writeFile(join(dir, '.m1.ENHANCED.part'), body.subarray(0, 1000));
+      const client = new MediaEnhanceClient({ baseUrl: url, apiKey: KEY, retry: { baseDelayMs: 20 } });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const err = (await client.downloadToFile('m1', dir, { resumable: true, signal: controller.signal }).catch((e: unknown) => e)) as MediaEnhanceError;
+      await client.close();
+      assert.equal(err.code, 'ABORTED');
+      assert.deepEqual(await fsp.readdir(dir), ['.m1.ENHANCED.part']);
+    });
+
     it('a kept part as long as the file (cut before its rename) is fetched again whole', async () => {
       const service = await rangeService();
       await fsp.writeFile(join(dir, '.m1.ENHANCED.part'), body);

@@ -227,6 +227,23 @@ describe('nodes: messages kept across redeploys', function () {
     assert.ok(warnings.some((w) => w.includes('2-not-a-wait.json') && w.includes('not a kept message')), warnings.join('\n'));
   });
 
+  it('a kept wait that fails when resumed (its node now has a bad setting) goes to Catch once and is not kept again', async () => {
+    await loadFlow(flow(), credentials());
+    const [uid] = await upload(1);
+    helper.getNode('wait').receive({ media_uid: uid, topic: 'kept' });
+    await until(async () => (await entries('wait')).length === 1, 'the wait is kept');
+
+    await helper.setFlows(placed(flow({ timeout: 'soon' })), 'full', credentials());
+    const caught = collect(helper.getNode('caught'));
+    await until(() => caught.length === 1, 'the resumed message fails');
+    assert.match(String((caught[0].error as { message: string }).message), /timeout/);
+    assert.deepEqual(await entries('wait'), [], 'its entry ended with the failure');
+    await helper.setFlows(placed(flow()), 'full', credentials());
+    const again = collect(helper.getNode('completed'));
+    await sleep(3_500);
+    assert.equal(again.length, 0, 'nothing comes back after the next deploy');
+  });
+
   it('a wait node deleted from the flow: its waits are dropped, each media named in the log', async () => {
     await loadFlow(flow(), credentials());
     const uids = await upload(2);
