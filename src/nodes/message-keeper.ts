@@ -1,6 +1,6 @@
-// What a node that takes a message on for a media (upload, wait, download, enhance file) does to keep it across restarts:
-// journal it when it starts, end the entry in the tick the outcome is delivered, and at start resume
-// every message kept by an earlier run of the same node. A node whose setting "keep across restarts"
+// What a node that takes a message on for a media (upload, wait, download, enhance file) does to keep
+// it across restarts: journal it when it starts, end the entry in the tick the outcome is delivered, and
+// at start resume every message kept by an earlier run of the same node. A node whose setting "keep across restarts"
 // is off keeps nothing, and drops what an earlier run kept, naming each media.
 import type { Job, MessageJobs } from './message-jobs';
 import { MessageJournal, keptFolder, type KeptMessage } from './message-journal';
