@@ -6,13 +6,15 @@ import { join } from 'node:path';
 import { KEPT_FOLDER, MessageJournal, journalRoot } from './message-journal';
 import type { RedApi } from './red';
 
-/** Runtimes already swept (the node module may be registered more than once in one process, as tests do). */
-const swept = new WeakSet<object>();
+/** The sweep listening on each runtime: a second registration of the nodes (as tests do) replaces it. */
+const listeners = new WeakMap<object, () => void>();
 
 export function sweepJournalsAfterEachDeploy(RED: RedApi): void {
-  if (swept.has(RED.events)) return;
-  swept.add(RED.events);
-  RED.events.on('flows:started', () => void dropMessagesOfDeletedNodes(RED));
+  const previous = listeners.get(RED.events);
+  if (previous) RED.events.removeListener('flows:started', previous);
+  const sweep = () => void dropMessagesOfDeletedNodes(RED);
+  listeners.set(RED.events, sweep);
+  RED.events.on('flows:started', sweep);
 }
 
 async function dropMessagesOfDeletedNodes(RED: RedApi): Promise<void> {

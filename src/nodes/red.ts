@@ -51,6 +51,7 @@ export interface RedApi {
   /** The runtime's events; `flows:started` follows every start and deploy. */
   events: {
     on(event: 'flows:started', listener: () => void): void;
+    removeListener(event: 'flows:started', listener: () => void): void;
   };
   log: {
     warn(message: string): void;
