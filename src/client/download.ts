@@ -151,10 +151,20 @@ interface PartFile {
 }
 
 /** `.<uid>.<step>[.<target name>].part` beside the target: hidden, and found again by the same download. */
+function partStem(folder: string, uid: string, step: Step | undefined, targetName: string | undefined): string {
+  return join(folder, truncateUtf8(`.${uid.replace(/[^\w.-]/g, '_')}.${step ?? 'ENHANCED'}${targetName ? `.${targetName}` : ''}`, MAX_NAME_BYTES));
+}
+
+/** Where a `resumable` download of this file keeps its part, so a caller can note it (and remove it if it gives the download up). */
+export async function resumablePartPath(target: string, uid: string, step?: Step): Promise<string> {
+  const intoFolder = await isDirectory(target);
+  return `${partStem(intoFolder ? target : dirname(target), uid, step, intoFolder ? undefined : basename(target))}.part`;
+}
+
 function claimPartFile(folder: string, uid: string, step: Step | undefined, targetName: string | undefined, resumable: boolean): PartFile {
-  const stem = truncateUtf8(`.${uid.replace(/[^\w.-]/g, '_')}.${step ?? 'ENHANCED'}${targetName ? `.${targetName}` : ''}`, MAX_NAME_BYTES);
-  const fixed = join(folder, `${stem}.part`);
-  const path = resumable && !partsInUse.has(fixed) ? fixed : join(folder, `${stem}.${randomBytes(6).toString('hex')}.part`);
+  const stem = partStem(folder, uid, step, targetName);
+  const fixed = `${stem}.part`;
+  const path = resumable && !partsInUse.has(fixed) ? fixed : `${stem}.${randomBytes(6).toString('hex')}.part`;
   partsInUse.add(path);
   return { path, resumable: path === fixed, release: () => partsInUse.delete(path) };
 }

@@ -39,7 +39,12 @@ export default function register(RED: RedApi): void {
           job.msg.contentType = contentType;
           return job.msg;
         }
-        const written = await downloadIntoFolder(client, uid, wanted, job, { folder, name, workingDirectory: RED.settings.fileWorkingDirectory, resumable: keeper.keeping });
+        const written = await downloadIntoFolder(client, uid, wanted, job, {
+          folder,
+          name,
+          workingDirectory: RED.settings.fileWorkingDirectory,
+          keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+        });
         job.msg.filename = written.path;
         job.msg.contentType = written.contentType;
         return job.msg;

@@ -72,7 +72,7 @@ export default function register(RED: RedApi): void {
           folder: output.folder,
           name: target,
           workingDirectory: RED.settings.fileWorkingDirectory,
-          resumable: keeper.keeping,
+          keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
         });
         msg.filename = written.path;
         msg.payload = written.path;

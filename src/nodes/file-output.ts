@@ -3,6 +3,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
+import { resumablePartPath } from '../client/download';
 import type { Step } from '../contract/fields';
 import type { Job } from './message-jobs';
 import { inputError, resolvePath } from './msg-inputs';
@@ -49,20 +50,23 @@ export async function downloadAsBuffer(client: MediaEnhanceClient, uid: string, 
 
 /**
  * Into `folder` (relative to Node-RED's working folder), named `name` or as the service names it.
- * `resumable`: a download cut by a stop continues from its temporary file when the message runs again.
+ * `keepPart`: the download is resumable (a stop keeps its part file, and the message's next run continues
+ * from it); it is told the part's path first, so whoever keeps the message can remove the part with it.
  */
 export async function downloadIntoFolder(
   client: MediaEnhanceClient,
   uid: string,
   step: Step,
   job: Job,
-  place: { folder: string; name: string; workingDirectory?: string; resumable?: boolean },
+  place: { folder: string; name: string; workingDirectory?: string; keepPart?: (path: string) => Promise<void> },
 ): Promise<{ path: string; contentType: string }> {
   const dir = resolvePath(place.folder, place.workingDirectory);
   await fsp.mkdir(dir, { recursive: true });
-  const written = await client.downloadToFile(uid, place.name ? join(dir, place.name) : dir, {
+  const target = place.name ? join(dir, place.name) : dir;
+  await place.keepPart?.(await resumablePartPath(target, uid, step));
+  const written = await client.downloadToFile(uid, target, {
     step,
-    resumable: place.resumable,
+    resumable: place.keepPart !== undefined,
     signal: job.signal,
     onWait: job.onWait,
     onProgress: job.progress('downloading'),

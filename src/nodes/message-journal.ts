@@ -20,6 +20,8 @@ export interface JournalEntry {
   startedAt: number;
   /** Since when the media is known (epoch ms): a wait's timeout counts from here, restarts included. */
   mediaSince?: number;
+  /** The `.part` file a download to a file is writing: removed with the entry when the message is dropped. */
+  partFile?: string;
   msg: NodeMessage;
   /** Properties of the message that could not be kept (a Buffer payload, a live request object). */
   dropped: string[];
@@ -29,6 +31,8 @@ export interface KeptMessage {
   entry: JournalEntry;
   /** Notes the media the message's upload created, so a restart goes on from it instead of uploading again. */
   recordMedia(mediaUid: string): Promise<void>;
+  /** Notes the part file of the message's download (the one noted before, if another, is removed). */
+  recordPartFile(path: string): Promise<void>;
   /** Ends the entry; synchronous, so it happens in the same tick as the message's send. */
   remove(): void;
 }
@@ -96,6 +100,7 @@ export class MessageJournal {
   /** Removes the whole folder (the node is gone); answers what each message it held was for, for the log. */
   async discard(): Promise<string[]> {
     const { kept } = await this.load();
+    for (const { entry } of kept) if (entry.partFile) await fsp.rm(entry.partFile, { force: true });
     await fsp.rm(this.folder, { recursive: true, force: true });
     return kept.map(({ entry }) => (entry.mediaUid ? `media ${entry.mediaUid}` : `the upload of ${describeFile(entry.msg)}`));
   }
@@ -107,6 +112,13 @@ function keptMessage(file: string, entry: JournalEntry): KeptMessage {
     recordMedia: async (mediaUid) => {
       entry.mediaUid = mediaUid;
       entry.mediaSince = Date.now();
+      await writeAtomically(file, entry);
+    },
+    recordPartFile: async (path) => {
+      if (entry.partFile === path) return;
+      // The folder or name setting changed since: the part under the old name can no longer be continued.
+      if (entry.partFile) await fsp.rm(entry.partFile, { force: true });
+      entry.partFile = path;
       await writeAtomically(file, entry);
     },
     remove: () => removeQuietly(file),
@@ -143,7 +155,8 @@ function parseEntry(text: string): JournalEntry {
     throw new Error('not a kept message (startedAt or msg missing, or mediaUid not a string)');
   }
   const mediaSince = typeof entry.mediaSince === 'number' ? entry.mediaSince : undefined;
-  return { mediaUid: entry.mediaUid, startedAt: entry.startedAt, mediaSince, msg: entry.msg, dropped: Array.isArray(entry.dropped) ? entry.dropped : [] };
+  const partFile = typeof entry.partFile === 'string' && entry.partFile.endsWith('.part') ? entry.partFile : undefined;
+  return { mediaUid: entry.mediaUid, startedAt: entry.startedAt, mediaSince, partFile, msg: entry.msg, dropped: Array.isArray(entry.dropped) ? entry.dropped : [] };
 }
 
 function removeQuietly(file: string): void {

@@ -63,6 +63,13 @@ export class MessageKeeper {
     return kept?.entry.mediaSince ?? Date.now();
   }
 
+  /** Notes the part file of a kept message's download, so dropping the message removes it too. */
+  async notePartFile(job: Job, path: string): Promise<void> {
+    const kept = this.kept.get(job.msg);
+    if (!kept || job.signal.aborted) return;
+    await kept.recordPartFile(path).catch((err: Error) => this.cannotKeep(kept.entry.mediaUid, err));
+  }
+
   /** Registered before the first write, so the job counts as kept from its start, and a failure ends its entry too. */
   private endOnDelivery(job: Job): void {
     const msg = job.msg;

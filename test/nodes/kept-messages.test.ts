@@ -119,6 +119,29 @@ describe('nodes: messages kept across redeploys', function () {
     }
   });
 
+  it('a download node deleted mid-download: its message is dropped and its part file removed with it', async () => {
+    const slow = await startClientTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: 64 * 1024 }, limits: { downloadFile: null } });
+    const { MediaEnhanceClient } = await import('../../src/client');
+    const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-dropped-'));
+    try {
+      const uid = (await client.uploadMedia({ file: makeWav(4, 48_000), fileName: 'talk.wav' })).uid;
+      await loadFlow([TAB, remoteConfig(slow.url), { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [[]] }], { svc: { apiKey: slow.apiKey } });
+      helper.getNode('download').receive({ media_uid: uid });
+      const part = join(folder, `.${uid}.PRE.part`);
+      await until(async () => (await fsp.stat(part).then((st) => st.size, () => 0)) > 20_000, 'part of the file is on disk');
+
+      await helper.setFlows(placed([TAB, remoteConfig(slow.url)]), 'full', { svc: { apiKey: slow.apiKey } });
+      await until(async () => (await fsp.readdir(folder)).length === 0, 'the part is removed');
+      assert.deepEqual(await entries('download'), []);
+    } finally {
+      await helper.unload();
+      await client.close();
+      await slow.close();
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('enhance file cut by a full deploy after its upload goes on waiting and downloading, without a second upload', async () => {
     const folder = await fsp.mkdtemp(join(tmpdir(), 'me-enhance-file-'));
     const fileFlow = () => [
