@@ -78,9 +78,8 @@ export async function downloadStream(ctx: DownloadContext, uid: string, options:
  * with a Range request where the service allows it; with `resumable`, so does a later call.
  */
 export async function downloadToFile(ctx: DownloadContext, uid: string, target: string, options: DownloadOptions): Promise<DownloadedFile> {
-  const intoFolder = await isDirectory(target);
-  const folder = intoFolder ? target : dirname(target);
-  const part = claimPartFile(folder, uid, options.step, intoFolder ? undefined : basename(target), options.resumable === true);
+  const { intoFolder, stem } = await partLocation(target, uid, options.step);
+  const part = claimPartFile(stem, options.resumable === true);
   let written = part.resumable ? await fsp.stat(part.path).then((s) => s.size, () => 0) : 0;
   let lastError: unknown;
   try {
@@ -150,19 +149,22 @@ interface PartFile {
   release(): void;
 }
 
-/** `.<uid>.<step>[.<target name>].part` beside the target: hidden, and found again by the same download. */
-function partStem(folder: string, uid: string, step: Step | undefined, targetName: string | undefined): string {
-  return join(folder, truncateUtf8(`.${uid.replace(/[^\w.-]/g, '_')}.${step ?? 'ENHANCED'}${targetName ? `.${targetName}` : ''}`, MAX_NAME_BYTES));
+/**
+ * Where a download's part file goes: `.<uid>.<step>[.<target name>]` (then `.part`) beside the target,
+ * hidden, and found again by a later download of the same file.
+ */
+async function partLocation(target: string, uid: string, step: Step | undefined): Promise<{ intoFolder: boolean; stem: string }> {
+  const intoFolder = await isDirectory(target);
+  const name = `.${uid.replace(/[^\w.-]/g, '_')}.${step ?? 'ENHANCED'}${intoFolder ? '' : `.${basename(target)}`}`;
+  return { intoFolder, stem: join(intoFolder ? target : dirname(target), truncateUtf8(name, MAX_NAME_BYTES)) };
 }
 
 /** Where a `resumable` download of this file keeps its part, so a caller can note it (and remove it if it gives the download up). */
 export async function resumablePartPath(target: string, uid: string, step?: Step): Promise<string> {
-  const intoFolder = await isDirectory(target);
-  return `${partStem(intoFolder ? target : dirname(target), uid, step, intoFolder ? undefined : basename(target))}.part`;
+  return `${(await partLocation(target, uid, step)).stem}.part`;
 }
 
-function claimPartFile(folder: string, uid: string, step: Step | undefined, targetName: string | undefined, resumable: boolean): PartFile {
-  const stem = partStem(folder, uid, step, targetName);
+function claimPartFile(stem: string, resumable: boolean): PartFile {
   const fixed = `${stem}.part`;
   const path = resumable && !partsInUse.has(fixed) ? fixed : `${stem}.${randomBytes(6).toString('hex')}.part`;
   partsInUse.add(path);

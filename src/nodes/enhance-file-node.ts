@@ -55,9 +55,8 @@ export default function register(RED: RedApi): void {
       const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
       let uid = keeper.mediaUidOf(msg);
       if (uid === undefined) {
-        // A file from a path can be sent again after a restart; a Buffer is kept only once it is uploaded.
-        if (!Buffer.isBuffer(msg.payload)) await keeper.keep(job);
-        uid = (await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory)).metadata.uid;
+        await keeper.keepBeforeUpload(job);
+        uid = (await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory)).uid;
       }
       const mediaSince = await keeper.keep(job, uid);
       const client = await service.client();

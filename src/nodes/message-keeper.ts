@@ -63,6 +63,14 @@ export class MessageKeeper {
     return kept?.entry.mediaSince ?? Date.now();
   }
 
+  /**
+   * Keeps a message whose file is about to be uploaded: a file from a path can be sent again after a
+   * restart; a Buffer cannot be kept (it would be dropped), so such a message is kept only once uploaded.
+   */
+  async keepBeforeUpload(job: Job): Promise<void> {
+    if (!Buffer.isBuffer(job.msg.payload)) await this.keep(job);
+  }
+
   /** Notes the part file of a kept message's download, so dropping the message removes it too. */
   async notePartFile(job: Job, path: string): Promise<void> {
     const kept = this.kept.get(job.msg);

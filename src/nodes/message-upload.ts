@@ -1,6 +1,5 @@
 // The upload step of a message, shared by upload and enhance file: the node's settings with the
 // message's overrides, the file from msg.payload or msg.filename, sent with the job's progress.
-import type { MediaEnhanceClient } from '../client/client';
 import type { MediaMetadata } from '../client/types';
 import { checkEnhancementSettings } from '../contract/fields';
 import { UPLOAD_FIELDS } from './enhancement-fields';
@@ -15,15 +14,14 @@ export function checkUploadSettings(configured: Settings): void {
 }
 
 /** Reads the message's file and settings (bad input fails before anything is sent) and uploads it. */
-export async function uploadMessageFile(service: NodeService, job: Job, configured: Settings, workingDirectory: string | undefined): Promise<{ client: MediaEnhanceClient; metadata: MediaMetadata }> {
+export async function uploadMessageFile(service: NodeService, job: Job, configured: Settings, workingDirectory: string | undefined): Promise<MediaMetadata> {
   const settings = applyOverrides(configured, readOverrides(job.msg), UPLOAD_FIELDS, checkMediaEnhancement);
   const { file, fileName } = await readFileInput(job.msg, workingDirectory);
   const client = await service.client();
-  const metadata = await client.uploadMedia(
+  return client.uploadMedia(
     { file, fileName, media_enhancement: Object.keys(settings).length > 0 ? settings : null },
     { signal: job.signal, onWait: job.onWait, onProgress: job.progress('uploading') },
   );
-  return { client, metadata };
 }
 
 const checkMediaEnhancement = (settings: Settings) => checkEnhancementSettings(settings, 'media_enhancement');

@@ -18,8 +18,8 @@ export default function register(RED: RedApi): void {
     const keeper = new MessageKeeper(RED, this, def);
 
     const jobs = handleMessages(this, async (job) => {
-      if (!Buffer.isBuffer(job.msg.payload)) await keeper.keep(job);
-      const { metadata } = await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory);
+      await keeper.keepBeforeUpload(job);
+      const metadata = await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory);
       job.msg.media_uid = metadata.uid;
       job.msg.payload = metadata;
       return job.msg;
