@@ -62,6 +62,15 @@ export async function initHelper(engine: Record<string, unknown> = {}): Promise<
   return userDir;
 }
 
+/**
+ * Unloads the flows and forgets the messages their nodes kept for the next start (a wait still in flight
+ * when a test ends would otherwise be resumed by the next test's node of the same id).
+ */
+export async function unloadFlow(): Promise<void> {
+  await helper.unload();
+  if (userDir) await fsp.rm(join(userDir, 'media-enhance'), { recursive: true, force: true });
+}
+
 export async function stopHelper(): Promise<void> {
   await helper.unload();
   await helper.stopServer();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
 import { makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, placed, remoteConfig, sleep, stopHelper, TAB } from './flow-helper';
+import { catchAll, collect, helper, initHelper, loadFlow, placed, remoteConfig, sleep, stopHelper, TAB, unloadFlow } from './flow-helper';
 
 describe('nodes: messages kept across redeploys', function () {
   this.timeout(90_000);
@@ -26,10 +26,7 @@ describe('nodes: messages kept across redeploys', function () {
     await stopHelper();
     await engine.close();
   });
-  afterEach(async () => {
-    await helper.unload();
-    await fsp.rm(join(userDir, 'media-enhance'), { recursive: true, force: true });
-  });
+  afterEach(unloadFlow);
 
   function flow(extra: Record<string, unknown> = {}): object[] {
     return [TAB, remoteConfig(engine.url), { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', wires: [['completed']], ...extra }, { id: 'completed', type: 'helper', z: 'tab' }, ...catchAll()];
@@ -55,6 +52,27 @@ describe('nodes: messages kept across redeploys', function () {
 
   const entries = async (nodeId: string) => (await fsp.readdir(waitsOf(nodeId)).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
 
+  /**
+   * A download in progress on an engine that drips its answers (so a deploy can cut it): `uid` is a
+   * 4 s upload of `original` (384 kB), `folder` the download folder; both go after the test.
+   */
+  async function withSlowDownload(bytesPerSecond: number, test: (slow: ClientTestEngine, uid: string, original: Buffer, folder: string) => Promise<void>): Promise<void> {
+    const slow = await startClientTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: bytesPerSecond }, limits: { downloadFile: null } });
+    const { MediaEnhanceClient } = await import('../../src/client');
+    const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-download-'));
+    const original = makeWav(4, 48_000);
+    try {
+      const uid = (await client.uploadMedia({ file: original, fileName: 'talk.wav' })).uid;
+      await test(slow, uid, original, folder);
+    } finally {
+      await helper.unload();
+      await client.close();
+      await slow.close();
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  }
+
   it('a full deploy during twenty waits: twenty messages after it, each once, with its properties', async () => {
     await loadFlow(flow(), credentials());
     const uids = await upload(20);
@@ -79,20 +97,15 @@ describe('nodes: messages kept across redeploys', function () {
   });
 
   it('a download to a file cut by a full deploy continues from its part with a Range request, and arrives once', async () => {
-    const slow = await startClientTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: 128 * 1024 }, limits: { downloadFile: null } });
-    const { MediaEnhanceClient } = await import('../../src/client');
-    const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
-    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-resume-'));
-    const original = makeWav(4, 48_000); // 384 kB: about 3 s at this speed
-    const downloadFlow = () => [
-      TAB,
-      remoteConfig(slow.url),
-      { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [['saved']] },
-      { id: 'saved', type: 'helper', z: 'tab' },
-      ...catchAll(),
-    ];
-    try {
-      const uid = (await client.uploadMedia({ file: original, fileName: 'talk.wav' })).uid;
+    // 128 kB/s: about 3 s for the whole file.
+    await withSlowDownload(128 * 1024, async (slow, uid, original, folder) => {
+      const downloadFlow = () => [
+        TAB,
+        remoteConfig(slow.url),
+        { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [['saved']] },
+        { id: 'saved', type: 'helper', z: 'tab' },
+        ...catchAll(),
+      ];
       await loadFlow(downloadFlow(), { svc: { apiKey: slow.apiKey } });
       helper.getNode('download').receive({ media_uid: uid, topic: 'talk' });
       const part = join(folder, `.${uid}.PRE.part`);
@@ -111,21 +124,11 @@ describe('nodes: messages kept across redeploys', function () {
       const fileRequests = slow.requests().filter((r) => r.path.includes('/file'));
       assert.deepEqual(fileRequests.map((r) => r.status), [200, 206], 'the second request asked only for the rest');
       assert.deepEqual(await fsp.readdir(folder), ['talk.wav'], 'no part is left');
-    } finally {
-      await helper.unload();
-      await client.close();
-      await slow.close();
-      await fsp.rm(folder, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a download node deleted mid-download: its message is dropped and its part file removed with it', async () => {
-    const slow = await startClientTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: 64 * 1024 }, limits: { downloadFile: null } });
-    const { MediaEnhanceClient } = await import('../../src/client');
-    const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
-    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-dropped-'));
-    try {
-      const uid = (await client.uploadMedia({ file: makeWav(4, 48_000), fileName: 'talk.wav' })).uid;
+    await withSlowDownload(64 * 1024, async (slow, uid, _original, folder) => {
       await loadFlow([TAB, remoteConfig(slow.url), { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [[]] }], { svc: { apiKey: slow.apiKey } });
       helper.getNode('download').receive({ media_uid: uid });
       const part = join(folder, `.${uid}.PRE.part`);
@@ -134,12 +137,7 @@ describe('nodes: messages kept across redeploys', function () {
       await helper.setFlows(placed([TAB, remoteConfig(slow.url)]), 'full', { svc: { apiKey: slow.apiKey } });
       await until(async () => (await fsp.readdir(folder)).length === 0, 'the part is removed');
       assert.deepEqual(await entries('download'), []);
-    } finally {
-      await helper.unload();
-      await client.close();
-      await slow.close();
-      await fsp.rm(folder, { recursive: true, force: true });
-    }
+    });
   });
 
   it('enhance file cut by a full deploy after its upload goes on waiting and downloading, without a second upload', async () => {

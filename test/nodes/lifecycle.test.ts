@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
 import { makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, nextInput, placed, remoteConfig, sleep, statusTexts, stopHelper, TAB } from './flow-helper';
+import { catchAll, collect, helper, initHelper, loadFlow, nextInput, placed, remoteConfig, sleep, statusTexts, stopHelper, TAB, unloadFlow } from './flow-helper';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { hooks } = require('@node-red/util') as { hooks: { add(id: string, fn: (event: { msg: { topic?: unknown }; node: { id: string } }) => void): void; remove(id: string): void } };
@@ -32,21 +32,15 @@ function activeTimers(): number {
 describe('nodes: redeploy and stop while messages are in flight', function () {
   this.timeout(60_000);
   let engine: ClientTestEngine;
-  let userDir: string;
-
   before(async () => {
-    userDir = await initHelper();
+    await initHelper();
     engine = await startClientTestEngine({ processingDelayMs: 3_000, limits: { uploadMedia: null } });
   });
   after(async () => {
     await stopHelper();
     await engine.close();
   });
-  afterEach(async () => {
-    await helper.unload();
-    // A wait still in flight when a test ends is kept for the next start: each test starts without any.
-    await fsp.rm(join(userDir, 'media-enhance'), { recursive: true, force: true });
-  });
+  afterEach(unloadFlow);
 
   function flow(waitName: string, keepAcrossRestarts = true): object[] {
     return [
