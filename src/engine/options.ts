@@ -156,10 +156,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   if (typeof options.dataDir !== 'string' || options.dataDir.length === 0) throw new TypeError('dataDir: a folder path is required');
   const windowMs = checked('windowMs', options.windowMs ?? DEFAULT_WINDOW_MS, RULES.positiveTimeoutMs);
   const host = options.host ?? '127.0.0.1';
-  const maxLimitingDb = options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
-  if (typeof maxLimitingDb !== 'number' || !(maxLimitingDb >= 0) || maxLimitingDb === Infinity) {
-    throw new TypeError(`maxLimitingDb: must be a number of dB, 0 or more (got ${typeof maxLimitingDb === 'string' ? `"${maxLimitingDb}"` : String(maxLimitingDb)})`);
-  }
+  const maxLimitingDb = checked('maxLimitingDb', options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB, RULES.nonNegative);
   return {
     host,
     port: checked('port', options.port ?? 0, RULES.port),

@@ -176,7 +176,7 @@ describe('engine: loudness processing of audio and video', function () {
     } finally {
       await bounded.dispose();
     }
-    await assert.rejects(startTestEngine({ maxLimitingDb: -1 }), /^TypeError: maxLimitingDb: must be a number of dB, 0 or more \(got -1\)$/);
+    await assert.rejects(startTestEngine({ maxLimitingDb: -1 }), /^TypeError: maxLimitingDb: must be a number of at least 0 \(got -1\)$/);
     const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = execFile(process.execPath, [join(__dirname, '..', '..', 'src', 'engine', 'cli.js'), '--max-limiting-db=-1'], (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
     });
