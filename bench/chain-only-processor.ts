@@ -7,6 +7,11 @@ import type { ProcessJob, ProcessResult, ThreadHelp } from '../src/engine/proces
 export { runTask } from '../src/engine/enhance-processor';
 
 export async function processMedia(job: ProcessJob, _context: unknown, help?: ThreadHelp): Promise<ProcessResult> {
-  const report = await enhanceWavFile(job.inputPath, job.outputPath, { model: job.settings.enhancement_model as EnhancementModel, level: job.settings.enhancement_level ?? 100 }, help);
+  const report = await enhanceWavFile(
+    job.inputPath,
+    job.outputPath,
+    { model: job.settings.enhancement_model as EnhancementModel, level: job.settings.enhancement_level ?? 100 },
+    help,
+  );
   return { params: { threads: report.threads }, output: job.input };
 }

@@ -40,16 +40,34 @@ async function writeWav(path: string, size: number): Promise<void> {
     if (!out.write(b)) await once(out, 'drain');
   };
   await write(header);
-  for (let left = dataBytes; left > 0; left -= chunk.length) await write(left >= chunk.length ? chunk : chunk.subarray(0, left));
+  for (let left = dataBytes; left > 0; left -= chunk.length)
+    await write(left >= chunk.length ? chunk : chunk.subarray(0, left));
   out.end();
   await once(out, 'finish');
 }
 
-async function curlTransfers(url: string, apiKey: string, input: string, output: string): Promise<{ uploadMs: number; downloadMs: number }> {
+async function curlTransfers(
+  url: string,
+  apiKey: string,
+  input: string,
+  output: string,
+): Promise<{ uploadMs: number; downloadMs: number }> {
   const t0 = performance.now();
-  const { stdout } = await run$('curl', ['-sS', '--fail', '-H', `x-api-key: ${apiKey}`, '-F', `file=@${input};type=application/octet-stream`, `${url}/v2/medias`], {
-    maxBuffer: 1 * MiB,
-  });
+  const { stdout } = await run$(
+    'curl',
+    [
+      '-sS',
+      '--fail',
+      '-H',
+      `x-api-key: ${apiKey}`,
+      '-F',
+      `file=@${input};type=application/octet-stream`,
+      `${url}/v2/medias`,
+    ],
+    {
+      maxBuffer: 1 * MiB,
+    },
+  );
   const uploadMs = performance.now() - t0;
   const { uid } = JSON.parse(stdout) as { uid: string };
   const client = new MediaEnhanceClient({ baseUrl: url, apiKey, poll: { initialMs: [200, 300], longMs: [200, 300] } });
@@ -66,7 +84,9 @@ async function bareStreamRss(input: string): Promise<number> {
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = sink.address() as AddressInfo;
-    const child = await run$(process.execPath, [join(__dirname, 'stream-reference.js'), String(port), input], { maxBuffer: MiB });
+    const child = await run$(process.execPath, [join(__dirname, 'stream-reference.js'), String(port), input], {
+      maxBuffer: MiB,
+    });
     return (JSON.parse(child.stdout) as { rssGrowth: number }).rssGrowth;
   } finally {
     sink.close();
@@ -76,25 +96,63 @@ async function bareStreamRss(input: string): Promise<number> {
 export async function run(): Promise<BenchReport> {
   const dir = await fsp.mkdtemp(join(tmpdir(), 'me-bench-transfer-'));
   const apiKey = 'bench-key';
-  const engine = await startEngine({ port: 0, apiKeys: [apiKey], dataDir: join(dir, 'engine'), maxUploadBytes: SIZE * 2 });
+  const engine = await startEngine({
+    port: 0,
+    apiKeys: [apiKey],
+    dataDir: join(dir, 'engine'),
+    maxUploadBytes: SIZE * 2,
+  });
   try {
     const input = join(dir, 'input.wav');
     await writeWav(input, SIZE);
     const mib = SIZE / MiB;
     const curl = await curlTransfers(engine.url, apiKey, input, join(dir, 'curl-out.wav'));
     await fsp.rm(join(dir, 'curl-out.wav'));
-    const child = await run$(process.execPath, [join(__dirname, 'transfer-client.js'), engine.url, apiKey, input, join(dir, 'client-out.wav')], { maxBuffer: MiB });
-    const client = JSON.parse(child.stdout) as { uploadMs: number; downloadMs: number; bytes: number; rssGrowth: number };
+    const child = await run$(
+      process.execPath,
+      [join(__dirname, 'transfer-client.js'), engine.url, apiKey, input, join(dir, 'client-out.wav')],
+      { maxBuffer: MiB },
+    );
+    const client = JSON.parse(child.stdout) as {
+      uploadMs: number;
+      downloadMs: number;
+      bytes: number;
+      rssGrowth: number;
+    };
     const floor = await bareStreamRss(input);
     const speed = (ms: number) => `${(mib / (ms / 1000)).toFixed(0)} MiB/s`;
     return {
       title: `Client transfers: upload then download of ${mib.toFixed(0)} MiB through the local engine`,
       table: [
         ['measure', 'client', 'curl', 'client / curl', 'goal'],
-        ['upload throughput', speed(client.uploadMs), speed(curl.uploadMs), (curl.uploadMs / client.uploadMs).toFixed(2), '>= 0.8'],
-        ['download throughput', speed(client.downloadMs), speed(curl.downloadMs), (curl.downloadMs / client.downloadMs).toFixed(2), '>= 0.8'],
-        ['peak RSS growth of the client process', `${(client.rssGrowth / MiB).toFixed(1)} MiB`, '', `${((client.rssGrowth / SIZE) * 100).toFixed(2)} % of the file`, '< 64 MiB'],
-        ['peak RSS growth, bare Node stream of the file into a socket (the floor)', `${(floor / MiB).toFixed(1)} MiB`, '', `client / floor ${(client.rssGrowth / floor).toFixed(2)}`, ''],
+        [
+          'upload throughput',
+          speed(client.uploadMs),
+          speed(curl.uploadMs),
+          (curl.uploadMs / client.uploadMs).toFixed(2),
+          '>= 0.8',
+        ],
+        [
+          'download throughput',
+          speed(client.downloadMs),
+          speed(curl.downloadMs),
+          (curl.downloadMs / client.downloadMs).toFixed(2),
+          '>= 0.8',
+        ],
+        [
+          'peak RSS growth of the client process',
+          `${(client.rssGrowth / MiB).toFixed(1)} MiB`,
+          '',
+          `${((client.rssGrowth / SIZE) * 100).toFixed(2)} % of the file`,
+          '< 64 MiB',
+        ],
+        [
+          'peak RSS growth, bare Node stream of the file into a socket (the floor)',
+          `${(floor / MiB).toFixed(1)} MiB`,
+          '',
+          `client / floor ${(client.rssGrowth / floor).toFixed(2)}`,
+          '',
+        ],
       ],
       notes: [
         'The engine runs in the benchmark process; the client runs in a child process of its own, so its memory is measured alone.',

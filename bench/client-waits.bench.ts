@@ -32,7 +32,12 @@ export async function run(): Promise<BenchReport> {
     processingDelayMs: PROCESSING_MS,
     onRequest: (entry) => log.push({ at: entry.at, path: entry.path, status: entry.status }),
   });
-  const client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey, windowMs: WINDOW_MS, limits: { uploadMedia: 10_000 } });
+  const client = new MediaEnhanceClient({
+    baseUrl: engine.url,
+    apiKey,
+    windowMs: WINDOW_MS,
+    limits: { uploadMedia: 10_000 },
+  });
   try {
     // Uploads spread over 10 s, so jobs complete spread over 10 s too, all 200 waiting in between.
     const media: { uid: string }[] = [];
@@ -64,21 +69,49 @@ export async function run(): Promise<BenchReport> {
     const firstCompletion = Math.min(...completedAt.values());
     const metadata = log.filter((r) => r.path.endsWith('/metadata'));
     const windows: number[] = [];
-    for (let t = started; t + WINDOW_MS <= finished; t += 500) windows.push(metadata.filter((r) => r.at >= t && r.at < t + WINDOW_MS).length);
+    for (let t = started; t + WINDOW_MS <= finished; t += 500)
+      windows.push(metadata.filter((r) => r.at >= t && r.at < t + WINDOW_MS).length);
     const busyWindows: number[] = [];
-    for (let t = started; t + WINDOW_MS <= firstCompletion; t += 500) busyWindows.push(metadata.filter((r) => r.at >= t && r.at < t + WINDOW_MS).length);
+    for (let t = started; t + WINDOW_MS <= firstCompletion; t += 500)
+      busyWindows.push(metadata.filter((r) => r.at >= t && r.at < t + WINDOW_MS).length);
     const rejected = log.filter((r) => r.status === 429).length;
     return {
       title: `${JOBS} concurrent waits, metadata limit ${LIMIT} per ${WINDOW_MS / 1000} s window`,
       table: [
         ['measure', 'value', 'reference', 'ratio', 'goal'],
         ['429 answers seen', String(rejected), '0', '', '0'],
-        ['status requests in the busiest window', String(Math.max(...windows)), `${LIMIT} (limit)`, (Math.max(...windows) / LIMIT).toFixed(2), '<= 1.0'],
-        ['status requests per window while all jobs wait (lowest)', String(Math.min(...busyWindows)), `${LIMIT} (limit)`, (Math.min(...busyWindows) / LIMIT).toFixed(2), '>= 0.9'],
-        ['completion-to-resolve delay p50', `${(percentile(delays, 50) / 1000).toFixed(1)} s`, `${(percentile(bound, 50) / 1000).toFixed(1)} s`, (percentile(delays, 50) / percentile(bound, 50)).toFixed(2), 'close to 1'],
-        ['completion-to-resolve delay p95', `${(percentile(delays, 95) / 1000).toFixed(1)} s`, `${(percentile(bound, 95) / 1000).toFixed(1)} s`, (percentile(delays, 95) / percentile(bound, 95)).toFixed(2), 'close to 1'],
+        [
+          'status requests in the busiest window',
+          String(Math.max(...windows)),
+          `${LIMIT} (limit)`,
+          (Math.max(...windows) / LIMIT).toFixed(2),
+          '<= 1.0',
+        ],
+        [
+          'status requests per window while all jobs wait (lowest)',
+          String(Math.min(...busyWindows)),
+          `${LIMIT} (limit)`,
+          (Math.min(...busyWindows) / LIMIT).toFixed(2),
+          '>= 0.9',
+        ],
+        [
+          'completion-to-resolve delay p50',
+          `${(percentile(delays, 50) / 1000).toFixed(1)} s`,
+          `${(percentile(bound, 50) / 1000).toFixed(1)} s`,
+          (percentile(delays, 50) / percentile(bound, 50)).toFixed(2),
+          'close to 1',
+        ],
+        [
+          'completion-to-resolve delay p95',
+          `${(percentile(delays, 95) / 1000).toFixed(1)} s`,
+          `${(percentile(bound, 95) / 1000).toFixed(1)} s`,
+          (percentile(delays, 95) / percentile(bound, 95)).toFixed(2),
+          'close to 1',
+        ],
       ],
-      notes: ['The reference for the delay is the lower bound the budget allows: half the interval at which each waiting job can be asked.'],
+      notes: [
+        'The reference for the delay is the lower bound the budget allows: half the interval at which each waiting job can be asked.',
+      ],
     };
   } finally {
     await client.close();

@@ -57,7 +57,18 @@ async function load(origin: string, path: string): Promise<{ perSecond: number; 
 
 export async function run(): Promise<BenchReport> {
   const dir = await fsp.mkdtemp(join(tmpdir(), 'me-bench-engine-'));
-  const engine = await startChild([join(__dirname, '..', 'src', 'engine', 'cli.js'), '--port', '0', '--key', KEY, '--data-dir', dir, '--limit-metadata', '100000000', '--quiet']);
+  const engine = await startChild([
+    join(__dirname, '..', 'src', 'engine', 'cli.js'),
+    '--port',
+    '0',
+    '--key',
+    KEY,
+    '--data-dir',
+    dir,
+    '--limit-metadata',
+    '100000000',
+    '--quiet',
+  ]);
   const bare = await startChild(['-e', BARE_SERVER]);
   try {
     const form = new FormData();
@@ -65,7 +76,11 @@ export async function run(): Promise<BenchReport> {
     wav.write('RIFF', 0);
     wav.write('WAVE', 8);
     form.append('file', wav, { filename: 'bench.wav' });
-    const created = await request(`${engine.url}/v2/medias`, { method: 'POST', headers: { ...form.getHeaders(), 'x-api-key': KEY }, body: form.getBuffer() });
+    const created = await request(`${engine.url}/v2/medias`, {
+      method: 'POST',
+      headers: { ...form.getHeaders(), 'x-api-key': KEY },
+      body: form.getBuffer(),
+    });
     const { uid } = (await created.body.json()) as { uid: string };
     await load(bare.url, '/'); // warm-up of the generator
     const reference = await load(bare.url, '/');
@@ -75,11 +90,17 @@ export async function run(): Promise<BenchReport> {
       table: [
         ['server', 'requests/s', 'non-200 answers', 'ratio to bare node:http', 'goal'],
         ['bare node:http, fixed JSON', reference.perSecond.toFixed(0), String(reference.errors), '1.00', ''],
-        ['local engine, GET .../metadata', measured.perSecond.toFixed(0), String(measured.errors), (measured.perSecond / reference.perSecond).toFixed(2), '>= 0.5'],
+        [
+          'local engine, GET .../metadata',
+          measured.perSecond.toFixed(0),
+          String(measured.errors),
+          (measured.perSecond / reference.perSecond).toFixed(2),
+          '>= 0.5',
+        ],
       ],
       notes: [
         'Each server runs in a child process; the load generator (undici Pool) runs in the benchmark process.',
-        'The engine\'s metadata limit is raised for the run so its rate limiter answers every request with 200 (it still counts each one).',
+        "The engine's metadata limit is raised for the run so its rate limiter answers every request with 200 (it still counts each one).",
       ],
     };
   } finally {

@@ -48,43 +48,108 @@ async function rnnoiseAlone(channels: number): Promise<number> {
 
 async function chainIn(pool: WorkerPool, input: string, dir: string): Promise<{ time: number; threads: number }> {
   let threads = 0;
-  const job = { inputPath: input, outputPath: join(dir, 'chain-out.wav'), input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' }, settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2', enhancement_level: 100 } } as const;
+  const job = {
+    inputPath: input,
+    outputPath: join(dir, 'chain-out.wav'),
+    input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' },
+    settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2', enhancement_level: 100 },
+  } as const;
   const time = await seconds(async () => (threads = (await pool.run(job)).params.threads as number));
   return { time, threads };
 }
 
 /** ffmpeg's own denoiser on the same file, float WAV out, process start included. */
-const afftdn = (input: string, dir: string) => seconds(() => exec('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', input, '-af', 'afftdn', '-c:a', 'pcm_f32le', join(dir, 'afftdn-out.wav')]));
+const afftdn = (input: string, dir: string) =>
+  seconds(() =>
+    exec('ffmpeg', [
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      input,
+      '-af',
+      'afftdn',
+      '-c:a',
+      'pcm_f32le',
+      join(dir, 'afftdn-out.wav'),
+    ]),
+  );
 
 export async function run(): Promise<BenchReport> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-enhance-speed-'));
   const module = join(__dirname, 'chain-only-processor.js');
-  const pools = [new WorkerPool(1, module, { ffmpegPath: 'ffmpeg' }), new WorkerPool(2, module, { ffmpegPath: 'ffmpeg' })];
+  const pools = [
+    new WorkerPool(1, module, { ffmpegPath: 'ffmpeg' }),
+    new WorkerPool(2, module, { ffmpegPath: 'ffmpeg' }),
+  ];
   const realtime = (time: number) => `${(SECONDS / time).toFixed(1)}x realtime`;
   const rows: string[][] = [['file, measure', 'value', 'reference', 'ratio', 'goal']];
   try {
     for (const file of FILES) {
       const input = join(dir, `${file.sampleRate}-${file.channels}.wav`);
-      await writeWavFile(input, { sampleRate: file.sampleRate, channels: file.channels, bits: 16 }, SECONDS, speechLike(file.sampleRate, file.channels, 21, -26));
+      await writeWavFile(
+        input,
+        { sampleRate: file.sampleRate, channels: file.channels, bits: 16 },
+        SECONDS,
+        speechLike(file.sampleRate, file.channels, 21, -26),
+      );
       for (const pool of pools) await chainIn(pool, input, dir); // warm-up: threads started, WebAssembly compiled
       await afftdn(input, dir);
       // Interleaved rounds, each figure the median of its rounds, so a passing load elsewhere weighs on all alike.
       const rounds: Round[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        rounds.push({ alone: await rnnoiseAlone(file.channels), one: await chainIn(pools[0], input, dir), two: await chainIn(pools[1], input, dir), afftdn: await afftdn(input, dir) });
+        rounds.push({
+          alone: await rnnoiseAlone(file.channels),
+          one: await chainIn(pools[0], input, dir),
+          two: await chainIn(pools[1], input, dir),
+          afftdn: await afftdn(input, dir),
+        });
       }
-      const median = <T>(pick: (r: Round) => T, time: (value: T) => number) => rounds.map(pick).sort((a, b) => time(a) - time(b))[Math.floor(ROUNDS / 2)];
-      const alone = median((r) => r.alone, (t) => t);
-      const one = median((r) => r.one, (r) => r.time);
-      const two = median((r) => r.two, (r) => r.time);
-      const ffmpeg = median((r) => r.afftdn, (t) => t);
+      const median = <T>(pick: (r: Round) => T, time: (value: T) => number) =>
+        rounds.map(pick).sort((a, b) => time(a) - time(b))[Math.floor(ROUNDS / 2)];
+      const alone = median(
+        (r) => r.alone,
+        (t) => t,
+      );
+      const one = median(
+        (r) => r.one,
+        (r) => r.time,
+      );
+      const two = median(
+        (r) => r.two,
+        (r) => r.time,
+      );
+      const ffmpeg = median(
+        (r) => r.afftdn,
+        (t) => t,
+      );
       rows.push(
-        [`${file.name}: whole chain, pool of 1 (on ${one.threads} thread)`, realtime(one.time), `RNNoise alone on the same channels, one thread: ${realtime(alone)}`, (alone / one.time).toFixed(2), '>= 0.7'],
-        [`${file.name}: whole chain, pool of 2 (on ${two.threads} thread${two.threads > 1 ? 's' : ''})`, realtime(two.time), `RNNoise alone: ${realtime(alone)}`, (alone / two.time).toFixed(2), ''],
-        [`${file.name}: whole chain, pool of 1, against ffmpeg afftdn on the same file`, realtime(one.time), `afftdn: ${realtime(ffmpeg)}`, (ffmpeg / one.time).toFixed(2), ''],
+        [
+          `${file.name}: whole chain, pool of 1 (on ${one.threads} thread)`,
+          realtime(one.time),
+          `RNNoise alone on the same channels, one thread: ${realtime(alone)}`,
+          (alone / one.time).toFixed(2),
+          '>= 0.7',
+        ],
+        [
+          `${file.name}: whole chain, pool of 2 (on ${two.threads} thread${two.threads > 1 ? 's' : ''})`,
+          realtime(two.time),
+          `RNNoise alone: ${realtime(alone)}`,
+          (alone / two.time).toFixed(2),
+          '',
+        ],
+        [
+          `${file.name}: whole chain, pool of 1, against ffmpeg afftdn on the same file`,
+          realtime(one.time),
+          `afftdn: ${realtime(ffmpeg)}`,
+          (ffmpeg / one.time).toFixed(2),
+          '',
+        ],
       );
       // One channel runs on one thread: a second thread has nothing to take.
-      if (two.threads > 1) rows.push([`${file.name}: 2 threads against 1`, `${(one.time / two.time).toFixed(2)}x faster`, '', '', '']);
+      if (two.threads > 1)
+        rows.push([`${file.name}: 2 threads against 1`, `${(one.time / two.time).toFixed(2)}x faster`, '', '', '']);
     }
     return {
       title: `Speech enhancement speed: ${SECONDS} s files through LARK_V2 in the worker pool, 1 and 2 threads`,

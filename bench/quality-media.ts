@@ -15,7 +15,19 @@ export async function readMono(path: string): Promise<Float32Array> {
 /** The sample `times` over, at 48 kHz float, through an ffmpeg filter of choice (default: none). */
 export async function speech(dir: string, name: string, times: number, filter = 'anull'): Promise<Float32Array> {
   const path = join(dir, `${name}.wav`);
-  await ffmpeg(['-stream_loop', String(times - 1), '-i', SPEECH_SAMPLE, '-af', filter, '-ar', String(RATE), '-c:a', 'pcm_f32le', path]);
+  await ffmpeg([
+    '-stream_loop',
+    String(times - 1),
+    '-i',
+    SPEECH_SAMPLE,
+    '-af',
+    filter,
+    '-ar',
+    String(RATE),
+    '-c:a',
+    'pcm_f32le',
+    path,
+  ]);
   return readMono(path);
 }
 
@@ -39,7 +51,10 @@ export function hum(length: number): Float32Array {
   const out = new Float32Array(length);
   for (let h = 1; h <= 10; h++) {
     const amplitude = (h % 2 ? 1 : 0.5) / h;
-    for (let i = 0; i < length; i++) out[i] += amplitude * Math.sin((2 * Math.PI * 50 * h * i) / RATE + h * 1.3 + 0.2 * Math.sin((2 * Math.PI * 0.1 * i) / RATE));
+    for (let i = 0; i < length; i++)
+      out[i] +=
+        amplitude *
+        Math.sin((2 * Math.PI * 50 * h * i) / RATE + h * 1.3 + 0.2 * Math.sin((2 * Math.PI * 0.1 * i) / RATE));
   }
   return out;
 }

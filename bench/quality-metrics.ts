@@ -35,7 +35,8 @@ export function align(reference: Float32Array, output: Float32Array, sampleRate:
   let lag = 0;
   for (let d = -range; d <= range; d++) {
     let sum = 0;
-    for (let i = excerpt; i < excerpt + sampleRate && i + d < output.length; i += 4) if (i + d >= 0) sum += reference[i] * output[i + d];
+    for (let i = excerpt; i < excerpt + sampleRate && i + d < output.length; i += 4)
+      if (i + d >= 0) sum += reference[i] * output[i + d];
     if (sum > best) [best, lag] = [sum, d];
   }
   const shifted = new Float32Array(reference.length);
@@ -94,7 +95,8 @@ export function magnitudeSegmentalSnr(clean: Float32Array, aligned: Float32Array
   const window = Float64Array.from({ length }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / length));
   const spectra = (signal: Float32Array) => {
     const frames: Float64Array[] = [];
-    for (let at = 0; at + length <= signal.length; at += hop) frames.push(magnitudes(signal.subarray(at, at + length), window, size));
+    for (let at = 0; at + length <= signal.length; at += hop)
+      frames.push(magnitudes(signal.subarray(at, at + length), window, size));
     return frames;
   };
   const reference = spectra(clean);

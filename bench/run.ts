@@ -27,7 +27,12 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith('.bench.js'))
     .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
     .sort();
-  const sections = [`# Benchmark results`, '', `Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${new Date().toISOString()}.`, 'Every figure is a ratio against a reference measured in the same run.'];
+  const sections = [
+    `# Benchmark results`,
+    '',
+    `Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${new Date().toISOString()}.`,
+    'Every figure is a ratio against a reference measured in the same run.',
+  ];
   for (const file of files) {
     const mod = (await import(join(__dirname, file))) as { run: () => Promise<BenchReport> };
     console.error(`running ${file} ...`);

@@ -54,12 +54,16 @@ export function causeOf(failure: FailureRecord, engineRestarts: ChaosEvent[]): s
   if (/injected fault: internal error/.test(message)) return 'injected: 500 (an upload is not sent twice)';
   // While the engine is away every request is refused; its retries can be used up before it is back.
   const aroundRestart = engineRestarts.some((e) => failure.at >= e.at && failure.at <= e.backAt + RESTART_GRACE_MS);
-  if (aroundRestart && (code === 'NETWORK' || code === 'RATE_LIMITED' || /other side closed|terminated|socket/i.test(message))) {
+  if (
+    aroundRestart &&
+    (code === 'NETWORK' || code === 'RATE_LIMITED' || /other side closed|terminated|socket/i.test(message))
+  ) {
     return 'engine restart: retries used up while it was away';
   }
   if (/injected fault: service unavailable/.test(message)) return 'injected: 503, retries used up';
   if (code === 'RATE_LIMITED') return '429, retries used up';
-  if (/other side closed|terminated|ECONNRESET|socket hang up|broke off/i.test(message)) return 'injected: connection reset mid-answer';
+  if (/other side closed|terminated|ECONNRESET|socket hang up|broke off/i.test(message))
+    return 'injected: connection reset mid-answer';
   return 'unexplained';
 }
 
@@ -74,7 +78,10 @@ export function tally(
   lastAskedAbout: Map<string, number> = new Map(),
 ): Tally {
   const outputsOf = groupBy(outputs, (r) => r.input);
-  const failuresOf = groupBy(failures.filter((f) => f.input), (f) => f.input!);
+  const failuresOf = groupBy(
+    failures.filter((f) => f.input),
+    (f) => f.input!,
+  );
   const mediaOf = groupBy(accepted, (m) => m.fileName);
   const named = new Set([...outputs.map((r) => r.media_uid), ...failures.map((f) => f.media_uid)].filter(Boolean));
   const dropped = inputs.filter((i) => droppedAt.has(i.name));
@@ -98,7 +105,9 @@ export function tally(
   for (const media of accepted) {
     if (lostNames.has(media.fileName) || named.has(media.uid)) continue;
     const uploadFailure = failuresOf.get(media.fileName)?.find((f) => !f.media_uid);
-    const why = uploadFailure ? `the upload failed at the flow (${uploadFailure.code}: ${uploadFailure.message.slice(0, 120)}) after the engine accepted it` : 'another upload of the same input had the outcome';
+    const why = uploadFailure
+      ? `the upload failed at the flow (${uploadFailure.code}: ${uploadFailure.message.slice(0, 120)}) after the engine accepted it`
+      : 'another upload of the same input had the outcome';
     orphaned.push({ media, why });
   }
   const engineRestarts = events.filter((e) => e.name.startsWith('engine'));

@@ -13,7 +13,8 @@ export async function deployFull(baseUrl: string, flows: object[]): Promise<void
     ...TIMEOUT,
   });
   const text = await res.body.text();
-  if (res.statusCode !== 204 && res.statusCode !== 200) throw new Error(`full deploy answered ${res.statusCode}: ${text.slice(0, 500)}`);
+  if (res.statusCode !== 204 && res.statusCode !== 200)
+    throw new Error(`full deploy answered ${res.statusCode}: ${text.slice(0, 500)}`);
 }
 
 /** GET /credentials/<type>/<id>: `has_<name>` for a password credential. */

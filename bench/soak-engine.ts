@@ -30,19 +30,32 @@ export interface EngineSetup {
   key: string;
 }
 
-export async function startEngineProcess(setup: EngineSetup, logFile: string, timeoutMs = 30_000): Promise<RunningProcess> {
+export async function startEngineProcess(
+  setup: EngineSetup,
+  logFile: string,
+  timeoutMs = 30_000,
+): Promise<RunningProcess> {
   const args = [
     setup.cliPath,
-    '--port', String(setup.port),
-    '--data-dir', setup.dataDir,
-    '--window-ms', String(ENGINE_LIMITS.windowMs),
-    '--limit-upload', String(ENGINE_LIMITS.upload),
-    '--limit-metadata', String(ENGINE_LIMITS.metadata),
-    '--limit-download', String(ENGINE_LIMITS.download),
+    '--port',
+    String(setup.port),
+    '--data-dir',
+    setup.dataDir,
+    '--window-ms',
+    String(ENGINE_LIMITS.windowMs),
+    '--limit-upload',
+    String(ENGINE_LIMITS.upload),
+    '--limit-metadata',
+    String(ENGINE_LIMITS.metadata),
+    '--limit-download',
+    String(ENGINE_LIMITS.download),
     ...Object.entries(ENGINE_FAULTS).flat(),
   ];
   // The key in the environment, not on the command line, where any local user could read it.
-  const child = spawn(process.execPath, args, { env: { ...process.env, MEDIA_ENHANCE_KEYS: setup.key }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, MEDIA_ENHANCE_KEYS: setup.key },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const engine = supervise(child, logFile);
   const deadline = Date.now() + timeoutMs;
   while (!/engine listening on http:\/\/127\.0\.0\.1:\d+/.test(engine.output())) {
@@ -74,7 +87,13 @@ export function countAnswers(logs: string[]): EngineAnswers {
     let forcedLeft = Number(ENGINE_FAULTS['--fault-429']);
     for (const match of log.matchAll(/^\S+ (GET|POST) (\S+) (\d{3}) /gm)) {
       const [, method, path, status] = match;
-      const operation = path.startsWith('/v2/medias/') ? (path.includes('/file') ? 'download' : 'metadata') : path === '/v2/medias' ? 'upload' : path;
+      const operation = path.startsWith('/v2/medias/')
+        ? path.includes('/file')
+          ? 'download'
+          : 'metadata'
+        : path === '/v2/medias'
+          ? 'upload'
+          : path;
       const key = `${method} ${operation} ${status}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
       if (!['upload', 'metadata', 'download'].includes(operation) || status === '500' || status === '503') continue;
@@ -129,14 +148,29 @@ export async function readAcceptedMedia(dataDir: string): Promise<AcceptedMedia[
       enhancement_status: string;
       inserted_at: string;
       error?: { code: string; message: string };
-      enhancement_params?: { output_loudness_lufs?: number; output_true_peak_dbtp?: number; limiter_reduction_db?: number };
+      enhancement_params?: {
+        output_loudness_lufs?: number;
+        output_true_peak_dbtp?: number;
+        limiter_reduction_db?: number;
+      };
     };
     const params = meta.enhancement_params;
     const output =
       typeof params?.output_loudness_lufs === 'number' && typeof params.output_true_peak_dbtp === 'number'
-        ? { loudnessLufs: params.output_loudness_lufs, truePeakDbtp: params.output_true_peak_dbtp, limiterReductionDb: params.limiter_reduction_db ?? 0 }
+        ? {
+            loudnessLufs: params.output_loudness_lufs,
+            truePeakDbtp: params.output_true_peak_dbtp,
+            limiterReductionDb: params.limiter_reduction_db ?? 0,
+          }
         : undefined;
-    media.push({ uid: meta.uid, fileName: meta.file_name, status: meta.enhancement_status, insertedAt: Date.parse(meta.inserted_at), error: meta.error, output });
+    media.push({
+      uid: meta.uid,
+      fileName: meta.file_name,
+      status: meta.enhancement_status,
+      insertedAt: Date.parse(meta.inserted_at),
+      error: meta.error,
+      output,
+    });
   }
   return media;
 }

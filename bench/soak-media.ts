@@ -20,7 +20,13 @@ export interface SoakInput {
 
 const RATES = [16_000, 22_050, 32_000, 44_100, 48_000];
 
-function signal(kind: SoakInput['kind'], index: number, sampleRate: number, channels: number, frames: number): Float32Array[] {
+function signal(
+  kind: SoakInput['kind'],
+  index: number,
+  sampleRate: number,
+  channels: number,
+  frames: number,
+): Float32Array[] {
   if (kind === 'chord') {
     // Two notes of their own per input, 5 Hz apart from the next input's.
     const root = 180 + 5 * index;
@@ -56,7 +62,15 @@ export async function makeInputs(count: number, staging: string): Promise<SoakIn
     const name = `take-${String(i + 1).padStart(3, '0')}.wav`;
     const staged = join(staging, name);
     await fsp.writeFile(staged, wav);
-    inputs.push({ name, staged, sha256: createHash('sha256').update(wav).digest('hex'), frames, sampleRate, channels, kind });
+    inputs.push({
+      name,
+      staged,
+      sha256: createHash('sha256').update(wav).digest('hex'),
+      frames,
+      sampleRate,
+      channels,
+      kind,
+    });
   }
   return inputs;
 }

@@ -24,21 +24,29 @@ export interface WavShape {
 
 /** Reads a WAV's chunks; throws what is wrong when it is not one whole WAV file. */
 export function wavShape(bytes: Buffer): WavShape {
-  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE') throw new Error('not a RIFF/WAVE file');
+  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE')
+    throw new Error('not a RIFF/WAVE file');
   const riffEnd = 8 + bytes.readUInt32LE(4);
-  if (riffEnd !== bytes.length && riffEnd + 1 !== bytes.length) throw new Error(`the RIFF header says ${riffEnd} bytes, the file has ${bytes.length}`);
+  if (riffEnd !== bytes.length && riffEnd + 1 !== bytes.length)
+    throw new Error(`the RIFF header says ${riffEnd} bytes, the file has ${bytes.length}`);
   let fmt: { channels: number; sampleRate: number; blockAlign: number } | undefined;
   let dataBytes: number | undefined;
-  for (let at = 12; at + 8 <= bytes.length; ) {
+  for (let at = 12; at + 8 <= bytes.length;) {
     const id = bytes.toString('latin1', at, at + 4);
     const size = bytes.readUInt32LE(at + 4);
     if (at + 8 + size > bytes.length) throw new Error(`chunk "${id}" runs past the end of the file`);
-    if (id === 'fmt ') fmt = { channels: bytes.readUInt16LE(at + 10), sampleRate: bytes.readUInt32LE(at + 12), blockAlign: bytes.readUInt16LE(at + 20) };
+    if (id === 'fmt ')
+      fmt = {
+        channels: bytes.readUInt16LE(at + 10),
+        sampleRate: bytes.readUInt32LE(at + 12),
+        blockAlign: bytes.readUInt16LE(at + 20),
+      };
     if (id === 'data') dataBytes = size;
     at += 8 + size + (size % 2);
   }
   if (!fmt || dataBytes === undefined) throw new Error('no fmt or data chunk');
-  if (dataBytes % fmt.blockAlign !== 0) throw new Error(`${dataBytes} data bytes is not a whole number of ${fmt.blockAlign}-byte frames`);
+  if (dataBytes % fmt.blockAlign !== 0)
+    throw new Error(`${dataBytes} data bytes is not a whole number of ${fmt.blockAlign}-byte frames`);
   return { sampleRate: fmt.sampleRate, channels: fmt.channels, frames: dataBytes / fmt.blockAlign };
 }
 
@@ -51,30 +59,39 @@ export async function checkOutput(record: OutputRecord, input: SoakInput): Promi
   const problems: string[] = [];
   try {
     const original = await fsp.readFile(record.original);
-    if (createHash('sha256').update(original).digest('hex') !== input.sha256) problems.push(`the original ${record.original} differs from the input`);
+    if (createHash('sha256').update(original).digest('hex') !== input.sha256)
+      problems.push(`the original ${record.original} differs from the input`);
   } catch (err) {
     problems.push(`the original: ${(err as Error).message}`);
   }
   try {
     const shape = wavShape(await fsp.readFile(record.output));
     const expected = { sampleRate: input.sampleRate, channels: input.channels, frames: input.frames };
-    if (JSON.stringify(shape) !== JSON.stringify(expected)) problems.push(`the enhanced file is ${JSON.stringify(shape)}, the input ${JSON.stringify(expected)}`);
+    if (JSON.stringify(shape) !== JSON.stringify(expected))
+      problems.push(`the enhanced file is ${JSON.stringify(shape)}, the input ${JSON.stringify(expected)}`);
   } catch (err) {
     problems.push(`the enhanced file: ${(err as Error).message}`);
   }
   return { input: input.name, problems };
 }
 
-export type LoudnessVerdict = 'on target' | 'below target, held at the true-peak ceiling' | 'off target' | 'true peak above the ceiling';
+export type LoudnessVerdict =
+  'on target' | 'below target, held at the true-peak ceiling' | 'off target' | 'true peak above the ceiling';
 
 /**
  * Where an output stands against the target: on it (within the tolerance), below it because the limiter
  * held the true-peak ceiling (the ceiling wins over the target, by design), or neither.
  */
-export function loudnessVerdict(integratedLufs: number, truePeakDbtp: number, limiterReductionDb: number, peakTolerance = TRUE_PEAK_TOLERANCE_DB): LoudnessVerdict {
+export function loudnessVerdict(
+  integratedLufs: number,
+  truePeakDbtp: number,
+  limiterReductionDb: number,
+  peakTolerance = TRUE_PEAK_TOLERANCE_DB,
+): LoudnessVerdict {
   if (truePeakDbtp > TRUE_PEAK_LIMIT + peakTolerance) return 'true peak above the ceiling';
   if (Math.abs(integratedLufs - LOUDNESS_TARGET) <= LOUDNESS_TOLERANCE_LU) return 'on target';
-  if (integratedLufs < LOUDNESS_TARGET && limiterReductionDb > 0 && truePeakDbtp >= TRUE_PEAK_LIMIT - 0.5) return 'below target, held at the true-peak ceiling';
+  if (integratedLufs < LOUDNESS_TARGET && limiterReductionDb > 0 && truePeakDbtp >= TRUE_PEAK_LIMIT - 0.5)
+    return 'below target, held at the true-peak ceiling';
   return 'off target';
 }
 

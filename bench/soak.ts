@@ -14,8 +14,24 @@ import { ROOT } from '../scripts/node-red-process';
 import { freePort } from '../test/fixtures/free-port';
 import { tally, type ChaosEvent } from './soak-account';
 import { deployFull, hasCredential } from './soak-admin';
-import { countAnswers, ENGINE_FAULTS, ENGINE_LIMITS, lastRequests, readAcceptedMedia, startEngineProcess, type EngineSetup } from './soak-engine';
-import { CONFIG_ID, CONFIG_TYPE, FAILURES_FILE, OUTPUTS_FILE, soakFlow, WAIT_TIMEOUT_S, type SoakFolders } from './soak-flow';
+import {
+  countAnswers,
+  ENGINE_FAULTS,
+  ENGINE_LIMITS,
+  lastRequests,
+  readAcceptedMedia,
+  startEngineProcess,
+  type EngineSetup,
+} from './soak-engine';
+import {
+  CONFIG_ID,
+  CONFIG_TYPE,
+  FAILURES_FILE,
+  OUTPUTS_FILE,
+  soakFlow,
+  WAIT_TIMEOUT_S,
+  type SoakFolders,
+} from './soak-flow';
 import { filesContaining, findTempFiles, namesIn } from './soak-leftovers';
 import { dropInput, makeInputs, type SoakInput } from './soak-media';
 import { installNodeRed, startNodeRed, type NodeRedSetup } from './soak-node-red';
@@ -23,7 +39,14 @@ import { sampleProcess, type ProcessSample } from './soak-probe';
 import { killAll, type RunningProcess } from './soak-processes';
 import { readRecords, type FailureRecord, type OutputRecord } from './soak-records';
 import { soakSection, unmetGoals, writeSoakSection, type SoakResult } from './soak-report';
-import { checkLoudness, checkOutput, ENGINE_TRUE_PEAK_TOLERANCE_DB, loudnessVerdict, type LoudnessCheck, type OutputCheck } from './soak-verify';
+import {
+  checkLoudness,
+  checkOutput,
+  ENGINE_TRUE_PEAK_TOLERANCE_DB,
+  loudnessVerdict,
+  type LoudnessCheck,
+  type OutputCheck,
+} from './soak-verify';
 
 const MEDIA = Number(process.env.SOAK_MEDIA ?? 300);
 const DROP_MS = Number(process.env.SOAK_DROP_SECONDS ?? 360) * 1000;
@@ -131,7 +154,8 @@ async function restartNodeRed(run: Run): Promise<void> {
 async function redeploy(run: Run): Promise<void> {
   // As the editor's Deploy (full) sends it: the flow without the key, which Node-RED keeps.
   await deployFull(run.nodeRed.baseUrl, soakFlow(run.folders, run.engineUrl));
-  if (!(await hasCredential(run.nodeRed.baseUrl, CONFIG_TYPE, CONFIG_ID, 'apiKey'))) throw new Error('the config node lost its API key in a full deploy');
+  if (!(await hasCredential(run.nodeRed.baseUrl, CONFIG_TYPE, CONFIG_ID, 'apiKey')))
+    throw new Error('the config node lost its API key in a full deploy');
 }
 
 /**
@@ -193,13 +217,22 @@ async function drain(run: Run, deadline: number): Promise<string> {
     const open = [...run.droppedAt.keys()].filter((name) => !done.has(name)).length;
     const inProgress = media.filter((m) => m.status === 'PENDING' || m.status === 'PROCESSING').length;
     if (open === 0) return 'every dropped input has an outcome';
-    const state = [outputs.records.length, failures.records.length, media.length, inProgress, (await namesIn(run.folders.inbox)).size].join('/');
+    const state = [
+      outputs.records.length,
+      failures.records.length,
+      media.length,
+      inProgress,
+      (await namesIn(run.folders.inbox)).size,
+    ].join('/');
     if (state !== last) {
       last = state;
       lastChange = Date.now();
-      say(`${open} inputs without an outcome yet (${outputs.records.length} outputs, ${failures.records.length} failures; engine: ${media.length} media, ${inProgress} in progress)`);
+      say(
+        `${open} inputs without an outcome yet (${outputs.records.length} outputs, ${failures.records.length} failures; engine: ${media.length} media, ${inProgress} in progress)`,
+      );
     }
-    if (inProgress === 0 && Date.now() - lastChange >= QUIET_MS) return `nothing changed for ${QUIET_MS / 1000} s with nothing in progress at the engine (${open} inputs without an outcome)`;
+    if (inProgress === 0 && Date.now() - lastChange >= QUIET_MS)
+      return `nothing changed for ${QUIET_MS / 1000} s with nothing in progress at the engine (${open} inputs without an outcome)`;
     if (Date.now() >= deadline) return `the time limit of the run was reached (${open} inputs without an outcome)`;
     await sleep(2_000);
   }
@@ -244,13 +277,28 @@ async function main(): Promise<number> {
   const engineProcess = await startEngineProcess(engine, logFiles['engine log']);
   const nodeRedProcess = await startNodeRed(nodeRed, logFiles['Node-RED log']);
   const engineUrl = `http://127.0.0.1:${engine.port}`;
-  const run: Run = { folders, logs, nodeRed, engine, engineUrl, engineProcess, nodeRedProcess, events: [], samples: [], droppedAt: new Map(), logFiles };
+  const run: Run = {
+    folders,
+    logs,
+    nodeRed,
+    engine,
+    engineUrl,
+    engineProcess,
+    nodeRedProcess,
+    events: [],
+    samples: [],
+    droppedAt: new Map(),
+    logFiles,
+  };
   await deployFull(nodeRed.baseUrl, soakFlow(folders, engineUrl, engine.key));
-  if (!(await hasCredential(nodeRed.baseUrl, CONFIG_TYPE, CONFIG_ID, 'apiKey'))) throw new Error('the config node has no API key after the first deploy');
+  if (!(await hasCredential(nodeRed.baseUrl, CONFIG_TYPE, CONFIG_ID, 'apiKey')))
+    throw new Error('the config node has no API key after the first deploy');
   await sleep(3_000);
   await sample(run, 'start (flows deployed, nothing dropped)');
 
-  say(`dropping ${MEDIA} inputs over ${DROP_MS / 1000} s, with two full deploys and a kill -9 of the engine and of Node-RED ...`);
+  say(
+    `dropping ${MEDIA} inputs over ${DROP_MS / 1000} s, with two full deploys and a kill -9 of the engine and of Node-RED ...`,
+  );
   await dropAndDisturb(run, inputs);
   const drained = await drain(run, t0 + RUN_LIMIT_MS - FINISH_RESERVE_MS);
   say(`drained: ${drained}`);
@@ -267,7 +315,11 @@ async function main(): Promise<number> {
   const outputChecks: OutputCheck[] = [];
   for (const record of outputs.records) {
     const input = byName.get(record.input);
-    outputChecks.push(input ? await checkOutput(record, input) : { input: String(record.input), problems: ['names no input of the soak'] });
+    outputChecks.push(
+      input
+        ? await checkOutput(record, input)
+        : { input: String(record.input), problems: ['names no input of the soak'] },
+    );
   }
   // Loudness: the engine's own figures for every output, and ffmpeg's on a sample beside them.
   const accepted = await readAcceptedMedia(engine.dataDir);
@@ -275,24 +327,46 @@ async function main(): Promise<number> {
   const good = outputs.records.filter((r, i) => outputChecks[i].problems.length === 0 && measuredBy.has(r.media_uid));
   const engineLoudness = good.map((r) => {
     const m = measuredBy.get(r.media_uid)!;
-    return { input: r.input, kind: byName.get(r.input)!.kind, verdict: loudnessVerdict(m.loudnessLufs, m.truePeakDbtp, m.limiterReductionDb, ENGINE_TRUE_PEAK_TOLERANCE_DB) };
+    return {
+      input: r.input,
+      kind: byName.get(r.input)!.kind,
+      verdict: loudnessVerdict(m.loudnessLufs, m.truePeakDbtp, m.limiterReductionDb, ENGINE_TRUE_PEAK_TOLERANCE_DB),
+    };
   });
   const step = Math.max(1, Math.floor(good.length / LOUDNESS_SAMPLE));
   const loudness: LoudnessCheck[] = [];
-  for (let i = 0; i < good.length; i += step) loudness.push(await checkLoudness(good[i], measuredBy.get(good[i].media_uid)!));
+  for (let i = 0; i < good.length; i += step)
+    loudness.push(await checkLoudness(good[i], measuredBy.get(good[i].media_uid)!));
 
-  const engineLogs = Object.entries(logFiles).filter(([name]) => name.startsWith('engine')).map(([, path]) => readFileSync(path, 'utf8'));
+  const engineLogs = Object.entries(logFiles)
+    .filter(([name]) => name.startsWith('engine'))
+    .map(([, path]) => readFileSync(path, 'utf8'));
   const result: SoakResult = {
     startedAt,
     seconds: (Date.now() - t0) / 1000,
     setup: [
       `${MEDIA} WAVs of 1-3 s (speech-like, chords, speech in noise; 16-48 kHz, mono and stereo) dropped into a watched inbox/ over ${DROP_MS / 1000} s: bursts of 1-5, and batches of ${Math.min(BATCH, Math.floor(MEDIA / 10))} at the start, 1.5 s before each full deploy and while Node-RED is down (a new client meets them all at once).`,
       `Node-RED ${nodeRedVersion()} with the packed package installed; the flow: watch inbox/ (and a sweep at start and every 30 s) -> claim (move to work/) -> upload -> wait (timeout ${WAIT_TIMEOUT_S} s) -> download the original (PRE) and the enhanced file -> record a line; a Catch node records each failure's code and message.`,
-      `The engine: the package's CLI in its own process on loopback, remote to the config node (key as its credential), with faults ${Object.entries(ENGINE_FAULTS).map(([k, v]) => `${k.replace('--fault-', '')} ${v}`).join(', ')} (429: forced after each start) and limits per ${ENGINE_LIMITS.windowMs / 1000} s window of upload ${ENGINE_LIMITS.upload}, metadata ${ENGINE_LIMITS.metadata}, download ${ENGINE_LIMITS.download} (the config node allows 40 uploads).`,
+      `The engine: the package's CLI in its own process on loopback, remote to the config node (key as its credential), with faults ${Object.entries(
+        ENGINE_FAULTS,
+      )
+        .map(([k, v]) => `${k.replace('--fault-', '')} ${v}`)
+        .join(
+          ', ',
+        )} (429: forced after each start) and limits per ${ENGINE_LIMITS.windowMs / 1000} s window of upload ${ENGINE_LIMITS.upload}, metadata ${ENGINE_LIMITS.metadata}, download ${ENGINE_LIMITS.download} (the config node allows 40 uploads).`,
       `During the drops: two full deploys (admin API), a kill -9 of the engine and one of Node-RED, each started again after ${DOWNTIME_MS / 1000} s on the same data dir / user dir and port.`,
     ],
     events: run.events,
-    tally: tally(inputs, run.droppedAt, outputs.records, failures.records, accepted, run.events, leftIn, lastRequests(engineLogs)),
+    tally: tally(
+      inputs,
+      run.droppedAt,
+      outputs.records,
+      failures.records,
+      accepted,
+      run.events,
+      leftIn,
+      lastRequests(engineLogs),
+    ),
     answers: countAnswers(engineLogs),
     outputChecks,
     engineLoudness,
@@ -312,7 +386,9 @@ async function main(): Promise<number> {
 }
 
 function nodeRedVersion(): string {
-  return (JSON.parse(readFileSync(require.resolve('node-red/package.json', { paths: [ROOT] }), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(require.resolve('node-red/package.json', { paths: [ROOT] }), 'utf8')) as { version: string }
+  ).version;
 }
 
 main().then(

@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
   await client.close();
-  process.stdout.write(JSON.stringify({ uid: media.uid, uploadMs, downloadMs, bytes: file.size, rssGrowth: peakRss - baselineRss }));
+  process.stdout.write(
+    JSON.stringify({ uid: media.uid, uploadMs, downloadMs, bytes: file.size, rssGrowth: peakRss - baselineRss }),
+  );
 }
 
 main().catch((err) => {

@@ -18,7 +18,9 @@ export const EXAMPLES_STAMP = '.media-enhance-examples.json';
 
 export function exampleFlows(folder: string): FlowNode[] {
   const flows: FlowNode[] = [];
-  for (const file of readdirSync(folder).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(folder)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const label = basename(file, '.json').replace(/^\d+\s+/, '');
     const tab = `me-example-tab-${label.toLowerCase().replace(/\W+/g, '-')}`;
     flows.push({ id: tab, type: 'tab', label, disabled: false, info: '' });
@@ -29,7 +31,11 @@ export function exampleFlows(folder: string): FlowNode[] {
 }
 
 /** `existing` with the example nodes it has never had: none already there, none added before. */
-export function addNewExamples(existing: FlowNode[], examples: FlowNode[], addedBefore: ReadonlySet<string>): { flows: FlowNode[]; added: FlowNode[] } {
+export function addNewExamples(
+  existing: FlowNode[],
+  examples: FlowNode[],
+  addedBefore: ReadonlySet<string>,
+): { flows: FlowNode[]; added: FlowNode[] } {
   const taken = new Set([...existing.map((node) => node.id), ...addedBefore]);
   const added: FlowNode[] = [];
   for (const node of examples) {
@@ -49,7 +55,11 @@ export function deployExamples(userDir: string, examplesFolder: string): string[
   const flowFile = join(userDir, 'flows.json');
   const stampFile = join(userDir, EXAMPLES_STAMP);
   const existing: FlowNode[] = existsSync(flowFile) ? JSON.parse(readFileSync(flowFile, 'utf8')) : [];
-  const addedBefore = new Set<string>(existsSync(stampFile) ? (JSON.parse(readFileSync(stampFile, 'utf8')) as { added: string[] }).added : existing.map((node) => node.id));
+  const addedBefore = new Set<string>(
+    existsSync(stampFile)
+      ? (JSON.parse(readFileSync(stampFile, 'utf8')) as { added: string[] }).added
+      : existing.map((node) => node.id),
+  );
   const examples = exampleFlows(examplesFolder);
   const { flows, added } = addNewExamples(existing, examples, addedBefore);
   if (added.length > 0) writeFileSync(flowFile, `${JSON.stringify(flows, null, 2)}\n`);
@@ -63,10 +73,16 @@ export function deployExamples(userDir: string, examplesFolder: string): string[
 function describeAdded(added: FlowNode[]): string[] {
   const lines: string[] = [];
   for (const tab of added.filter((node) => node.type === 'tab')) {
-    lines.push(`added the example "${tab.label as string}" (${added.filter((node) => node.z === tab.id).length} nodes) on a tab of its own`);
+    lines.push(
+      `added the example "${tab.label as string}" (${added.filter((node) => node.z === tab.id).length} nodes) on a tab of its own`,
+    );
   }
-  const onOldTabs = added.filter((node) => node.type !== 'tab' && node.z !== undefined && !added.some((tab) => tab.id === node.z));
-  if (onOldTabs.length > 0) lines.push(`added ${onOldTabs.length} example node(s) new in this version to example tabs you have`);
-  for (const config of added.filter((node) => node.z === undefined && node.type !== 'tab')) lines.push(`added the config node "${(config.name as string) || config.id}" the examples use`);
+  const onOldTabs = added.filter(
+    (node) => node.type !== 'tab' && node.z !== undefined && !added.some((tab) => tab.id === node.z),
+  );
+  if (onOldTabs.length > 0)
+    lines.push(`added ${onOldTabs.length} example node(s) new in this version to example tabs you have`);
+  for (const config of added.filter((node) => node.z === undefined && node.type !== 'tab'))
+    lines.push(`added the config node "${(config.name as string) || config.id}" the examples use`);
   return lines;
 }

@@ -13,7 +13,13 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** `npm pack` of the repository into `destination`; returns the tarball's path. */
 export function packPackage(destination: string): string {
   mkdirSync(destination, { recursive: true });
-  const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', destination], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as { filename: string }[];
+  const packed = JSON.parse(
+    execFileSync(npm, ['pack', '--json', '--pack-destination', destination], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  ) as { filename: string }[];
   return join(destination, packed[0].filename);
 }
 
@@ -29,28 +35,47 @@ export function unpackPackage(tarball: string, userDir: string): string {
 }
 
 /** Starts Node-RED (this project's devDependency) on `userDir`, in that directory. */
-export function spawnNodeRed(userDir: string, settingsFile: string, options: { stdio?: StdioOptions; detached?: boolean; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
-  return spawn(process.execPath, [require.resolve('node-red/red.js', { paths: [ROOT] }), '--userDir', userDir, '--settings', settingsFile], {
-    // Relative paths of watch and file nodes are under Node-RED's working folder.
-    cwd: userDir,
-    stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
-    detached: options.detached,
-    env: options.env ?? process.env,
-  });
+export function spawnNodeRed(
+  userDir: string,
+  settingsFile: string,
+  options: { stdio?: StdioOptions; detached?: boolean; env?: NodeJS.ProcessEnv } = {},
+): ChildProcess {
+  return spawn(
+    process.execPath,
+    [require.resolve('node-red/red.js', { paths: [ROOT] }), '--userDir', userDir, '--settings', settingsFile],
+    {
+      // Relative paths of watch and file nodes are under Node-RED's working folder.
+      cwd: userDir,
+      stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
+      detached: options.detached,
+      env: options.env ?? process.env,
+    },
+  );
 }
 
 /** Resolves once Node-RED has started its flows and its admin API answers; rejects if it exits or takes longer. */
-export async function waitForNodeRed(child: ChildProcess, baseUrl: string, output: () => string, timeoutMs = 60_000): Promise<void> {
+export async function waitForNodeRed(
+  child: ChildProcess,
+  baseUrl: string,
+  output: () => string,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const check = () => {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Node-RED exited before it started:\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`Node-RED exited before it started:\n${output()}`);
     if (Date.now() > deadline) throw new Error(`Node-RED did not start within ${timeoutMs / 1000} s:\n${output()}`);
   };
   while (!output().includes('Started flows') && !output().includes('Server now running')) {
     check();
     await new Promise((r) => setTimeout(r, 100));
   }
-  while (!(await request(`${baseUrl}/settings`).then((r) => (r.body.dump(), r.statusCode === 200), () => false))) {
+  while (
+    !(await request(`${baseUrl}/settings`).then(
+      (r) => (r.body.dump(), r.statusCode === 200),
+      () => false,
+    ))
+  ) {
     check();
     await new Promise((r) => setTimeout(r, 100));
   }

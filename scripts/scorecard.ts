@@ -33,10 +33,14 @@ try {
   const preload = join(work, 'empty-catalogue.js');
   writeFileSync(preload, OFFLINE_CATALOGUE);
   mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
-  execFileSync('npx', ['--yes', NODE_RED_DEV, 'validate', '-p', ROOT, '-o', join(ROOT, 'test-artifacts', 'scorecard.json')], {
-    stdio: 'inherit',
-    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim() },
-  });
+  execFileSync(
+    'npx',
+    ['--yes', NODE_RED_DEV, 'validate', '-p', ROOT, '-o', join(ROOT, 'test-artifacts', 'scorecard.json')],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim() },
+    },
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

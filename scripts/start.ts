@@ -17,7 +17,10 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 function installPackage(): void {
   mkdirSync(userDir, { recursive: true });
   if (!existsSync(join(userDir, 'package.json'))) {
-    writeFileSync(join(userDir, 'package.json'), `${JSON.stringify({ name: 'node-red-user-dir', description: 'made by npm start', private: true, dependencies: {} }, null, 2)}\n`);
+    writeFileSync(
+      join(userDir, 'package.json'),
+      `${JSON.stringify({ name: 'node-red-user-dir', description: 'made by npm start', private: true, dependencies: {} }, null, 2)}\n`,
+    );
   }
   const packs = join(userDir, 'packs');
   rmSync(packs, { recursive: true, force: true });
@@ -28,7 +31,10 @@ function installPackage(): void {
   const installed = join(userDir, 'node_modules', ...PACKAGE_NAME.split('/'));
   if (existsSync(installed) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
   console.log(`installing ${PACKAGE_NAME} into ${userDir} ...`);
-  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--omit=dev', '--save', tarball], { cwd: userDir, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--omit=dev', '--save', tarball], {
+    cwd: userDir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   writeFileSync(stamp, digest);
 }
 
@@ -86,7 +92,9 @@ function main(): void {
     if (!announced && /Server now running at/.test(chunk.toString())) {
       announced = true;
       console.log(`\nNode-RED editor: http://127.0.0.1:${port}/`);
-      console.log(`Drop an audio file (WAV; MP3, FLAC, Ogg, M4A with ffmpeg) into ${inbox}: it comes out enhanced in ${join(userDir, 'outbox')}.`);
+      console.log(
+        `Drop an audio file (WAV; MP3, FLAC, Ogg, M4A with ffmpeg) into ${inbox}: it comes out enhanced in ${join(userDir, 'outbox')}.`,
+      );
       console.log('Ctrl-C stops Node-RED and the engine.\n');
     }
   });

@@ -37,7 +37,18 @@ function main(): void {
     console.log(`installing node-red ${NODE_RED} and the test dependencies on Node 22 ...`);
     run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, env });
     run(join(binDir, 'node'), ['--version'], { cwd: project, env });
-    run(join(binDir, 'node'), [join(project, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--no-config', '--timeout', '60000', '--exit', ...SUITES], { cwd: project, env });
+    run(
+      join(binDir, 'node'),
+      [
+        join(project, 'node_modules', 'mocha', 'bin', 'mocha.js'),
+        '--no-config',
+        '--timeout',
+        '60000',
+        '--exit',
+        ...SUITES,
+      ],
+      { cwd: project, env },
+    );
     passed = true;
   } finally {
     // Kept when it failed: the screenshots and the installed tree say why.

@@ -16,7 +16,10 @@ describe('README', function () {
     const dir = await fsp.mkdtemp(join(tmpdir(), 'me-readme-'));
     try {
       // As installed, the package name resolves to this checkout's build.
-      const script = example.replace("require('@media-enhance/node-red-media-enhance')", `require(${JSON.stringify(join(ROOT, 'dist', 'src'))})`);
+      const script = example.replace(
+        "require('@media-enhance/node-red-media-enhance')",
+        `require(${JSON.stringify(join(ROOT, 'dist', 'src'))})`,
+      );
       await fsp.writeFile(join(dir, 'try.js'), script);
       await fsp.writeFile(join(dir, 'episode.wav'), makeWav(1, 44_100));
       const { stdout } = await promisify(execFile)(process.execPath, ['try.js', 'episode.wav'], { cwd: dir });

@@ -43,27 +43,87 @@ export function ffmpegAvailable(ffmpegPath: string): Promise<boolean> {
 
 /** The first audio stream of `input`, as a 32-bit float WAV (RF64 when it needs to be). */
 export async function decodeToWav(ffmpegPath: string, input: string, output: string): Promise<void> {
-  await run(ffmpegPath, ['-i', input, '-map', '0:a:0', '-vn', '-c:a', 'pcm_f32le', '-rf64', 'auto', '-f', 'wav', output]);
+  await run(ffmpegPath, [
+    '-i',
+    input,
+    '-map',
+    '0:a:0',
+    '-vn',
+    '-c:a',
+    'pcm_f32le',
+    '-rf64',
+    'auto',
+    '-f',
+    'wav',
+    output,
+  ]);
 }
 
-export async function encodeAudio(ffmpegPath: string, wav: string, output: string, container: AudioContainer): Promise<void> {
-  await run(ffmpegPath, ['-i', wav, ...AUDIO_ENCODERS[container], '-f', container === 'm4a' ? 'ipod' : container, output]);
+export async function encodeAudio(
+  ffmpegPath: string,
+  wav: string,
+  output: string,
+  container: AudioContainer,
+): Promise<void> {
+  await run(ffmpegPath, [
+    '-i',
+    wav,
+    ...AUDIO_ENCODERS[container],
+    '-f',
+    container === 'm4a' ? 'ipod' : container,
+    output,
+  ]);
 }
 
 /** `video`'s picture (and subtitles) copied untouched, with `wav` as its only soundtrack. */
-export async function replaceSoundtrack(ffmpegPath: string, video: string, wav: string, output: string, container: VideoContainer): Promise<void> {
+export async function replaceSoundtrack(
+  ffmpegPath: string,
+  video: string,
+  wav: string,
+  output: string,
+  container: VideoContainer,
+): Promise<void> {
   const format = container === 'mkv' ? 'matroska' : container;
-  await run(ffmpegPath, ['-i', video, '-i', wav, '-map', '0:v', '-map', '0:s?', '-map', '1:a:0', '-c', 'copy', '-c:a', 'aac', '-b:a', '192k', '-map_metadata', '0', '-f', format, output]);
+  await run(ffmpegPath, [
+    '-i',
+    video,
+    '-i',
+    wav,
+    '-map',
+    '0:v',
+    '-map',
+    '0:s?',
+    '-map',
+    '1:a:0',
+    '-c',
+    'copy',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '192k',
+    '-map_metadata',
+    '0',
+    '-f',
+    format,
+    output,
+  ]);
 }
 
 function run(ffmpegPath: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(ffmpegPath, ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args], { maxBuffer: 4 << 20 }, (err, _stdout, stderr) => {
-      if (!err) return resolve();
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return reject(new FfmpegMissingError(`ffmpeg was not found at "${ffmpegPath}"`));
-      const said = String(stderr).trim().split('\n').filter(Boolean);
-      if (said.some((line) => /matches no streams/.test(line))) return reject(new NoAudioStreamError('the file has no audio stream'));
-      reject(new FfmpegError(`ffmpeg could not process the file: ${said.slice(-2).join(' / ') || err.message}`));
-    });
+    execFile(
+      ffmpegPath,
+      ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args],
+      { maxBuffer: 4 << 20 },
+      (err, _stdout, stderr) => {
+        if (!err) return resolve();
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+          return reject(new FfmpegMissingError(`ffmpeg was not found at "${ffmpegPath}"`));
+        const said = String(stderr).trim().split('\n').filter(Boolean);
+        if (said.some((line) => /matches no streams/.test(line)))
+          return reject(new NoAudioStreamError('the file has no audio stream'));
+        reject(new FfmpegError(`ffmpeg could not process the file: ${said.slice(-2).join(' / ') || err.message}`));
+      },
+    );
   });
 }

@@ -11,7 +11,12 @@ export interface Biquad {
 }
 
 // The prototypes' parameters, fitted to the 48 kHz table.
-const SHELF = { f0: 1681.974450955533, gainDb: 3.999843853973347, q: 0.7071752369554196, bandwidthExponent: 0.4996667741545416 };
+const SHELF = {
+  f0: 1681.974450955533,
+  gainDb: 3.999843853973347,
+  q: 0.7071752369554196,
+  bandwidthExponent: 0.4996667741545416,
+};
 const HIGH_PASS = { f0: 38.13547087602444, q: 0.5003270373238773 };
 
 export function kWeightingFilters(sampleRate: number): [Biquad, Biquad] {
@@ -28,7 +33,13 @@ export function kWeightingFilters(sampleRate: number): [Biquad, Biquad] {
   };
   const k2 = Math.tan((Math.PI * HIGH_PASS.f0) / sampleRate);
   const d2 = 1 + k2 / HIGH_PASS.q + k2 * k2;
-  const highPass: Biquad = { b0: 1, b1: -2, b2: 1, a1: (2 * (k2 * k2 - 1)) / d2, a2: (1 - k2 / HIGH_PASS.q + k2 * k2) / d2 };
+  const highPass: Biquad = {
+    b0: 1,
+    b1: -2,
+    b2: 1,
+    a1: (2 * (k2 * k2 - 1)) / d2,
+    a2: (1 - k2 / HIGH_PASS.q + k2 * k2) / d2,
+  };
   return [shelf, highPass];
 }
 

@@ -55,13 +55,25 @@ export function onTarget(lufs: number, targetLufs: number): boolean {
   return Math.abs(lufs - targetLufs) <= TARGET_TOLERANCE_LU;
 }
 
-export async function normalizeWavFile(inputPath: string, outputPath: string, options: NormalizeOptions): Promise<NormalizeReport> {
+export async function normalizeWavFile(
+  inputPath: string,
+  outputPath: string,
+  options: NormalizeOptions,
+): Promise<NormalizeReport> {
   const { targetLufs, ceilingDbtp } = options;
   const maxLimitingDb = options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
   const input = await measureWavFile(inputPath);
   if (!Number.isFinite(input.integratedLufs)) {
     await copyFile(inputPath, outputPath);
-    return { input, output: input, gainDb: 0, limiterReductionDb: 0, passes: 0, targetReached: false, unchangedBecause: 'the input is silent or below the -70 LUFS gate: returned unchanged, never amplified' };
+    return {
+      input,
+      output: input,
+      gainDb: 0,
+      limiterReductionDb: 0,
+      passes: 0,
+      targetReached: false,
+      unchangedBecause: 'the input is silent or below the -70 LUFS gate: returned unchanged, never amplified',
+    };
   }
   const temp = `${outputPath}.${process.pid}.part`;
   try {
@@ -79,7 +91,10 @@ export async function normalizeWavFile(inputPath: string, outputPath: string, op
       pass = await gainAndLimit(inputPath, temp, gainDb, ceilingDb, options.outputFormat);
       const { integratedLufs: lufs, truePeakDbtp: peakDb } = pass.output;
       if (peakDb > ceilingDbtp) {
-        if (passes === MAX_PASSES) throw new Error(`the limiter could not keep the true peak under ${ceilingDbtp} dBTP (${peakDb.toFixed(2)} after ${passes} passes)`);
+        if (passes === MAX_PASSES)
+          throw new Error(
+            `the limiter could not keep the true peak under ${ceilingDbtp} dBTP (${peakDb.toFixed(2)} after ${passes} passes)`,
+          );
         // Rounding or dither put a peak over: the same gain again, under a lower ceiling.
         ceilingDb -= peakDb - ceilingDbtp + CEILING_MARGIN_DB;
         gainDb = Math.min(gainDb, gainLimit());
@@ -98,13 +113,23 @@ export async function normalizeWavFile(inputPath: string, outputPath: string, op
       if (Math.abs(error) <= AIM_LU) break;
       if (error > 0 && gainDb >= gainLimit() - 1e-9) break; // the bound on limiting stops it here
       // Limiting makes the loudness grow slower than the gain: the slope of the last two passes says how much.
-      const slope = previous && gainDb !== previous.gainDb ? Math.min(1, Math.max(MIN_SLOPE, (lufs - previous.lufs) / (gainDb - previous.gainDb))) : 1;
+      const slope =
+        previous && gainDb !== previous.gainDb
+          ? Math.min(1, Math.max(MIN_SLOPE, (lufs - previous.lufs) / (gainDb - previous.gainDb)))
+          : 1;
       previous = { gainDb, lufs };
       gainDb = Math.min(gainDb + error / slope, gainLimit());
     }
     await rename(temp, outputPath);
     const { output, minGain } = pass;
-    return { input, output, gainDb, limiterReductionDb: -20 * Math.log10(minGain), passes, targetReached: onTarget(output.integratedLufs, targetLufs) };
+    return {
+      input,
+      output,
+      gainDb,
+      limiterReductionDb: -20 * Math.log10(minGain),
+      passes,
+      targetReached: onTarget(output.integratedLufs, targetLufs),
+    };
   } finally {
     await rm(temp, { force: true });
   }
@@ -115,7 +140,13 @@ interface PassResult {
   minGain: number;
 }
 
-async function gainAndLimit(inputPath: string, outputPath: string, gainDb: number, ceilingDb: number, outputFormat: NormalizeOptions['outputFormat']): Promise<PassResult> {
+async function gainAndLimit(
+  inputPath: string,
+  outputPath: string,
+  gainDb: number,
+  ceilingDb: number,
+  outputFormat: NormalizeOptions['outputFormat'],
+): Promise<PassResult> {
   const source = await openWav(inputPath);
   let writer: WavWriter | undefined;
   try {
@@ -123,7 +154,12 @@ async function gainAndLimit(inputPath: string, outputPath: string, gainDb: numbe
     const bitsPerSample = outputFormat?.bitsPerSample ?? layout.bitsPerSample;
     const format: WavFormat = { ...layout, ...outputFormat, blockAlign: layout.channels * (bitsPerSample / 8) };
     writer = await WavWriter.create(outputPath, format);
-    const limiter = new TruePeakLimiter({ sampleRate: layout.sampleRate, channels: layout.channels, gainDb, ceilingDb });
+    const limiter = new TruePeakLimiter({
+      sampleRate: layout.sampleRate,
+      channels: layout.channels,
+      gainDb,
+      ceilingDb,
+    });
     const meter = new LoudnessMeter(layout.sampleRate, layout.channels, layout.channelMask);
     const out = allocatePlanar(layout.channels, BLOCK_FRAMES);
     // Rounding a changed signal to 16 bits or fewer is dithered; 24 bits and float need none.

@@ -9,7 +9,10 @@ export function decodeFrames(bytes: Uint8Array, frames: number, format: WavForma
   const { channels, bitsPerSample, encoding } = format;
   const n = frames * channels;
   if (encoding === 'float') {
-    const source = bitsPerSample === 32 ? new Float32Array(bytes.buffer, bytes.byteOffset, n) : new Float64Array(bytes.buffer, bytes.byteOffset, n);
+    const source =
+      bitsPerSample === 32
+        ? new Float32Array(bytes.buffer, bytes.byteOffset, n)
+        : new Float64Array(bytes.buffer, bytes.byteOffset, n);
     deinterleave(source, frames, channels, 1, out);
   } else if (bitsPerSample === 16) {
     deinterleave(new Int16Array(bytes.buffer, bytes.byteOffset, n), frames, channels, 1 / 32768, out);
@@ -44,11 +47,20 @@ function deinterleave(source: ArrayLike<number>, frames: number, channels: numbe
  * `dither` adds triangular (TPDF) noise of +/-1 LSB before rounding: it turns the rounding error of a
  * gain change into steady noise instead of distortion, which matters at 16 bits and below.
  */
-export function encodeFrames(input: Planar, frames: number, format: WavFormat, bytes: Uint8Array, dither: boolean): void {
+export function encodeFrames(
+  input: Planar,
+  frames: number,
+  format: WavFormat,
+  bytes: Uint8Array,
+  dither: boolean,
+): void {
   const { channels, bitsPerSample, encoding } = format;
   const n = frames * channels;
   if (encoding === 'float') {
-    const target = bitsPerSample === 32 ? new Float32Array(bytes.buffer, bytes.byteOffset, n) : new Float64Array(bytes.buffer, bytes.byteOffset, n);
+    const target =
+      bitsPerSample === 32
+        ? new Float32Array(bytes.buffer, bytes.byteOffset, n)
+        : new Float64Array(bytes.buffer, bytes.byteOffset, n);
     for (let c = 0; c < channels; c++) {
       const channel = input[c];
       for (let i = 0, p = c; i < frames; i++, p += channels) target[p] = channel[i];

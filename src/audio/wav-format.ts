@@ -63,26 +63,33 @@ export async function readWavLayout(file: FileHandle): Promise<WavLayout> {
       if (!format) throw new WavFormatError('damaged WAV: the data chunk comes before any fmt chunk');
       let declared = size;
       if (riff === 'RF64' && size === UNKNOWN_SIZE) {
-        if (rf64DataBytes === undefined) throw new WavFormatError('damaged RF64 file: no ds64 chunk gives the data size');
+        if (rf64DataBytes === undefined)
+          throw new WavFormatError('damaged RF64 file: no ds64 chunk gives the data size');
         declared = rf64DataBytes;
       } else if (riff === 'RIFF' && size === UNKNOWN_SIZE) {
         declared = fileSize - body;
       }
       const available = fileSize - body;
       if (declared > available) {
-        throw new WavFormatError(`truncated WAV: the data chunk declares ${declared} bytes but the file holds ${available} after the header`);
+        throw new WavFormatError(
+          `truncated WAV: the data chunk declares ${declared} bytes but the file holds ${available} after the header`,
+        );
       }
       const frames = Math.floor(declared / format.blockAlign);
       return { ...format, dataOffset: body, dataBytes: frames * format.blockAlign, frames };
     }
     offset = body + size + (size % 2); // chunks are padded to an even length
-    if (offset > fileSize) throw new WavFormatError(`truncated WAV: the "${id.replace(/[^\x20-\x7e]/g, '?')}" chunk runs past the end of the file`);
+    if (offset > fileSize)
+      throw new WavFormatError(
+        `truncated WAV: the "${id.replace(/[^\x20-\x7e]/g, '?')}" chunk runs past the end of the file`,
+      );
   }
   throw new WavFormatError(`damaged WAV: no data chunk among the first ${MAX_CHUNKS} chunks`);
 }
 
 function parseFmt(fmt: Buffer): WavFormat {
-  if (fmt.length < 16) throw new WavFormatError(`damaged WAV: the fmt chunk is ${fmt.length} bytes, at least 16 are needed`);
+  if (fmt.length < 16)
+    throw new WavFormatError(`damaged WAV: the fmt chunk is ${fmt.length} bytes, at least 16 are needed`);
   let tag = fmt.readUInt16LE(0);
   const channels = fmt.readUInt16LE(2);
   const sampleRate = fmt.readUInt32LE(4);
@@ -97,18 +104,32 @@ function parseFmt(fmt: Buffer): WavFormat {
   let encoding: SampleEncoding;
   if (tag === WAVE_FORMAT_PCM && [8, 16, 24, 32].includes(bitsPerSample)) encoding = 'int';
   else if (tag === WAVE_FORMAT_IEEE_FLOAT && (bitsPerSample === 32 || bitsPerSample === 64)) encoding = 'float';
-  else throw new WavFormatError(`unsupported WAV sample format: format tag 0x${tag.toString(16)} with ${bitsPerSample} bits (supported: PCM 8/16/24/32-bit, IEEE float 32/64-bit)`);
-  if (channels < 1 || channels > MAX_CHANNELS) throw new WavFormatError(`unsupported WAV: ${channels} channels (supported: 1 to ${MAX_CHANNELS})`);
+  else
+    throw new WavFormatError(
+      `unsupported WAV sample format: format tag 0x${tag.toString(16)} with ${bitsPerSample} bits (supported: PCM 8/16/24/32-bit, IEEE float 32/64-bit)`,
+    );
+  if (channels < 1 || channels > MAX_CHANNELS)
+    throw new WavFormatError(`unsupported WAV: ${channels} channels (supported: 1 to ${MAX_CHANNELS})`);
   if (sampleRate < SAMPLE_RATE_RANGE.min || sampleRate > SAMPLE_RATE_RANGE.max) {
-    throw new WavFormatError(`unsupported WAV: sample rate ${sampleRate} Hz (supported: ${SAMPLE_RATE_RANGE.min} to ${SAMPLE_RATE_RANGE.max} Hz)`);
+    throw new WavFormatError(
+      `unsupported WAV: sample rate ${sampleRate} Hz (supported: ${SAMPLE_RATE_RANGE.min} to ${SAMPLE_RATE_RANGE.max} Hz)`,
+    );
   }
   if (blockAlign !== channels * (bitsPerSample / 8)) {
-    throw new WavFormatError(`damaged WAV: block align ${blockAlign} does not match ${channels} channels of ${bitsPerSample} bits`);
+    throw new WavFormatError(
+      `damaged WAV: block align ${blockAlign} does not match ${channels} channels of ${bitsPerSample} bits`,
+    );
   }
   return { sampleRate, channels, bitsPerSample, encoding, channelMask, blockAlign };
 }
 
-async function readAt(file: FileHandle, position: number, length: number, fileSize: number, what: string): Promise<Buffer> {
+async function readAt(
+  file: FileHandle,
+  position: number,
+  length: number,
+  fileSize: number,
+  what: string,
+): Promise<Buffer> {
   if (position + length > fileSize) throw new WavFormatError(`truncated WAV: the file ends inside ${what}`);
   const buffer = Buffer.alloc(length);
   const { bytesRead } = await file.read(buffer, 0, length, position);

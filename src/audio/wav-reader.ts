@@ -28,11 +28,14 @@ export async function openWav(path: string): Promise<WavSource> {
       // Own ArrayBuffer, so typed-array views of it are aligned.
       const bytes = new Uint8Array(new ArrayBuffer(BLOCK_FRAMES * layout.blockAlign));
       const samples = allocatePlanar(layout.channels, BLOCK_FRAMES);
-      for (let done = 0; done < layout.frames; ) {
+      for (let done = 0; done < layout.frames;) {
         const frames = Math.min(BLOCK_FRAMES, layout.frames - done);
         const length = frames * layout.blockAlign;
         const { bytesRead } = await file.read(bytes, 0, length, layout.dataOffset + done * layout.blockAlign);
-        if (bytesRead < length) throw new WavFormatError(`truncated WAV: the file ended at frame ${done + Math.floor(bytesRead / layout.blockAlign)} of ${layout.frames}`);
+        if (bytesRead < length)
+          throw new WavFormatError(
+            `truncated WAV: the file ended at frame ${done + Math.floor(bytesRead / layout.blockAlign)} of ${layout.frames}`,
+          );
         decodeFrames(bytes, frames, layout, samples);
         if (layout.encoding === 'float') rejectNonFinite(samples, frames, done);
         done += frames;
@@ -49,7 +52,10 @@ function rejectNonFinite(samples: Planar, frames: number, firstFrame: number): v
     const channel = samples[c];
     for (let i = 0; i < frames; i++) {
       const x = channel[i];
-      if (x - x !== 0) throw new WavFormatError(`the WAV holds a sample that is not a finite number (${x}) at frame ${firstFrame + i}, channel ${c + 1}: float samples must be finite`);
+      if (x - x !== 0)
+        throw new WavFormatError(
+          `the WAV holds a sample that is not a finite number (${x}) at frame ${firstFrame + i}, channel ${c + 1}: float samples must be finite`,
+        );
     }
   }
 }

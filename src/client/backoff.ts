@@ -15,7 +15,12 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, unreachableForMs: 60_000, baseDelayMs: 500, maxDelayMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 4,
+  unreachableForMs: 60_000,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+};
 
 export function fullJitterDelay(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);

@@ -10,7 +10,14 @@ import {
   type FieldIssue,
 } from '../contract/fields';
 import { MAX_TIMER_MS, systemClock, type Clock } from './clock';
-import { downloadStream, downloadToFile, type DownloadContext, type DownloadedFile, type DownloadedStream, type DownloadOptions } from './download';
+import {
+  downloadStream,
+  downloadToFile,
+  type DownloadContext,
+  type DownloadedFile,
+  type DownloadedStream,
+  type DownloadOptions,
+} from './download';
 import { MediaEnhanceError, redactError, validationError } from './errors';
 import { fileSource, multipartBody, type FileInput } from './multipart';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options';
@@ -61,10 +68,9 @@ export class MediaEnhanceClient {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     const { limits, windowMs } = this.options;
-    this.limiters = Object.fromEntries(ENDPOINT_IDS.map((id) => [id, new RollingWindowLimiter(limits[id], windowMs, this.clock)])) as Record<
-      EndpointId,
-      RollingWindowLimiter
-    >;
+    this.limiters = Object.fromEntries(
+      ENDPOINT_IDS.map((id) => [id, new RollingWindowLimiter(limits[id], windowMs, this.clock)]),
+    ) as Record<EndpointId, RollingWindowLimiter>;
     this.transport = new Transport({
       origin: this.options.origin,
       base: this.options.base,
@@ -81,7 +87,15 @@ export class MediaEnhanceClient {
       random: this.random,
       intervals: this.options.poll,
       fetchMetadata: (uid, slot, signal) =>
-        this.transport.sendJson<MediaMetadata>({ endpoint: 'getMetadata', method: 'GET', path: PATHS.metadata(uid), slot, signal, maxRetries: 0, mediaUid: uid }),
+        this.transport.sendJson<MediaMetadata>({
+          endpoint: 'getMetadata',
+          method: 'GET',
+          path: PATHS.metadata(uid),
+          slot,
+          signal,
+          maxRetries: 0,
+          mediaUid: uid,
+        }),
     });
   }
 
@@ -102,7 +116,8 @@ export class MediaEnhanceClient {
         signal: this.signal(options.signal),
         onWait: options.onWait,
       });
-      if (typeof result?.generated_name !== 'string') throw unexpectedAnswer('POST /v1/media/enhance-json', 'generated_name');
+      if (typeof result?.generated_name !== 'string')
+        throw unexpectedAnswer('POST /v1/media/enhance-json', 'generated_name');
       return result;
     });
   }
@@ -112,7 +127,14 @@ export class MediaEnhanceClient {
     return this.guard(async () => {
       const settings = request?.video_enhancement;
       this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement'));
-      const record = await this.sendFile<VideoRecord>('enhanceVideo', PATHS.enhanceVideo, request, 'video_enhancement', settings, options);
+      const record = await this.sendFile<VideoRecord>(
+        'enhanceVideo',
+        PATHS.enhanceVideo,
+        request,
+        'video_enhancement',
+        settings,
+        options,
+      );
       this.poller.remember(record);
       return record;
     });
@@ -123,7 +145,14 @@ export class MediaEnhanceClient {
     return this.guard(async () => {
       const settings = request?.media_enhancement;
       this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement'));
-      const answer = await this.sendFile<MediaMetadata & { media_uid?: string }>('uploadMedia', PATHS.uploadMedia, request, 'media_enhancement', settings, options);
+      const answer = await this.sendFile<MediaMetadata & { media_uid?: string }>(
+        'uploadMedia',
+        PATHS.uploadMedia,
+        request,
+        'media_enhancement',
+        settings,
+        options,
+      );
       // Services differ in what they call the id; the rest of the client speaks of `uid`.
       const metadata = { ...answer, uid: answer.uid ?? answer.media_uid } as MediaMetadata;
       this.poller.remember(metadata);
@@ -157,7 +186,14 @@ export class MediaEnhanceClient {
       this.check('waitForCompletion', checkMediaUid(uid));
       // Node.js fires a timer longer than 2^31-1 ms at once, so a longer timeout would end the wait at once.
       if (options.timeoutMs !== undefined && !(options.timeoutMs > 0 && options.timeoutMs <= MAX_TIMER_MS)) {
-        throw validationError('waitForCompletion', [{ loc: ['timeoutMs'], msg: `must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`, type: 'value_error', input: options.timeoutMs }]);
+        throw validationError('waitForCompletion', [
+          {
+            loc: ['timeoutMs'],
+            msg: `must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`,
+            type: 'value_error',
+            input: options.timeoutMs,
+          },
+        ]);
       }
       return this.poller.wait(uid, options);
     });
@@ -178,7 +214,8 @@ export class MediaEnhanceClient {
   downloadToFile(uid: string, path: string, options: DownloadOptions = {}): Promise<DownloadedFile> {
     return this.guard(async () => {
       const issues = [...checkMediaUid(uid), ...checkStep(options.step)];
-      if (typeof path !== 'string' || path.length === 0) issues.push({ loc: ['path'], msg: 'a file or folder path is required', type: 'type_error.str', input: path });
+      if (typeof path !== 'string' || path.length === 0)
+        issues.push({ loc: ['path'], msg: 'a file or folder path is required', type: 'type_error.str', input: path });
       this.check('downloadToFile', issues);
       return downloadToFile(this.downloadContext(), uid, path, { ...options, signal: this.signal(options.signal) });
     });
@@ -187,7 +224,12 @@ export class MediaEnhanceClient {
   /** Rate-limit state of an operation, as this client sees it. */
   rateLimit(endpoint: EndpointId): { limit: number | null; used: number; queued: number; windowMs: number } {
     const limiter = this.limiters[endpoint];
-    return { limit: limiter.currentLimit(), used: limiter.used(), queued: limiter.queued(), windowMs: limiter.currentWindowMs() };
+    return {
+      limit: limiter.currentLimit(),
+      used: limiter.used(),
+      queued: limiter.queued(),
+      windowMs: limiter.currentWindowMs(),
+    };
   }
 
   /** Cancels every request and wait of this client and frees its connections. */
@@ -195,7 +237,8 @@ export class MediaEnhanceClient {
     if (this.closing.signal.aborted) return;
     this.closing.abort(new MediaEnhanceError('ABORTED', 'the client was closed'));
     this.poller.close();
-    for (const limiter of Object.values(this.limiters)) limiter.rejectAll(new MediaEnhanceError('ABORTED', 'the client was closed'));
+    for (const limiter of Object.values(this.limiters))
+      limiter.rejectAll(new MediaEnhanceError('ABORTED', 'the client was closed'));
     await this.transport.close();
   }
 
@@ -207,7 +250,10 @@ export class MediaEnhanceClient {
     settings: EnhancementSettings | null | undefined,
     options: TransferOptions,
   ): Promise<T> {
-    if (!request || typeof request !== 'object') throw validationError(endpoint, [{ loc: ['request'], msg: 'an object with a file is required', type: 'type_error.dict', input: request }]);
+    if (!request || typeof request !== 'object')
+      throw validationError(endpoint, [
+        { loc: ['request'], msg: 'an object with a file is required', type: 'type_error.dict', input: request },
+      ]);
     const source = await fileSource(request.file, request.fileName);
     const fields = { [part]: settings ? JSON.stringify(settings) : undefined };
     const answer = await this.transport.sendJson<T & { uid?: string; media_uid?: string }>({
@@ -219,7 +265,8 @@ export class MediaEnhanceClient {
       signal: this.signal(options.signal),
       onWait: options.onWait,
     });
-    if (typeof answer?.uid !== 'string' && typeof answer?.media_uid !== 'string') throw unexpectedAnswer(`POST ${path}`, 'uid');
+    if (typeof answer?.uid !== 'string' && typeof answer?.media_uid !== 'string')
+      throw unexpectedAnswer(`POST ${path}`, 'uid');
     return answer;
   }
 
@@ -242,7 +289,10 @@ export class MediaEnhanceClient {
     try {
       return await fn();
     } catch (err) {
-      const error = err instanceof MediaEnhanceError ? err : new MediaEnhanceError('HTTP', (err as Error)?.message ?? String(err), { cause: err });
+      const error =
+        err instanceof MediaEnhanceError
+          ? err
+          : new MediaEnhanceError('HTTP', (err as Error)?.message ?? String(err), { cause: err });
       throw redactError(error, this.options.apiKey);
     }
   }

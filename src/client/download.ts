@@ -62,7 +62,11 @@ function fileRequest(uid: string, options: DownloadOptions, headers?: Record<str
   };
 }
 
-export async function downloadStream(ctx: DownloadContext, uid: string, options: DownloadOptions): Promise<DownloadedStream> {
+export async function downloadStream(
+  ctx: DownloadContext,
+  uid: string,
+  options: DownloadOptions,
+): Promise<DownloadedStream> {
   const res = await ctx.transport.send(fileRequest(uid, options));
   const size = contentLength(res);
   const info = describeResponse(res, uid, options.step);
@@ -77,16 +81,28 @@ export async function downloadStream(ctx: DownloadContext, uid: string, options:
  * a partial file never stands where a finished one is expected. A connection lost mid-way resumes
  * with a Range request where the service allows it; with `resumable`, so does a later call.
  */
-export async function downloadToFile(ctx: DownloadContext, uid: string, target: string, options: DownloadOptions): Promise<DownloadedFile> {
+export async function downloadToFile(
+  ctx: DownloadContext,
+  uid: string,
+  target: string,
+  options: DownloadOptions,
+): Promise<DownloadedFile> {
   const { intoFolder, stem } = await partLocation(target, uid, options.step);
   const part = claimPartFile(stem, options.resumable === true);
-  let written = part.resumable ? await fsp.stat(part.path).then((s) => s.size, () => 0) : 0;
+  let written = part.resumable
+    ? await fsp.stat(part.path).then(
+        (s) => s.size,
+        () => 0,
+      )
+    : 0;
   let lastError: unknown;
   try {
     for (let attempt = 0; attempt <= ctx.retry.maxRetries; attempt++) {
       let res: Response;
       try {
-        res = await ctx.transport.send(fileRequest(uid, options, written > 0 ? { range: `bytes=${written}-` } : undefined));
+        res = await ctx.transport.send(
+          fileRequest(uid, options, written > 0 ? { range: `bytes=${written}-` } : undefined),
+        );
       } catch (err) {
         // A kept part longer than the file (the service's copy changed): start over.
         if (err instanceof MediaEnhanceError && err.status === 416 && written > 0) {
@@ -100,7 +116,10 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       const info = describeResponse(res, uid, options.step);
       let connectionError: unknown;
       res.body.once('error', (err) => (connectionError = err));
-      const file = createWriteStream(part.path, { flags: written > 0 ? 'a' : 'w', highWaterMark: BODY_HIGH_WATER_MARK });
+      const file = createWriteStream(part.path, {
+        flags: written > 0 ? 'a' : 'w',
+        highWaterMark: BODY_HIGH_WATER_MARK,
+      });
       try {
         const counter = progressCounter(written, total, options.onProgress, (n) => (written = n));
         await pipeline(res.body, counter, file, { signal: options.signal });
@@ -111,10 +130,15 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
         if (connectionError === undefined) throw err; // the disk failed, not the connection: resuming cannot help
         lastError = connectionError;
         // Resume from what reached the disk: bytes counted but still buffered in the write stream were lost with it.
-        written = await fsp.stat(part.path).then((s) => s.size, () => 0);
-        await sleep(ctx.clock, fullJitterDelay(ctx.retry, attempt, ctx.random), options.signal).catch((cause: unknown) => {
-          throw options.signal?.aborted ? aborted(uid, cause) : cause;
-        });
+        written = await fsp.stat(part.path).then(
+          (s) => s.size,
+          () => 0,
+        );
+        await sleep(ctx.clock, fullJitterDelay(ctx.retry, attempt, ctx.random), options.signal).catch(
+          (cause: unknown) => {
+            throw options.signal?.aborted ? aborted(uid, cause) : cause;
+          },
+        );
         continue;
       }
       if (total !== undefined && written !== total) {
@@ -125,11 +149,15 @@ export async function downloadToFile(ctx: DownloadContext, uid: string, target: 
       await fsp.rename(part.path, finalPath);
       return { path: finalPath, contentType: info.contentType, fileName: info.fileName, size: written };
     }
-    throw new MediaEnhanceError('NETWORK', `the download broke off ${ctx.retry.maxRetries + 1} times, the last: ${(lastError as Error)?.message} (GET ${PATHS.file(uid)})`, {
-      mediaUid: uid,
-      retryable: true,
-      cause: lastError,
-    });
+    throw new MediaEnhanceError(
+      'NETWORK',
+      `the download broke off ${ctx.retry.maxRetries + 1} times, the last: ${(lastError as Error)?.message} (GET ${PATHS.file(uid)})`,
+      {
+        mediaUid: uid,
+        retryable: true,
+        cause: lastError,
+      },
+    );
   } catch (err) {
     // Stopped (a redeploy, a restart): a later call continues from the part. Any other end removes it.
     if (!(part.resumable && options.signal?.aborted)) await fsp.rm(part.path, { force: true });
@@ -153,7 +181,11 @@ interface PartFile {
  * Where a download's part file goes: `.<uid>.<step>[.<target name>]` (then `.part`) beside the target,
  * hidden, and found again by a later download of the same file.
  */
-async function partLocation(target: string, uid: string, step: Step | undefined): Promise<{ intoFolder: boolean; stem: string }> {
+async function partLocation(
+  target: string,
+  uid: string,
+  step: Step | undefined,
+): Promise<{ intoFolder: boolean; stem: string }> {
   const intoFolder = await isDirectory(target);
   const name = `.${uid.replace(/[^\w.-]/g, '_')}.${step ?? 'ENHANCED'}${intoFolder ? '' : `.${basename(target)}`}`;
   return { intoFolder, stem: join(intoFolder ? target : dirname(target), truncateUtf8(name, MAX_NAME_BYTES)) };
@@ -177,7 +209,9 @@ function aborted(uid: string, cause: unknown): MediaEnhanceError {
 
 function describeResponse(res: Response, uid: string, step?: Step): { contentType: string; fileName: string } {
   const contentType = headerText(res.headers['content-type']) ?? 'application/octet-stream';
-  const fileName = safeFileName(fileNameFromDisposition(headerText(res.headers['content-disposition']))) ?? safeFileName(`${uid}${step === 'PRE' ? '' : '_enhanced'}`)!;
+  const fileName =
+    safeFileName(fileNameFromDisposition(headerText(res.headers['content-disposition']))) ??
+    safeFileName(`${uid}${step === 'PRE' ? '' : '_enhanced'}`)!;
   return { contentType, fileName };
 }
 
@@ -222,7 +256,12 @@ function truncateUtf8(name: string, maxBytes: number): string {
   return out;
 }
 
-function progressCounter(start: number, total: number | undefined, onProgress?: ProgressCallback, onCount?: (n: number) => void): Transform {
+function progressCounter(
+  start: number,
+  total: number | undefined,
+  onProgress?: ProgressCallback,
+  onCount?: (n: number) => void,
+): Transform {
   let done = start;
   return new Transform({
     highWaterMark: BODY_HIGH_WATER_MARK,

@@ -80,7 +80,12 @@ const EXCERPT_CHARS = 300;
  * Turns an error response into a MediaEnhanceError. The body may be the interface's `{detail: string}`,
  * the FastAPI `{detail: [{loc, msg, type}]}`, or anything else (then a bounded excerpt is kept).
  */
-export function errorFromResponse(what: string, status: number, bodyText: string, mediaUid?: string): MediaEnhanceError {
+export function errorFromResponse(
+  what: string,
+  status: number,
+  bodyText: string,
+  mediaUid?: string,
+): MediaEnhanceError {
   const code = CODE_BY_STATUS[status] ?? 'HTTP';
   const details = detailLines(bodyText);
   const summary = details.length > 0 ? details.join('; ') : excerpt(bodyText);
@@ -98,7 +103,8 @@ function detailLines(bodyText: string): string[] {
   }
   const detail = (body as { detail?: unknown } | null)?.detail;
   if (typeof detail === 'string') return [detail];
-  if (Array.isArray(detail)) return detail.map((d) => (typeof d === 'object' && d !== null ? describeIssue(d) : String(d)));
+  if (Array.isArray(detail))
+    return detail.map((d) => (typeof d === 'object' && d !== null ? describeIssue(d) : String(d)));
   return [];
 }
 

@@ -27,14 +27,27 @@ export async function fileSource(file: FileInput, fileName: string | undefined, 
     try {
       stat = await fsp.stat(file);
     } catch (err) {
-      throw new MediaEnhanceError('VALIDATION', `${field}: cannot read "${file}": ${(err as Error).message}`, { details: [`${field}: no readable file at "${file}"`] });
+      throw new MediaEnhanceError('VALIDATION', `${field}: cannot read "${file}": ${(err as Error).message}`, {
+        details: [`${field}: no readable file at "${file}"`],
+      });
     }
-    if (!stat.isFile()) throw new MediaEnhanceError('VALIDATION', `${field}: "${file}" is not a file`, { details: [`${field}: "${file}" is not a file`] });
-    return { fileName: fileName || basename(file), size: stat.size, replayable: true, open: () => createReadStream(file, { highWaterMark: READ_CHUNK }) };
+    if (!stat.isFile())
+      throw new MediaEnhanceError('VALIDATION', `${field}: "${file}" is not a file`, {
+        details: [`${field}: "${file}" is not a file`],
+      });
+    return {
+      fileName: fileName || basename(file),
+      size: stat.size,
+      replayable: true,
+      open: () => createReadStream(file, { highWaterMark: READ_CHUNK }),
+    };
   }
   if (Buffer.isBuffer(file) || file instanceof Uint8Array) {
     const bytes = Buffer.isBuffer(file) ? file : Buffer.from(file.buffer, file.byteOffset, file.byteLength);
-    if (bytes.length === 0) throw new MediaEnhanceError('VALIDATION', `${field}: the file is empty (0 bytes)`, { details: [`${field}: the file is empty`] });
+    if (bytes.length === 0)
+      throw new MediaEnhanceError('VALIDATION', `${field}: the file is empty (0 bytes)`, {
+        details: [`${field}: the file is empty`],
+      });
     return { fileName: fileName || 'media', size: bytes.length, replayable: true, open: () => bytes };
   }
   if (file && typeof (file as NodeJS.ReadableStream).pipe === 'function') {
@@ -45,25 +58,41 @@ export async function fileSource(file: FileInput, fileName: string | undefined, 
       fileName: name,
       replayable: false,
       open: () => {
-        if (used) throw new MediaEnhanceError('VALIDATION', `${field}: a stream can be sent only once; pass a path or a Buffer`);
+        if (used)
+          throw new MediaEnhanceError(
+            'VALIDATION',
+            `${field}: a stream can be sent only once; pass a path or a Buffer`,
+          );
         used = true;
         return file as NodeJS.ReadableStream;
       },
     };
   }
-  throw new MediaEnhanceError('VALIDATION', `${field}: a file path, a Buffer or a readable stream is required (got ${describeType(file)})`, {
-    details: [`${field}: a file path, a Buffer or a readable stream is required`],
-  });
+  throw new MediaEnhanceError(
+    'VALIDATION',
+    `${field}: a file path, a Buffer or a readable stream is required (got ${describeType(file)})`,
+    {
+      details: [`${field}: a file path, a Buffer or a readable stream is required`],
+    },
+  );
 }
 
 /**
  * A multipart/form-data body with the file part first and the given text parts after, streamed,
  * with a Content-Length whenever the file's size is known. `onBytes` counts the bytes sent.
  */
-export function multipartBody(source: FileSource, fields: Record<string, string | undefined>, onBytes?: (sent: number, total?: number) => void): RequestBody {
+export function multipartBody(
+  source: FileSource,
+  fields: Record<string, string | undefined>,
+  onBytes?: (sent: number, total?: number) => void,
+): RequestBody {
   const form = new FormData();
   const content = source.open();
-  form.append('file', content, { filename: source.fileName, contentType: 'application/octet-stream', knownLength: source.size });
+  form.append('file', content, {
+    filename: source.fileName,
+    contentType: 'application/octet-stream',
+    knownLength: source.size,
+  });
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, value);
   const headers: Record<string, string> = { ...(form.getHeaders() as Record<string, string>) };
   let total: number | undefined;

@@ -39,11 +39,14 @@ export interface ResolvedOptions {
 }
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
-  if (!options || typeof options !== 'object') throw configError('options', options, 'an object with baseUrl and apiKey is required');
+  if (!options || typeof options !== 'object')
+    throw configError('options', options, 'an object with baseUrl and apiKey is required');
   const { baseUrl, apiKey } = options;
   if (typeof apiKey !== 'string' || apiKey.length === 0) {
     // The value itself is never shown: it may be a key pasted in the wrong place.
-    throw new MediaEnhanceError('VALIDATION', 'apiKey: a non-empty string is required', { details: ['apiKey: a non-empty string is required'] });
+    throw new MediaEnhanceError('VALIDATION', 'apiKey: a non-empty string is required', {
+      details: ['apiKey: a non-empty string is required'],
+    });
   }
   let url: URL;
   try {
@@ -51,18 +54,25 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   } catch {
     throw configError('baseUrl', baseUrl, 'must be an absolute http:// or https:// URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError('baseUrl', baseUrl, 'must use http: or https:');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw configError('baseUrl', baseUrl, 'must use http: or https:');
   if (url.username || url.password) throw configError('baseUrl', url.origin, 'must not contain credentials');
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) {
-    throw configError('baseUrl', baseUrl, 'plain http: is only allowed to a loopback host (the API key would travel unencrypted); use https: or set allowInsecureHttp');
+    throw configError(
+      'baseUrl',
+      baseUrl,
+      'plain http: is only allowed to a loopback host (the API key would travel unencrypted); use https: or set allowInsecureHttp',
+    );
   }
   const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
   if (!(windowMs > 0)) throw configError('windowMs', windowMs, 'must be a positive number of milliseconds');
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-  if (!(requestTimeoutMs > 0)) throw configError('requestTimeoutMs', requestTimeoutMs, 'must be a positive number of milliseconds');
+  if (!(requestTimeoutMs > 0))
+    throw configError('requestTimeoutMs', requestTimeoutMs, 'must be a positive number of milliseconds');
   const limits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
   for (const [endpoint, limit] of Object.entries(limits)) {
-    if (limit !== null && !(Number.isInteger(limit) && limit > 0)) throw configError(`limits.${endpoint}`, limit, 'must be a positive integer or null');
+    if (limit !== null && !(Number.isInteger(limit) && limit > 0))
+      throw configError(`limits.${endpoint}`, limit, 'must be a positive integer or null');
   }
   return {
     origin: url.origin,

@@ -102,7 +102,13 @@ export class StatusPoller {
           const watch = this.watches.get(uid);
           this.leave(uid, waiter);
           const state = watch?.lastStatus ? `still ${watch.lastStatus}` : 'no state seen yet';
-          reject(new MediaEnhanceError('TIMEOUT', `media ${uid}: not completed after ${Math.round(timeoutMs / 1000)} s (${state})`, { mediaUid: uid, retryable: true }));
+          reject(
+            new MediaEnhanceError(
+              'TIMEOUT',
+              `media ${uid}: not completed after ${Math.round(timeoutMs / 1000)} s (${state})`,
+              { mediaUid: uid, retryable: true },
+            ),
+          );
         }, timeoutMs);
       }
       let watch = this.watches.get(uid);
@@ -215,7 +221,9 @@ export class StatusPoller {
           // A passing fault (network, 5xx, 429): ask again later, further apart each time.
           watch.failures++;
           const now = this.deps.clock.now();
-          watch.dueAt = now + nextPollDelay(this.deps.intervals, now - watch.startedAt, this.deps.random) * Math.min(4, watch.failures);
+          watch.dueAt =
+            now +
+            nextPollDelay(this.deps.intervals, now - watch.startedAt, this.deps.random) * Math.min(4, watch.failures);
         }
         this.run();
       },
@@ -271,10 +279,14 @@ function jobFailedError(metadata: MediaMetadata): MediaEnhanceError {
   const error = metadata.error as { code?: unknown; message?: unknown } | undefined;
   const reason = typeof error?.message === 'string' ? error.message : 'the service gave no reason';
   const code = typeof error?.code === 'string' ? ` [${error.code}]` : '';
-  return new MediaEnhanceError('JOB_FAILED', `${reason} (media ${metadata.uid} ended ${metadata.enhancement_status}${code})`, {
-    mediaUid: metadata.uid,
-    details: [`${metadata.enhancement_status}${code}: ${reason}`],
-  });
+  return new MediaEnhanceError(
+    'JOB_FAILED',
+    `${reason} (media ${metadata.uid} ended ${metadata.enhancement_status}${code})`,
+    {
+      mediaUid: metadata.uid,
+      details: [`${metadata.enhancement_status}${code}: ${reason}`],
+    },
+  );
 }
 
 function abortedError(uid: string): MediaEnhanceError {

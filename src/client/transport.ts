@@ -3,7 +3,13 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { EndpointId } from '../contract/endpoints';
 import { fullJitterDelay, parseRetryAfter, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
-import { MediaEnhanceError, REFUSED_FOR_NOW_STATUSES, RETRYABLE_STATUSES, errorFromResponse, redactError } from './errors';
+import {
+  MediaEnhanceError,
+  REFUSED_FOR_NOW_STATUSES,
+  RETRYABLE_STATUSES,
+  errorFromResponse,
+  redactError,
+} from './errors';
 import type { RollingWindowLimiter, Slot } from './rate-limiter';
 
 /** What a caller is told while its request waits: for a place in the window, or before a retry. */
@@ -91,10 +97,14 @@ export class Transport {
       try {
         return JSON.parse(text) as T;
       } catch (cause) {
-        throw new MediaEnhanceError('HTTP', `the service answered ${res.statusCode} with a body that is not JSON (${describe(spec)})`, {
-          status: res.statusCode,
-          cause,
-        });
+        throw new MediaEnhanceError(
+          'HTTP',
+          `the service answered ${res.statusCode} with a body that is not JSON (${describe(spec)})`,
+          {
+            status: res.statusCode,
+            cause,
+          },
+        );
       }
     });
   }
@@ -136,7 +146,13 @@ export class Transport {
           : await limiter.acquire({
               signal: spec.signal,
               front: attempt > 0,
-              onWait: (info) => spec.onWait?.({ endpoint: spec.endpoint, reason: 'queued', waitMs: info.waitMs, position: info.position }),
+              onWait: (info) =>
+                spec.onWait?.({
+                  endpoint: spec.endpoint,
+                  reason: 'queued',
+                  waitMs: info.waitMs,
+                  position: info.position,
+                }),
             });
       let res: Response;
       try {
@@ -148,9 +164,15 @@ export class Transport {
         else slot.settle(); // the service may have seen it: count it
         if (spec.signal?.aborted || !((idempotent || notSent) && spec.replayable !== false)) throw err;
         unreachableSince = refused ? (unreachableSince ?? clock.now()) : undefined;
-        const budgetLeft = refused ? maxRetries > 0 && clock.now() - unreachableSince! < retry.unreachableForMs : retries < maxRetries;
+        const budgetLeft = refused
+          ? maxRetries > 0 && clock.now() - unreachableSince! < retry.unreachableForMs
+          : retries < maxRetries;
         if (!budgetLeft) throw err;
-        const waitMs = fullJitterDelay(retry, refused ? Math.min(attempt, retry.maxRetries) : retries++, this.config.random);
+        const waitMs = fullJitterDelay(
+          retry,
+          refused ? Math.min(attempt, retry.maxRetries) : retries++,
+          this.config.random,
+        );
         await pause(attempt, waitMs, 'retry', errorCode(err) || (err as Error).message);
         continue;
       }
@@ -162,7 +184,12 @@ export class Transport {
           if (err instanceof MediaEnhanceError || spec.signal?.aborted) throw err;
           // The service answered, then the connection broke while its answer was read.
           if (!idempotent || spec.replayable === false || retries >= maxRetries) throw this.answerLost(err, spec);
-          await pause(attempt, fullJitterDelay(retry, retries++, this.config.random), 'retry', errorCode(err) || (err as Error).message);
+          await pause(
+            attempt,
+            fullJitterDelay(retry, retries++, this.config.random),
+            'retry',
+            errorCode(err) || (err as Error).message,
+          );
           continue;
         }
       }
@@ -173,7 +200,8 @@ export class Transport {
       const retryable = (idempotent ? RETRYABLE_STATUSES : REFUSED_FOR_NOW_STATUSES).has(res.statusCode);
       if (!retryable || retries >= maxRetries) throw error;
       if (spec.replayable === false) {
-        error.message += '; not retried: the file was given as a one-shot stream, pass a path or a Buffer so it can be sent again';
+        error.message +=
+          '; not retried: the file was given as a one-shot stream, pass a path or a Buffer so it can be sent again';
         throw error;
       }
       // Never earlier than the window allows: wait for a place to free, then add the jitter on top.
@@ -204,16 +232,24 @@ export class Transport {
         // Larger reads of big bodies (downloads): fewer, bigger writes to disk, same flat memory.
         highWaterMark: BODY_HIGH_WATER_MARK,
       })) as Response;
-      const retryAfterMs = res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after'], this.config.clock.now()) : undefined;
+      const retryAfterMs =
+        res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after'], this.config.clock.now()) : undefined;
       if (hop === 0) slot.answered(sameOrigin ? res.headers : {}, res.statusCode === 429, retryAfterMs);
       else if (sameOrigin) limiter.observe(res.headers, retryAfterMs);
       const location = headerText(res.headers.location);
       if (!REDIRECT_STATUSES.has(res.statusCode) || !location || spec.method !== 'GET') return res;
       await res.body.dump();
-      if (hop >= MAX_REDIRECTS) throw new MediaEnhanceError('HTTP', `more than ${MAX_REDIRECTS} redirects (${describe(spec)})`, { status: res.statusCode });
+      if (hop >= MAX_REDIRECTS)
+        throw new MediaEnhanceError('HTTP', `more than ${MAX_REDIRECTS} redirects (${describe(spec)})`, {
+          status: res.statusCode,
+        });
       const next = new URL(location, url);
       if (next.protocol !== 'https:' && !(next.protocol === 'http:' && url.protocol === 'http:')) {
-        throw new MediaEnhanceError('HTTP', `refused a redirect from ${url.protocol} to ${next.protocol} (${describe(spec)})`, { status: res.statusCode });
+        throw new MediaEnhanceError(
+          'HTTP',
+          `refused a redirect from ${url.protocol} to ${next.protocol} (${describe(spec)})`,
+          { status: res.statusCode },
+        );
       }
       url = next;
     }
@@ -223,7 +259,8 @@ export class Transport {
   private answerLost(err: unknown, spec: RequestSpec): MediaEnhanceError {
     const code = errorCode(err);
     const message = err instanceof Error ? err.message : String(err);
-    const consequence = spec.method === 'POST' ? ': the service may have accepted the media; check before sending it again' : '';
+    const consequence =
+      spec.method === 'POST' ? ': the service may have accepted the media; check before sending it again' : '';
     return new MediaEnhanceError(
       'NETWORK',
       `the connection broke while the answer was read (${message})${consequence} (${describe(spec)} to the service at ${this.config.origin}${code ? `: ${code}` : ''})`,
@@ -239,17 +276,25 @@ export class Transport {
     const code = errorCode(err);
     const message = err instanceof Error ? err.message : String(err);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      return new MediaEnhanceError('TIMEOUT', `no answer within ${this.config.requestTimeoutMs} ms (${describe(spec)}: ${code})`, {
+      return new MediaEnhanceError(
+        'TIMEOUT',
+        `no answer within ${this.config.requestTimeoutMs} ms (${describe(spec)}: ${code})`,
+        {
+          cause: err,
+          retryable: true,
+          mediaUid: spec.mediaUid,
+        },
+      );
+    }
+    return new MediaEnhanceError(
+      'NETWORK',
+      `${message} (${describe(spec)} to the service at ${this.config.origin}${code ? `: ${code}` : ''})`,
+      {
         cause: err,
         retryable: true,
         mediaUid: spec.mediaUid,
-      });
-    }
-    return new MediaEnhanceError('NETWORK', `${message} (${describe(spec)} to the service at ${this.config.origin}${code ? `: ${code}` : ''})`, {
-      cause: err,
-      retryable: true,
-      mediaUid: spec.mediaUid,
-    });
+      },
+    );
   }
 }
 

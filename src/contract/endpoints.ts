@@ -2,7 +2,13 @@
 
 export type EndpointId = 'enhanceAudio' | 'enhanceVideo' | 'uploadMedia' | 'getMetadata' | 'downloadFile';
 
-export const ENDPOINT_IDS: readonly EndpointId[] = ['enhanceAudio', 'enhanceVideo', 'uploadMedia', 'getMetadata', 'downloadFile'];
+export const ENDPOINT_IDS: readonly EndpointId[] = [
+  'enhanceAudio',
+  'enhanceVideo',
+  'uploadMedia',
+  'getMetadata',
+  'downloadFile',
+];
 
 /** Requests per window; null means the interface sets no limit (the v1 operations). */
 export const DEFAULT_RATE_LIMITS: Readonly<Record<EndpointId, number | null>> = {

@@ -67,7 +67,12 @@ const numberIn =
   (value, loc) => {
     const kind = integer ? 'integer' : 'number';
     if (typeof value !== 'number' || !(integer ? Number.isInteger(value) : Number.isFinite(value))) {
-      return { loc, msg: `value is not a valid ${kind} (a ${kind} from ${min} to ${max} is required)`, type: integer ? 'type_error.integer' : 'type_error.float', input: value };
+      return {
+        loc,
+        msg: `value is not a valid ${kind} (a ${kind} from ${min} to ${max} is required)`,
+        type: integer ? 'type_error.integer' : 'type_error.float',
+        input: value,
+      };
     }
     return boundIssue(value, min, max, loc);
   };
@@ -75,8 +80,20 @@ const numberIn =
 const integerIn = (min: number, max: number): Check => numberIn(min, max, true);
 
 function boundIssue(value: number, min: number, max: number, loc: Loc): FieldIssue | undefined {
-  if (value < min) return { loc, msg: `ensure this value is greater than or equal to ${min}`, type: 'value_error.number.not_ge', input: value };
-  if (value > max) return { loc, msg: `ensure this value is less than or equal to ${max}`, type: 'value_error.number.not_le', input: value };
+  if (value < min)
+    return {
+      loc,
+      msg: `ensure this value is greater than or equal to ${min}`,
+      type: 'value_error.number.not_ge',
+      input: value,
+    };
+  if (value > max)
+    return {
+      loc,
+      msg: `ensure this value is less than or equal to ${max}`,
+      type: 'value_error.number.not_le',
+      input: value,
+    };
   return undefined;
 }
 
@@ -85,7 +102,12 @@ const oneOf =
   (value, loc) =>
     typeof value === 'string' && allowed.includes(value)
       ? undefined
-      : { loc, msg: `value is not a valid enumeration member; permitted: ${allowed.map((a) => `'${a}'`).join(', ')}`, type: 'type_error.enum', input: value };
+      : {
+          loc,
+          msg: `value is not a valid enumeration member; permitted: ${allowed.map((a) => `'${a}'`).join(', ')}`,
+          type: 'type_error.enum',
+          input: value,
+        };
 
 const nullOr =
   (check: Check): Check =>
@@ -98,7 +120,12 @@ const aString: Check = (value, loc) =>
 const httpUrl: Check = (value, loc) => {
   if (typeof value !== 'string') return { loc, msg: 'str type expected', type: 'type_error.str', input: value };
   if (value.length < URL_LENGTH.min || value.length > URL_LENGTH.max) {
-    return { loc, msg: `ensure this value has between ${URL_LENGTH.min} and ${URL_LENGTH.max} characters`, type: 'value_error.any_str.length', input: value };
+    return {
+      loc,
+      msg: `ensure this value has between ${URL_LENGTH.min} and ${URL_LENGTH.max} characters`,
+      type: 'value_error.any_str.length',
+      input: value,
+    };
   }
   let parsed: URL;
   try {
@@ -107,7 +134,12 @@ const httpUrl: Check = (value, loc) => {
     return { loc, msg: 'invalid or missing URL scheme', type: 'value_error.url', input: value };
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return { loc, msg: 'URL scheme not permitted (http or https is required)', type: 'value_error.url.scheme', input: value };
+    return {
+      loc,
+      msg: 'URL scheme not permitted (http or https is required)',
+      type: 'value_error.url.scheme',
+      input: value,
+    };
   }
   if (!parsed.hostname) return { loc, msg: 'URL host invalid', type: 'value_error.url.host', input: value };
   return undefined;
@@ -135,7 +167,8 @@ const SETTINGS_RULES = new Map<string, Check>([
 
 /** Issues of an enhance-json body; an empty array means it is valid. */
 export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
-  if (!isPlainObject(body)) return [{ loc: ['body'], msg: 'value is not a valid dict', type: 'type_error.dict', input: body }];
+  if (!isPlainObject(body))
+    return [{ loc: ['body'], msg: 'value is not a valid dict', type: 'type_error.dict', input: body }];
   const issues: FieldIssue[] = [];
   for (const [field, check] of ENHANCE_JSON_RULES) {
     const loc = ['body', field];
@@ -147,7 +180,13 @@ export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
     if (issue) issues.push(issue);
   }
   for (const field of Object.keys(body)) {
-    if (!ENHANCE_JSON_RULES.has(field)) issues.push({ loc: ['body', field], msg: 'extra fields not permitted', type: 'value_error.extra', input: body[field] });
+    if (!ENHANCE_JSON_RULES.has(field))
+      issues.push({
+        loc: ['body', field],
+        msg: 'extra fields not permitted',
+        type: 'value_error.extra',
+        input: body[field],
+      });
   }
   return issues;
 }
@@ -156,9 +195,13 @@ export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
  * Issues of a `media_enhancement` / `video_enhancement` object. `null` or absent means "all defaults".
  * `transcode` is a member of the v2 upload settings only.
  */
-export function checkEnhancementSettings(settings: unknown, part: 'media_enhancement' | 'video_enhancement'): FieldIssue[] {
+export function checkEnhancementSettings(
+  settings: unknown,
+  part: 'media_enhancement' | 'video_enhancement',
+): FieldIssue[] {
   if (settings === undefined || settings === null) return [];
-  if (!isPlainObject(settings)) return [{ loc: ['body', part], msg: 'value is not a valid dict', type: 'type_error.dict', input: settings }];
+  if (!isPlainObject(settings))
+    return [{ loc: ['body', part], msg: 'value is not a valid dict', type: 'type_error.dict', input: settings }];
   const issues: FieldIssue[] = [];
   const allowTranscode = part === 'media_enhancement';
   for (const [member, value] of Object.entries(settings)) {
@@ -187,7 +230,14 @@ export function checkMediaUid(uid: unknown): FieldIssue[] {
   const loc = ['path', 'media_uid'];
   if (typeof uid !== 'string') return [{ loc, msg: 'str type expected', type: 'type_error.str', input: uid }];
   if (uid.length < 1 || uid.length > 200) {
-    return [{ loc, msg: 'ensure this value has between 1 and 200 characters', type: 'value_error.any_str.length', input: uid }];
+    return [
+      {
+        loc,
+        msg: 'ensure this value has between 1 and 200 characters',
+        type: 'value_error.any_str.length',
+        input: uid,
+      },
+    ];
   }
   return [];
 }
@@ -202,6 +252,9 @@ export function describeIssue(issue: { loc?: unknown; msg?: unknown; input?: unk
 
 /** A value as an error message quotes it: JSON, cut at 80 characters, however deeply it nests. */
 export function describeValue(value: unknown): string {
-  const { text, whole } = value !== null && typeof value === 'object' ? jsonStart(value, 80) : { text: JSON.stringify(value) ?? String(value), whole: true };
+  const { text, whole } =
+    value !== null && typeof value === 'object'
+      ? jsonStart(value, 80)
+      : { text: JSON.stringify(value) ?? String(value), whole: true };
   return !whole || text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

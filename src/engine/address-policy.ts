@@ -49,9 +49,15 @@ export function internalAddressKind(address: string): string | undefined {
     // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4 address: judged by that one.
     const groups = ipv6Groups(bare);
     const embedded =
-      groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0) ? [groups[6], groups[7]] : groups[0] === 0x2002 ? [groups[1], groups[2]] : undefined;
+      groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)
+        ? [groups[6], groups[7]]
+        : groups[0] === 0x2002
+          ? [groups[1], groups[2]]
+          : undefined;
     if (embedded) {
-      const kind = internalAddressKind(`${embedded[0] >> 8}.${embedded[0] & 0xff}.${embedded[1] >> 8}.${embedded[1] & 0xff}`);
+      const kind = internalAddressKind(
+        `${embedded[0] >> 8}.${embedded[0] & 0xff}.${embedded[1] >> 8}.${embedded[1] & 0xff}`,
+      );
       return kind && `${kind} (inside ${bare})`;
     }
   }
@@ -67,7 +73,9 @@ export function parseNetworks(entries: readonly string[], name: string): BlockLi
     const family = familyOf(address);
     const prefix = match?.[2] === undefined ? undefined : Number(match[2]);
     if (!family || (prefix !== undefined && prefix > (family === 'ipv4' ? 32 : 128))) {
-      throw new TypeError(`${name}: each entry must be an IP address or a CIDR range such as 192.168.1.0/24 (got ${JSON.stringify(entry)})`);
+      throw new TypeError(
+        `${name}: each entry must be an IP address or a CIDR range such as 192.168.1.0/24 (got ${JSON.stringify(entry)})`,
+      );
     }
     if (prefix === undefined) list.addAddress(address, family);
     else list.addSubnet(address, prefix, family);
@@ -91,6 +99,7 @@ function ipv6Groups(address: string): number[] {
   const [head, tail] = text.split('::');
   const front = head ? head.split(':') : [];
   const back = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? front : [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
+  const groups =
+    tail === undefined ? front : [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
   return groups.map((g) => parseInt(g, 16));
 }

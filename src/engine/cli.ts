@@ -124,7 +124,8 @@ async function main(): Promise<void> {
     const raw = values[name];
     if (raw === undefined) return undefined;
     const value = Number(raw);
-    if (String(raw).trim() === '' || !rule.test(value)) throw new Error(`--${name}: ${rule.text} (got "${String(raw)}")`);
+    if (String(raw).trim() === '' || !rule.test(value))
+      throw new Error(`--${name}: ${rule.text} (got "${String(raw)}")`);
     return value;
   };
   const maxLimitingDb = num('max-limiting-db', RULES.nonNegative);
@@ -165,7 +166,8 @@ async function main(): Promise<void> {
       maxHeaderBytes: num('max-header-bytes', RULES.positiveInteger),
       maxHeaderCount: num('max-header-count', RULES.positiveInteger),
     },
-    onRemoved: ({ record, reason }) => process.stdout.write(`removed media ${record.uid} ("${record.file_name}"): ${reason}\n`),
+    onRemoved: ({ record, reason }) =>
+      process.stdout.write(`removed media ${record.uid} ("${record.file_name}"): ${reason}\n`),
     faults: {
       error500Rate: probability('fault-500'),
       error503Rate: probability('fault-503'),
@@ -183,10 +185,15 @@ async function main(): Promise<void> {
   await fsp.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const { keys, keyNote } = await acceptedKeys(values.key ?? [], values['key-file'], dataDir);
   const engine = await startEngine({ ...options, apiKeys: keys, dataDir });
-  process.stdout.write(`media enhancement engine listening on ${engine.url} (data in ${dataDir}; accepts ${keyNote})\n`);
+  process.stdout.write(
+    `media enhancement engine listening on ${engine.url} (data in ${dataDir}; accepts ${keyNote})\n`,
+  );
   const stop = () => {
     process.stdout.write('stopping...\n');
-    engine.close().then(() => process.exit(0), () => process.exit(1));
+    engine.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -201,22 +208,38 @@ function retentionOptions(hours: number | undefined, mebibytes: number | undefin
 }
 
 /** The keys of the environment, a key file and the command line, all accepted; without any, the data folder's own key. */
-async function acceptedKeys(fromFlags: string[], keyFile: string | undefined, dataDir: string): Promise<{ keys: string[]; keyNote: string }> {
-  const fromEnv = (process.env.MEDIA_ENHANCE_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+async function acceptedKeys(
+  fromFlags: string[],
+  keyFile: string | undefined,
+  dataDir: string,
+): Promise<{ keys: string[]; keyNote: string }> {
+  const fromEnv = (process.env.MEDIA_ENHANCE_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   let fromFile: string[] = [];
   if (keyFile !== undefined) {
     let text: string;
     try {
       text = await fsp.readFile(keyFile, 'utf8');
     } catch (err) {
-      throw new Error(`--key-file: cannot read "${keyFile}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new Error(
+        `--key-file: cannot read "${keyFile}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
-    fromFile = text.split(/\r?\n/).map((k) => k.trim()).filter(Boolean);
+    fromFile = text
+      .split(/\r?\n/)
+      .map((k) => k.trim())
+      .filter(Boolean);
     if (fromFile.length === 0) throw new Error(`--key-file: "${keyFile}" holds no key (one key per line is expected)`);
   }
   const keys = [...fromEnv, ...fromFile, ...fromFlags];
   if (keys.length > 0) {
-    const sources = [fromEnv.length && 'MEDIA_ENHANCE_KEYS', fromFile.length && keyFile, fromFlags.length && 'the command line'].filter(Boolean);
+    const sources = [
+      fromEnv.length && 'MEDIA_ENHANCE_KEYS',
+      fromFile.length && keyFile,
+      fromFlags.length && 'the command line',
+    ].filter(Boolean);
     return { keys, keyNote: `${keys.length} key(s) from ${sources.join(', ')}` };
   }
   const file = join(dataDir, 'api-key');

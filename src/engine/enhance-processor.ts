@@ -4,17 +4,37 @@
 // ffmpeg when it is installed.
 import { copyFile, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { decodeToWav, encodeAudio, ffmpegAvailable, replaceSoundtrack, type AudioContainer, type VideoContainer } from '../audio/ffmpeg';
+import {
+  decodeToWav,
+  encodeAudio,
+  ffmpegAvailable,
+  replaceSoundtrack,
+  type AudioContainer,
+  type VideoContainer,
+} from '../audio/ffmpeg';
 import type { LoudnessMeasurement } from '../audio/loudness-meter';
 import { measureWavFile } from '../audio/measure';
-import { AIM_LU, DEFAULT_MAX_LIMITING_DB, normalizeWavFile, onTarget, type NormalizeOptions, type NormalizeReport } from '../audio/normalize';
+import {
+  AIM_LU,
+  DEFAULT_MAX_LIMITING_DB,
+  normalizeWavFile,
+  onTarget,
+  type NormalizeOptions,
+  type NormalizeReport,
+} from '../audio/normalize';
 import { readWavLayout } from '../audio/wav-format';
 import { enhanceWavFile } from '../enhance/chain';
 import type { EnhancementModel } from '../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../enhance/channel-task';
 import { enhancementParams } from '../enhance/report';
 import type { MediaType } from './media-type';
-import { ProcessingError, type ProcessContext, type ProcessJob, type ProcessResult, type ThreadHelp } from './processor';
+import {
+  ProcessingError,
+  type ProcessContext,
+  type ProcessJob,
+  type ProcessResult,
+  type ThreadHelp,
+} from './processor';
 
 const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
 const PCM24_WAV = { bitsPerSample: 24, encoding: 'int' } as const;
@@ -32,13 +52,20 @@ const DEFAULT_LEVEL = 100;
 /** A file's channels lent to another thread of the pool. */
 export const runTask = (task: unknown) => runChannelTask(task as ChannelTask);
 
-export async function processMedia(job: ProcessJob, context: ProcessContext = { ffmpegPath: 'ffmpeg' }, help?: ThreadHelp): Promise<ProcessResult> {
+export async function processMedia(
+  job: ProcessJob,
+  context: ProcessContext = { ffmpegPath: 'ffmpeg' },
+  help?: ThreadHelp,
+): Promise<ProcessResult> {
   const output = outputType(job);
   const work = (name: string) => `${job.outputPath}.${name}`;
   await removeLeftovers(job.outputPath);
   const needsFfmpeg = job.input.ext !== 'wav' || output.ext !== 'wav';
   if (needsFfmpeg && !(await ffmpegAvailable(context.ffmpegPath))) {
-    throw new ProcessingError('FFMPEG_REQUIRED', `${describe(job.input, output)} needs ffmpeg, which the engine did not find ("${context.ffmpegPath}"): install it (e.g. apt-get install ffmpeg) or send WAV, which never needs it`);
+    throw new ProcessingError(
+      'FFMPEG_REQUIRED',
+      `${describe(job.input, output)} needs ffmpeg, which the engine did not find ("${context.ffmpegPath}"): install it (e.g. apt-get install ffmpeg) or send WAV, which never needs it`,
+    );
   }
   try {
     let source = job.inputPath;
@@ -48,23 +75,46 @@ export async function processMedia(job: ProcessJob, context: ProcessContext = { 
       } catch (err) {
         if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;
         await copyFile(job.inputPath, job.outputPath);
-        return { params: { processing: 'none', note: 'the video has no audio stream: returned unchanged' }, output: job.input };
+        return {
+          params: { processing: 'none', note: 'the video has no audio stream: returned unchanged' },
+          output: job.input,
+        };
       }
       source = work('decoded.wav');
     }
     // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
     // fails here: any invalid WAV met after this is one the engine made.
     const original = await measureWavFile(source);
-    const unusable = (err: unknown) => (err as { code?: unknown }).code === 'INVALID_WAV' && new ProcessingError('ENHANCEMENT_FAILED', `speech enhancement failed: its output is not usable audio (${(err as Error).message}); the input peaks at ${original.samplePeakDbfs.toFixed(0)} dBFS`);
+    const unusable = (err: unknown) =>
+      (err as { code?: unknown }).code === 'INVALID_WAV' &&
+      new ProcessingError(
+        'ENHANCEMENT_FAILED',
+        `speech enhancement failed: its output is not usable audio (${(err as Error).message}); the input peaks at ${original.samplePeakDbfs.toFixed(0)} dBFS`,
+      );
     const model = job.settings.enhancement_model as EnhancementModel;
     const level = job.settings.enhancement_level ?? DEFAULT_LEVEL;
-    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {}).catch((err: unknown) => {
-      throw unusable(err) || new ProcessingError('ENHANCEMENT_FAILED', `speech enhancement failed: ${(err as Error).message ?? String(err)}`);
-    });
-    const target: LoudnessTarget = { targetLufs: job.settings.loudness_target, ceilingDbtp: job.settings.true_peak, maxLimitingDb: context.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB };
+    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {}).catch(
+      (err: unknown) => {
+        throw (
+          unusable(err) ||
+          new ProcessingError(
+            'ENHANCEMENT_FAILED',
+            `speech enhancement failed: ${(err as Error).message ?? String(err)}`,
+          )
+        );
+      },
+    );
+    const target: LoudnessTarget = {
+      targetLufs: job.settings.loudness_target,
+      ceilingDbtp: job.settings.true_peak,
+      maxLimitingDb: context.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB,
+    };
     const report = await (
       output.ext === 'wav'
-        ? normalizeWavFile(work('enhanced.wav'), job.outputPath, { ...target, outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV })
+        ? normalizeWavFile(work('enhanced.wav'), job.outputPath, {
+            ...target,
+            outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
+          })
         : encodeNormalized(job, output, context.ffmpegPath, work, target)
     ).catch((err: unknown) => {
       throw unusable(err) || err;
@@ -72,26 +122,55 @@ export async function processMedia(job: ProcessJob, context: ProcessContext = { 
     // A silent file is returned as it came, never amplified (and in its own format).
     const returnedAsItCame = report.unchangedBecause !== undefined && job.input.ext === output.ext;
     if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
-    return { params: { ...enhancementParams(model, enhancement), ...loudnessParams({ ...report, input: original }, returnedAsItCame, target) }, output };
+    return {
+      params: {
+        ...enhancementParams(model, enhancement),
+        ...loudnessParams({ ...report, input: original }, returnedAsItCame, target),
+      },
+      output,
+    };
   } catch (err) {
     if (err instanceof ProcessingError) throw err;
     const code = (err as { code?: unknown }).code;
-    if (code === 'INVALID_WAV' || code === 'DECODE_FAILED' || code === 'FFMPEG_REQUIRED' || code === 'NO_AUDIO') throw new ProcessingError(code === 'INVALID_WAV' ? 'INVALID_MEDIA' : code, (err as Error).message);
+    if (code === 'INVALID_WAV' || code === 'DECODE_FAILED' || code === 'FFMPEG_REQUIRED' || code === 'NO_AUDIO')
+      throw new ProcessingError(code === 'INVALID_WAV' ? 'INVALID_MEDIA' : code, (err as Error).message);
     throw err;
   } finally {
-    await Promise.all(['decoded.wav', 'enhanced.wav', 'normalized.wav', 'check.wav', 'encoded'].map((name) => rm(work(name), { force: true })));
+    await Promise.all(
+      ['decoded.wav', 'enhanced.wav', 'normalized.wav', 'check.wav', 'encoded'].map((name) =>
+        rm(work(name), { force: true }),
+      ),
+    );
   }
 }
 
 type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'maxLimitingDb'>;
 
 /** Normalize to float WAV, then encode (or mux into the video), measuring what the encoded file holds. */
-async function encodeNormalized(job: ProcessJob, output: MediaType, ffmpegPath: string, work: (name: string) => string, target: LoudnessTarget): Promise<NormalizeReport> {
+async function encodeNormalized(
+  job: ProcessJob,
+  output: MediaType,
+  ffmpegPath: string,
+  work: (name: string) => string,
+  target: LoudnessTarget,
+): Promise<NormalizeReport> {
   let ceilingDbtp = target.ceilingDbtp;
   let aimLufs = target.targetLufs;
   for (let encodes = 1; ; encodes++) {
-    const report = await normalizeWavFile(work('enhanced.wav'), work('normalized.wav'), { ...target, targetLufs: aimLufs, ceilingDbtp, outputFormat: FLOAT_WAV });
-    if (output.kind === 'video') await replaceSoundtrack(ffmpegPath, job.inputPath, work('normalized.wav'), work('encoded'), output.ext as VideoContainer);
+    const report = await normalizeWavFile(work('enhanced.wav'), work('normalized.wav'), {
+      ...target,
+      targetLufs: aimLufs,
+      ceilingDbtp,
+      outputFormat: FLOAT_WAV,
+    });
+    if (output.kind === 'video')
+      await replaceSoundtrack(
+        ffmpegPath,
+        job.inputPath,
+        work('normalized.wav'),
+        work('encoded'),
+        output.ext as VideoContainer,
+      );
     else await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer);
     // Report what the encoded file holds, measured after decoding it again.
     await decodeToWav(ffmpegPath, work('encoded'), work('check.wav'));
@@ -102,10 +181,17 @@ async function encodeNormalized(job: ProcessJob, output: MediaType, ffmpegPath: 
     const done = report.unchangedBecause !== undefined || (overshootDb <= 0 && Math.abs(shiftLu) <= AIM_LU);
     if (done || (encodes === MAX_ENCODES && overshootDb <= 0)) {
       await rename(work('encoded'), job.outputPath); // into place only when complete
-      return { ...report, output: delivered, targetReached: report.targetReached && onTarget(delivered.integratedLufs, target.targetLufs) };
+      return {
+        ...report,
+        output: delivered,
+        targetReached: report.targetReached && onTarget(delivered.integratedLufs, target.targetLufs),
+      };
     }
     if (encodes === MAX_ENCODES) {
-      throw new ProcessingError('PROCESSING_FAILED', `the ${output.ext.toUpperCase()} encoder kept the true peak over the ${target.ceilingDbtp} dBTP limit (${delivered.truePeakDbtp.toFixed(2)} dBTP after ${encodes} encodes with more headroom each time)`);
+      throw new ProcessingError(
+        'PROCESSING_FAILED',
+        `the ${output.ext.toUpperCase()} encoder kept the true peak over the ${target.ceilingDbtp} dBTP limit (${delivered.truePeakDbtp.toFixed(2)} dBTP after ${encodes} encodes with more headroom each time)`,
+      );
     }
     if (overshootDb > 0) ceilingDbtp -= overshootDb + ENCODER_MARGIN_DB;
     aimLufs += shiftLu;
@@ -128,7 +214,9 @@ async function removeLeftovers(outputPath: string): Promise<void> {
   const folder = dirname(outputPath);
   const prefix = `${basename(outputPath)}.`;
   const names = await readdir(folder).catch(() => [] as string[]);
-  await Promise.all(names.filter((name) => name.startsWith(prefix)).map((name) => rm(join(folder, name), { force: true })));
+  await Promise.all(
+    names.filter((name) => name.startsWith(prefix)).map((name) => rm(join(folder, name), { force: true })),
+  );
 }
 
 /** The requested transcode, else the input's own format. */
@@ -145,10 +233,18 @@ function describe(input: MediaType, output: MediaType): string {
   return `decoding ${input.ext.toUpperCase()}`;
 }
 
-function loudnessParams(report: NormalizeReport, returnedAsItCame: boolean, target: LoudnessTarget): Record<string, unknown> {
+function loudnessParams(
+  report: NormalizeReport,
+  returnedAsItCame: boolean,
+  target: LoudnessTarget,
+): Record<string, unknown> {
   const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
   return {
-    processing: returnedAsItCame ? 'none' : report.unchangedBecause ? 'speech enhancement' : 'speech enhancement, loudness',
+    processing: returnedAsItCame
+      ? 'none'
+      : report.unchangedBecause
+        ? 'speech enhancement'
+        : 'speech enhancement, loudness',
     input_loudness_lufs: round(report.input.integratedLufs),
     input_true_peak_dbtp: round(report.input.truePeakDbtp),
     input_loudness_range_lu: round(report.input.loudnessRangeLu),

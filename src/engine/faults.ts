@@ -77,10 +77,24 @@ export type UploadFs = Pick<typeof fs, 'open' | 'close' | 'write' | 'writev'>;
 function fullDisk(): UploadFs {
   type Call = (...args: unknown[]) => void;
   let writes = 0;
-  const failing = (real: Call) => (...args: unknown[]) => {
-    if (writes++ === 0) return real(...args);
-    const callback = args[args.length - 1] as (err: Error) => void;
-    process.nextTick(callback, Object.assign(new Error('ENOSPC: no space left on device, write'), { errno: -28, code: 'ENOSPC', syscall: 'write' }));
+  const failing =
+    (real: Call) =>
+    (...args: unknown[]) => {
+      if (writes++ === 0) return real(...args);
+      const callback = args[args.length - 1] as (err: Error) => void;
+      process.nextTick(
+        callback,
+        Object.assign(new Error('ENOSPC: no space left on device, write'), {
+          errno: -28,
+          code: 'ENOSPC',
+          syscall: 'write',
+        }),
+      );
+    };
+  return {
+    open: fs.open,
+    close: fs.close,
+    write: failing(fs.write as Call) as typeof fs.write,
+    writev: failing(fs.writev as Call) as typeof fs.writev,
   };
-  return { open: fs.open, close: fs.close, write: failing(fs.write as Call) as typeof fs.write, writev: failing(fs.writev as Call) as typeof fs.writev };
 }

@@ -46,7 +46,10 @@ export class FetchGuard {
     const family = familyOf(address);
     if (family && this.allowed.check(address, family)) return undefined;
     const kind = internalAddressKind(address);
-    return kind && `${address} is a ${kind} address, and this engine listens beyond loopback (allowPrivateFetch, --allow-private-fetch or --allow-fetch-from allow it)`;
+    return (
+      kind &&
+      `${address} is a ${kind} address, and this engine listens beyond loopback (allowPrivateFetch, --allow-private-fetch or --allow-fetch-from allow it)`
+    );
   }
 
   /** net.connect's `lookup`: resolves as usual, then keeps only the addresses the policy allows. */
@@ -55,7 +58,8 @@ export class FetchGuard {
       if (err) return callback(err, '');
       const refusals = addresses.map((a) => this.refuseAddress(a.address));
       const allowed = addresses.filter((_a, i) => refusals[i] === undefined);
-      if (allowed.length === 0) return callback(new RefusedTarget(`${hostname}: ${refusals.find(Boolean) ?? 'no address'}`), '');
+      if (allowed.length === 0)
+        return callback(new RefusedTarget(`${hostname}: ${refusals.find(Boolean) ?? 'no address'}`), '');
       if (options.all) callback(null, allowed);
       else callback(null, allowed[0].address, allowed[0].family);
     });

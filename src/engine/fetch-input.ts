@@ -32,12 +32,16 @@ export async function fetchInput(url: string, path: string, options: FetchOption
   // One deadline for the whole fetch: a server dripping a byte now and then never trips the per-read timeouts.
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([options.signal, deadline]);
-  const timedOut = () => new ProcessingError('FETCH_FAILED', `file_download_url: the fetch took longer than ${options.timeoutMs / 1000} s`);
+  const timedOut = () =>
+    new ProcessingError('FETCH_FAILED', `file_download_url: the fetch took longer than ${options.timeoutMs / 1000} s`);
   let target = url;
   for (let hop = 0; ; hop++) {
     const parsed = new URL(target);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new ProcessingError('FETCH_FAILED', `file_download_url: ${hop === 0 ? 'the URL' : 'a redirect'} uses ${parsed.protocol}, only http and https are fetched`);
+      throw new ProcessingError(
+        'FETCH_FAILED',
+        `file_download_url: ${hop === 0 ? 'the URL' : 'a redirect'} uses ${parsed.protocol}, only http and https are fetched`,
+      );
     }
     const refused = options.guard.refuseHost(parsed.hostname);
     if (refused) {
@@ -46,7 +50,13 @@ export async function fetchInput(url: string, path: string, options: FetchOption
     }
     let res;
     try {
-      res = await request(parsed, { method: 'GET', dispatcher: options.guard.dispatcher, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, signal });
+      res = await request(parsed, {
+        method: 'GET',
+        dispatcher: options.guard.dispatcher,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        signal,
+      });
     } catch (err) {
       if (deadline.aborted) throw timedOut();
       options.log(`could not fetch ${parsed.origin}: ${(err as Error).message}`); // origin only: a path or query may hold a token
@@ -55,7 +65,8 @@ export async function fetchInput(url: string, path: string, options: FetchOption
     const location = res.headers.location;
     if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
       await res.body.dump();
-      if (hop >= MAX_REDIRECTS) throw new ProcessingError('FETCH_FAILED', `file_download_url: more than ${MAX_REDIRECTS} redirects`);
+      if (hop >= MAX_REDIRECTS)
+        throw new ProcessingError('FETCH_FAILED', `file_download_url: more than ${MAX_REDIRECTS} redirects`);
       target = new URL(location, parsed).href;
       continue;
     }
@@ -67,7 +78,10 @@ export async function fetchInput(url: string, path: string, options: FetchOption
     const limit = new Transform({
       transform(chunk: Buffer, _enc, callback) {
         size += chunk.length;
-        if (size > options.maxBytes) callback(new ProcessingError('FETCH_FAILED', `file_download_url: the file is larger than ${options.maxBytes} bytes`));
+        if (size > options.maxBytes)
+          callback(
+            new ProcessingError('FETCH_FAILED', `file_download_url: the file is larger than ${options.maxBytes} bytes`),
+          );
         else callback(null, chunk);
       },
     });

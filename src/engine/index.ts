@@ -40,9 +40,18 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const resumable = await store.open();
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
-  const pool = new WorkerPool(config.workers, config.processorModule, { ffmpegPath: config.ffmpegPath, maxLimitingDb: config.maxLimitingDb });
+  const pool = new WorkerPool(config.workers, config.processorModule, {
+    ffmpegPath: config.ffmpegPath,
+    maxLimitingDb: config.maxLimitingDb,
+  });
   const retention = new MediaRetention(store, config.retention, config.onRemoved);
-  const jobs = new Jobs(store, pool, faults, { ...config, fetchGuard, onErrorLine: logError }, () => void retention.sweep());
+  const jobs = new Jobs(
+    store,
+    pool,
+    faults,
+    { ...config, fetchGuard, onErrorLine: logError },
+    () => void retention.sweep(),
+  );
   const server = createEngineServer({
     keys: new KeyChecker(config.apiKeys),
     limits: new RateLimits(config.limits, config.windowMs),

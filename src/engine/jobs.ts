@@ -60,7 +60,8 @@ export class Jobs {
       await this.store.update(record, { enhancement_status: 'PROCESSING' });
       await this.delay(this.options.processingDelayMs);
       if (this.stopping.signal.aborted) return;
-      if (this.faults.failProcessing()) throw new ProcessingError('PROCESSING_FAILED', 'processing failed (an injected fault)');
+      if (this.faults.failProcessing())
+        throw new ProcessingError('PROCESSING_FAILED', 'processing failed (an injected fault)');
       const input = record.internal.input!;
       const result = await this.pool.run({
         inputPath: this.store.inputPath(record.uid),
@@ -80,7 +81,9 @@ export class Jobs {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = err instanceof Error ? err.message : String(err);
-      await this.store.update(record, { enhancement_status: 'FAILED', error: { code, message } }).catch(() => undefined);
+      await this.store
+        .update(record, { enhancement_status: 'FAILED', error: { code, message } })
+        .catch(() => undefined);
     }
   }
 
@@ -97,7 +100,11 @@ export class Jobs {
     const head = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0).finally(() => handle.close());
     const type = sniffMediaType(head.subarray(0, bytesRead));
-    if (!type) throw new ProcessingError('UNSUPPORTED_MEDIA', 'file_download_url: the fetched file is not a recognised audio or video container');
+    if (!type)
+      throw new ProcessingError(
+        'UNSUPPORTED_MEDIA',
+        'file_download_url: the fetched file is not a recognised audio or video container',
+      );
     await this.store.update(record, { internal: { ...record.internal, input: type } });
   }
 

@@ -33,10 +33,22 @@ const PARTS_REACHED = FORM.files + FORM.fields + 1;
  * A body over `maxBytes` is a 413, a body without `file`, malformed, cut off or over a form limit is a
  * 422 (a text part over its size a 413), a full disk a 507; in every failure the partial file is deleted.
  */
-export async function receiveUpload(req: IncomingMessage, path: string, maxBytes: number, fs?: UploadFs): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  req: IncomingMessage,
+  path: string,
+  maxBytes: number,
+  fs?: UploadFs,
+): Promise<ReceivedUpload> {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) {
-    throw unprocessable([{ loc: ['header', 'content-type'], msg: 'multipart/form-data is required', type: 'value_error.content_type', input: contentType }]);
+    throw unprocessable([
+      {
+        loc: ['header', 'content-type'],
+        msg: 'multipart/form-data is required',
+        type: 'value_error.content_type',
+        input: contentType,
+      },
+    ]);
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
@@ -45,7 +57,11 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
   try {
     // File names arrive as UTF-8, as browsers and our client send them (RFC 7578); busboy's default
     // reads them as Latin-1, which garbles every accent. `filename*` is still understood.
-    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { ...FORM, parts: PARTS_REACHED, fileSize: maxBytes } });
+    parser = busboy({
+      headers: req.headers,
+      defParamCharset: 'utf8',
+      limits: { ...FORM, parts: PARTS_REACHED, fileSize: maxBytes },
+    });
   } catch (err) {
     throw malformed(err);
   }
@@ -71,14 +87,38 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
     };
 
     parser.on('field', (name, value, info) => {
-      if (info.nameTruncated) return fail(overLimit(['body'], `a part name is longer than ${FORM.fieldNameSize} characters`));
-      if (info.valueTruncated) return fail(new HttpError(413, `the form part "${name}" is larger than the ${FORM.fieldSize} bytes a text part may hold`, { connection: 'close' }));
-      if (fields.has(name)) return fail(unprocessable([{ loc: ['body', name], msg: 'given more than once; one value is required', type: 'value_error.multipart.repeated' }]));
+      if (info.nameTruncated)
+        return fail(overLimit(['body'], `a part name is longer than ${FORM.fieldNameSize} characters`));
+      if (info.valueTruncated)
+        return fail(
+          new HttpError(
+            413,
+            `the form part "${name}" is larger than the ${FORM.fieldSize} bytes a text part may hold`,
+            { connection: 'close' },
+          ),
+        );
+      if (fields.has(name))
+        return fail(
+          unprocessable([
+            {
+              loc: ['body', name],
+              msg: 'given more than once; one value is required',
+              type: 'value_error.multipart.repeated',
+            },
+          ]),
+        );
       fields.set(name, value);
     });
     parser.on('fieldsLimit', () => fail(overLimit(['body'], `the form has more than ${FORM.fields} text parts`)));
     parser.on('filesLimit', () => fail(overLimit(['body', 'file'], `the form has more than ${FORM.files} file part`)));
-    parser.on('partsLimit', () => fail(overLimit(['body'], `the form has more than ${PARTS_REACHED - 1} parts (${FORM.files} file and ${FORM.fields} text parts)`)));
+    parser.on('partsLimit', () =>
+      fail(
+        overLimit(
+          ['body'],
+          `the form has more than ${PARTS_REACHED - 1} parts (${FORM.files} file and ${FORM.fields} text parts)`,
+        ),
+      ),
+    );
     parser.on('file', (name, stream, info) => {
       if (name !== 'file' || written) {
         stream.resume();
@@ -101,7 +141,8 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
     parser.on('error', (err) => fail(malformed(err)));
     parser.on('close', () => {
       if (settled) return;
-      if (!written) return fail(unprocessable([{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }]));
+      if (!written)
+        return fail(unprocessable([{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }]));
       written.then(
         (file) => {
           if (settled) return;
@@ -119,11 +160,19 @@ export async function receiveUpload(req: IncomingMessage, path: string, maxBytes
 }
 
 function tooLarge(maxBytes: number): HttpError {
-  return new HttpError(413, `the file is larger than the ${maxBytes} bytes this service accepts`, { connection: 'close' });
+  return new HttpError(413, `the file is larger than the ${maxBytes} bytes this service accepts`, {
+    connection: 'close',
+  });
 }
 
 function overLimit(loc: string[], what: string): HttpError {
-  return unprocessable([{ loc, msg: `${what}, more than this service accepts: send the file and its settings part only`, type: 'value_error.multipart.limit' }]);
+  return unprocessable([
+    {
+      loc,
+      msg: `${what}, more than this service accepts: send the file and its settings part only`,
+      type: 'value_error.multipart.limit',
+    },
+  ]);
 }
 
 /**
@@ -137,5 +186,11 @@ function notStored(err: unknown): unknown {
 }
 
 function malformed(err: unknown): HttpError {
-  return unprocessable([{ loc: ['body'], msg: `malformed or truncated multipart body: ${(err as Error)?.message ?? String(err)}`, type: 'value_error.multipart' }]);
+  return unprocessable([
+    {
+      loc: ['body'],
+      msg: `malformed or truncated multipart body: ${(err as Error)?.message ?? String(err)}`,
+      type: 'value_error.multipart',
+    },
+  ]);
 }

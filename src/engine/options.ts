@@ -112,8 +112,12 @@ export interface EngineOptions {
   onErrorLine?: (line: string) => void;
 }
 
-export interface ResolvedEngineOptions
-  extends Required<Omit<EngineOptions, 'onLogLine' | 'onRequest' | 'onRemoved' | 'onErrorLine' | 'faults' | 'limits' | 'retention' | 'server'>> {
+export interface ResolvedEngineOptions extends Required<
+  Omit<
+    EngineOptions,
+    'onLogLine' | 'onRequest' | 'onRemoved' | 'onErrorLine' | 'faults' | 'limits' | 'retention' | 'server'
+  >
+> {
   limits: Record<EndpointId, number | null>;
   retention: RetentionOptions;
   server: ServerLimits;
@@ -132,28 +136,50 @@ export interface NumberRule {
 
 export const RULES = {
   positiveInteger: { test: (v: number) => Number.isInteger(v) && v > 0, text: 'must be a whole number of at least 1' },
-  nonNegativeInteger: { test: (v: number) => Number.isInteger(v) && v >= 0, text: 'must be a whole number of at least 0' },
+  nonNegativeInteger: {
+    test: (v: number) => Number.isInteger(v) && v >= 0,
+    text: 'must be a whole number of at least 0',
+  },
   positive: { test: (v: number) => Number.isFinite(v) && v > 0, text: 'must be a number above 0' },
   nonNegative: { test: (v: number) => Number.isFinite(v) && v >= 0, text: 'must be a number of at least 0' },
-  probability: { test: (v: number) => Number.isFinite(v) && v >= 0 && v <= 1, text: 'must be a probability from 0 to 1' },
-  port: { test: (v: number) => Number.isInteger(v) && v >= 0 && v <= 65535, text: 'must be a whole number from 0 to 65535' },
+  probability: {
+    test: (v: number) => Number.isFinite(v) && v >= 0 && v <= 1,
+    text: 'must be a probability from 0 to 1',
+  },
+  port: {
+    test: (v: number) => Number.isInteger(v) && v >= 0 && v <= 65535,
+    text: 'must be a whole number from 0 to 65535',
+  },
   /** Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer one fires at once. */
-  timeoutMs: { test: (v: number) => Number.isInteger(v) && v >= 0 && v <= 2 ** 31 - 1, text: 'must be a whole number of milliseconds from 0 to 2147483647' },
-  positiveTimeoutMs: { test: (v: number) => Number.isInteger(v) && v > 0 && v <= 2 ** 31 - 1, text: 'must be a whole number of milliseconds from 1 to 2147483647' },
+  timeoutMs: {
+    test: (v: number) => Number.isInteger(v) && v >= 0 && v <= 2 ** 31 - 1,
+    text: 'must be a whole number of milliseconds from 0 to 2147483647',
+  },
+  positiveTimeoutMs: {
+    test: (v: number) => Number.isInteger(v) && v > 0 && v <= 2 ** 31 - 1,
+    text: 'must be a whole number of milliseconds from 1 to 2147483647',
+  },
 } satisfies Record<string, NumberRule>;
 
 /** The value when it follows the rule; otherwise an error naming the option, the rule and the value. */
 export function checked<T extends number | undefined>(name: string, value: T, rule: NumberRule): T {
   if (value === undefined) return value;
-  if (typeof value !== 'number' || !rule.test(value)) throw new TypeError(`${name}: ${rule.text} (got ${JSON.stringify(value) ?? String(value)})`);
+  if (typeof value !== 'number' || !rule.test(value))
+    throw new TypeError(`${name}: ${rule.text} (got ${JSON.stringify(value) ?? String(value)})`);
   return value;
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
-  if (!options || !Array.isArray(options.apiKeys) || options.apiKeys.length === 0 || options.apiKeys.some((k) => typeof k !== 'string' || k.length === 0)) {
+  if (
+    !options ||
+    !Array.isArray(options.apiKeys) ||
+    options.apiKeys.length === 0 ||
+    options.apiKeys.some((k) => typeof k !== 'string' || k.length === 0)
+  ) {
     throw new TypeError('apiKeys: at least one non-empty key is required');
   }
-  if (typeof options.dataDir !== 'string' || options.dataDir.length === 0) throw new TypeError('dataDir: a folder path is required');
+  if (typeof options.dataDir !== 'string' || options.dataDir.length === 0)
+    throw new TypeError('dataDir: a folder path is required');
   const windowMs = checked('windowMs', options.windowMs ?? DEFAULT_WINDOW_MS, RULES.positiveTimeoutMs);
   const host = options.host ?? '127.0.0.1';
   const maxLimitingDb = checked('maxLimitingDb', options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB, RULES.nonNegative);
@@ -186,16 +212,28 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
 /** Loopback only: 127.0.0.0/8, ::1 and localhost; anything else (0.0.0.0, a LAN address) reaches beyond this machine. */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare);
+  return (
+    bare === 'localhost' ||
+    bare === '::1' ||
+    /^127\.\d+\.\d+\.\d+$/.test(bare) ||
+    /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)
+  );
 }
 
 function resolveLimits(given: EngineOptions['limits']): Record<EndpointId, number | null> {
   const limits = { ...DEFAULT_RATE_LIMITS };
   for (const [endpoint, limit] of Object.entries(given ?? {})) {
-    if (!ENDPOINT_IDS.includes(endpoint as EndpointId)) throw new TypeError(`limits.${endpoint}: not an operation; permitted: ${ENDPOINT_IDS.join(', ')}`);
+    if (!ENDPOINT_IDS.includes(endpoint as EndpointId))
+      throw new TypeError(`limits.${endpoint}: not an operation; permitted: ${ENDPOINT_IDS.join(', ')}`);
     if (limit === undefined) continue;
     // 0 would refuse every request with a Retry-After no wait can honour; null is "no limit".
-    limits[endpoint as EndpointId] = limit === null ? null : checked(`limits.${endpoint}`, limit, { ...RULES.positiveInteger, text: `${RULES.positiveInteger.text}, or null for no limit` });
+    limits[endpoint as EndpointId] =
+      limit === null
+        ? null
+        : checked(`limits.${endpoint}`, limit, {
+            ...RULES.positiveInteger,
+            text: `${RULES.positiveInteger.text}, or null for no limit`,
+          });
   }
   return limits;
 }
@@ -203,26 +241,44 @@ function resolveLimits(given: EngineOptions['limits']): Record<EndpointId, numbe
 function resolveServerLimits(given: Partial<ServerLimits> | undefined): ServerLimits {
   const limits = { ...DEFAULT_SERVER_LIMITS };
   for (const [name, value] of Object.entries(given ?? {})) {
-    if (!Object.hasOwn(DEFAULT_SERVER_LIMITS, name)) throw new TypeError(`server.${name}: not a server limit; permitted: ${Object.keys(DEFAULT_SERVER_LIMITS).join(', ')}`);
+    if (!Object.hasOwn(DEFAULT_SERVER_LIMITS, name))
+      throw new TypeError(
+        `server.${name}: not a server limit; permitted: ${Object.keys(DEFAULT_SERVER_LIMITS).join(', ')}`,
+      );
     if (value === undefined) continue;
-    const rule = name.endsWith('Ms') ? (name === 'requestTimeoutMs' ? RULES.timeoutMs : RULES.positiveTimeoutMs) : RULES.positiveInteger;
+    const rule = name.endsWith('Ms')
+      ? name === 'requestTimeoutMs'
+        ? RULES.timeoutMs
+        : RULES.positiveTimeoutMs
+      : RULES.positiveInteger;
     limits[name as keyof ServerLimits] = checked(`server.${name}`, value, rule);
   }
   if (limits.requestTimeoutMs > 0 && limits.requestTimeoutMs < limits.headersTimeoutMs) {
-    throw new TypeError(`server.requestTimeoutMs: must be 0 (none) or at least server.headersTimeoutMs, ${limits.headersTimeoutMs} (got ${limits.requestTimeoutMs})`);
+    throw new TypeError(
+      `server.requestTimeoutMs: must be 0 (none) or at least server.headersTimeoutMs, ${limits.headersTimeoutMs} (got ${limits.requestTimeoutMs})`,
+    );
   }
   return limits;
 }
 
 function resolveAllowFetchFrom(given: string[] | undefined): string[] {
   if (given === undefined) return [];
-  if (!Array.isArray(given)) throw new TypeError(`allowFetchFrom: must be a list of addresses or CIDR ranges (got ${JSON.stringify(given)})`);
+  if (!Array.isArray(given))
+    throw new TypeError(`allowFetchFrom: must be a list of addresses or CIDR ranges (got ${JSON.stringify(given)})`);
   parseNetworks(given, 'allowFetchFrom'); // throws naming the entry that is not an address or range
   return [...given];
 }
 
 function resolveFaults(faults: FaultOptions): FaultOptions {
-  for (const name of ['error500Rate', 'error503Rate', 'resetRate', 'dripRate', 'failProcessingRate', 'diskFullRate'] as const) checked(`faults.${name}`, faults[name], RULES.probability);
+  for (const name of [
+    'error500Rate',
+    'error503Rate',
+    'resetRate',
+    'dripRate',
+    'failProcessingRate',
+    'diskFullRate',
+  ] as const)
+    checked(`faults.${name}`, faults[name], RULES.probability);
   checked('faults.dripBytesPerSecond', faults.dripBytesPerSecond, RULES.positive);
   checked('faults.forced429', faults.forced429, RULES.nonNegativeInteger);
   return faults;
@@ -231,7 +287,10 @@ function resolveFaults(faults: FaultOptions): FaultOptions {
 function resolveRetention(given: Partial<RetentionOptions> | undefined): RetentionOptions {
   const retention = { ...DEFAULT_RETENTION };
   for (const [name, value] of Object.entries(given ?? {})) {
-    if (!Object.hasOwn(DEFAULT_RETENTION, name)) throw new TypeError(`retention.${name}: not a retention option; permitted: ${Object.keys(DEFAULT_RETENTION).join(', ')}`);
+    if (!Object.hasOwn(DEFAULT_RETENTION, name))
+      throw new TypeError(
+        `retention.${name}: not a retention option; permitted: ${Object.keys(DEFAULT_RETENTION).join(', ')}`,
+      );
     if (value !== undefined) (retention as Record<string, unknown>)[name] = value;
   }
   if (retention.maxAgeMs !== null) checked('retention.maxAgeMs', retention.maxAgeMs, RULES.positive);

@@ -18,7 +18,10 @@ function post(message: FromWorker): void {
 
 function describeError(err: unknown): { code: string; message: string } {
   const e = err as { code?: unknown; message?: unknown };
-  return { code: typeof e?.code === 'string' ? e.code : 'PROCESSING_FAILED', message: typeof e?.message === 'string' ? e.message : String(err) };
+  return {
+    code: typeof e?.code === 'string' ? e.code : 'PROCESSING_FAILED',
+    message: typeof e?.message === 'string' ? e.message : String(err),
+  };
 }
 
 port.on('message', async (message: ToWorker) => {

@@ -32,7 +32,10 @@ export class RateLimits {
       const freeAt = log.length >= limit ? log[log.length - limit] + this.windowMs : now + 1000;
       return {
         allowed: false,
-        headers: { ...this.headers(limit, limit), 'retry-after': String(Math.max(1, Math.ceil((freeAt - now) / 1000))) },
+        headers: {
+          ...this.headers(limit, limit),
+          'retry-after': String(Math.max(1, Math.ceil((freeAt - now) / 1000))),
+        },
       };
     }
     log.push(now);

@@ -10,7 +10,13 @@ export type Body = Buffer | { path: string; start: number; end: number };
  * Writes an answer, passing it through the injected faults: a reset cuts the connection after half
  * the body, a drip sends the body slowly.
  */
-export async function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: Body, faults: Faults): Promise<void> {
+export async function respond(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Body,
+  faults: Faults,
+): Promise<void> {
   const length = Buffer.isBuffer(body) ? body.length : body.end - body.start + 1;
   res.writeHead(status, { ...headers, 'content-length': String(length) });
   const stages: Transform[] = [];
@@ -21,7 +27,9 @@ export async function respond(res: ServerResponse, status: number, headers: Reco
     res.end(body); // the common case: a small JSON answer, no stream machinery
     return;
   }
-  const source = Buffer.isBuffer(body) ? Readable.from([body]) : createReadStream(body.path, { start: body.start, end: body.end });
+  const source = Buffer.isBuffer(body)
+    ? Readable.from([body])
+    : createReadStream(body.path, { start: body.start, end: body.end });
   try {
     await pipeline([source, ...stages, res] as unknown as NodeJS.ReadWriteStream[]);
   } catch {
@@ -53,10 +61,13 @@ function drip(bytesPerSecond: number): Transform {
       const next = () => {
         const p = pieces.shift();
         if (!p) return callback();
-        setTimeout(() => {
-          this.push(p);
-          next();
-        }, (p.length / bytesPerSecond) * 1000);
+        setTimeout(
+          () => {
+            this.push(p);
+            next();
+          },
+          (p.length / bytesPerSecond) * 1000,
+        );
       };
       next();
     },

@@ -23,7 +23,11 @@ export function unprocessable(issues: FieldIssue[]): HttpError {
   // only a short excerpt of it: the answer must stay small and safe to write whatever was sent.
   return new HttpError(
     422,
-    issues.map((issue) => ('input' in issue ? { ...issue, loc: issue.loc.map((part) => excerpt(part) as string | number), input: excerpt(issue.input) } : issue)),
+    issues.map((issue) =>
+      'input' in issue
+        ? { ...issue, loc: issue.loc.map((part) => excerpt(part) as string | number), input: excerpt(issue.input) }
+        : issue,
+    ),
   );
 }
 
@@ -43,7 +47,12 @@ export function insufficientStorage(): HttpError {
   });
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);

@@ -68,8 +68,11 @@ export class MediaRetention {
   private async removeWhatIsDue(): Promise<RemovedMedia[]> {
     const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
     const now = this.now();
-    const finished = this.store.all().filter((record) => record.enhancement_status === 'COMPLETED' || record.enhancement_status === 'FAILED');
-    const lastUse = (record: MediaRecord) => Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0);
+    const finished = this.store
+      .all()
+      .filter((record) => record.enhancement_status === 'COMPLETED' || record.enhancement_status === 'FAILED');
+    const lastUse = (record: MediaRecord) =>
+      Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0);
     finished.sort((a, b) => lastUse(a) - lastUse(b)); // oldest first
     let total = 0;
     for (const record of finished) total += await this.sizeOf(record.uid);
@@ -97,7 +100,14 @@ export class MediaRetention {
   private async sizeOf(uid: string): Promise<number> {
     let bytes = this.sizes.get(uid);
     if (bytes === undefined) {
-      const sizes = await Promise.all([this.store.inputPath(uid), this.store.outputPath(uid)].map((path) => fsp.stat(path).then((s) => s.size, () => 0)));
+      const sizes = await Promise.all(
+        [this.store.inputPath(uid), this.store.outputPath(uid)].map((path) =>
+          fsp.stat(path).then(
+            (s) => s.size,
+            () => 0,
+          ),
+        ),
+      );
       bytes = sizes[0] + sizes[1];
       this.sizes.set(uid, bytes);
     }
@@ -109,7 +119,11 @@ const mebibytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 
 /** 40 s, 12 min, 5 h, 7 days. */
 function spoken(ms: number): string {
-  const units: Array<[number, string]> = [[86_400_000, 'days'], [3_600_000, 'h'], [60_000, 'min']];
+  const units: Array<[number, string]> = [
+    [86_400_000, 'days'],
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+  ];
   for (const [size, name] of units) if (ms >= 2 * size) return `${Math.round(ms / size)} ${name}`;
   return `${Math.max(1, Math.round(ms / 1000))} s`;
 }

@@ -39,14 +39,23 @@ const JSON_BODY_LIMIT = 64 * 1024;
 export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Promise<JsonAnswer> {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^application\/json/i.test(contentType)) {
-    throw unprocessable([{ loc: ['header', 'content-type'], msg: 'application/json is required', type: 'value_error.content_type', input: contentType }]);
+    throw unprocessable([
+      {
+        loc: ['header', 'content-type'],
+        msg: 'application/json is required',
+        type: 'value_error.content_type',
+        input: contentType,
+      },
+    ]);
   }
   const text = await readText(req, JSON_BODY_LIMIT);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (err) {
-    throw unprocessable([{ loc: ['body'], msg: `invalid JSON: ${(err as Error).message}`, type: 'value_error.jsondecode' }]);
+    throw unprocessable([
+      { loc: ['body'], msg: `invalid JSON: ${(err as Error).message}`, type: 'value_error.jsondecode' },
+    ]);
   }
   const issues = checkEnhanceJsonBody(body);
   if (issues.length > 0) throw unprocessable(issues);
@@ -76,14 +85,20 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
   try {
     const settings = parseSettings(received.fields.get(part), part);
     const type = sniffMediaType(received.head);
-    if (!type) throw new HttpError(415, `${JSON.stringify(excerpt(received.fileName))} is not a recognised audio or video file (WAV, RF64, AIFF, FLAC, Ogg, MP3, MP4/MOV, Matroska/WebM)`);
+    if (!type)
+      throw new HttpError(
+        415,
+        `${JSON.stringify(excerpt(received.fileName))} is not a recognised audio or video file (WAV, RF64, AIFF, FLAC, Ogg, MP3, MP4/MOV, Matroska/WebM)`,
+      );
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
     const record = await ctx.store.create(
       {
         file_name: received.fileName,
         enhancement_params: { ...applied, transcode: applied.transcode ?? null },
         internal: { source: kind, settings: applied, input: type },
-        ...(kind === 'video' ? { enhancement_level: applied.enhancement_level, enhancement_model: applied.enhancement_model } : {}),
+        ...(kind === 'video'
+          ? { enhancement_level: applied.enhancement_level, enhancement_model: applied.enhancement_model }
+          : {}),
       },
       received.path,
     );
@@ -103,9 +118,19 @@ export function metadata(uid: string, ctx: RouteContext): JsonAnswer {
 }
 
 /** GET /v2/medias/{uid}/file?step=ENHANCED|PRE, with Range support so a broken download can resume. */
-export async function file(req: IncomingMessage, res: ServerResponse, uid: string, query: URLSearchParams, ctx: RouteContext, headers: Record<string, string>): Promise<void> {
+export async function file(
+  req: IncomingMessage,
+  res: ServerResponse,
+  uid: string,
+  query: URLSearchParams,
+  ctx: RouteContext,
+  headers: Record<string, string>,
+): Promise<void> {
   const steps = query.getAll('step');
-  const issues: FieldIssue[] = steps.length > 1 ? [{ loc: ['query', 'step'], msg: 'a single value is required', type: 'value_error', input: steps }] : checkStep(steps[0]);
+  const issues: FieldIssue[] =
+    steps.length > 1
+      ? [{ loc: ['query', 'step'], msg: 'a single value is required', type: 'value_error', input: steps }]
+      : checkStep(steps[0]);
   if (issues.length > 0) throw unprocessable(issues);
   const step = steps[0] ?? 'ENHANCED';
   const record = known(uid, ctx);
@@ -113,17 +138,34 @@ export async function file(req: IncomingMessage, res: ServerResponse, uid: strin
   const pre = step === 'PRE';
   const type = pre ? record.internal.input : record.internal.output;
   if (!type || (!pre && record.enhancement_status !== 'COMPLETED')) {
-    const why = record.enhancement_status === 'FAILED' ? `it FAILED: ${record.error?.message ?? 'no reason'}` : `it is ${record.enhancement_status}`;
+    const why =
+      record.enhancement_status === 'FAILED'
+        ? `it FAILED: ${record.error?.message ?? 'no reason'}`
+        : `it is ${record.enhancement_status}`;
     throw new HttpError(412, `the ${pre ? 'original' : 'enhanced'} file of media ${uid} is not available: ${why}`);
   }
   const path = pre ? ctx.store.inputPath(uid) : ctx.store.outputPath(uid);
   const size = (await fsp.stat(path)).size;
   const name = pre ? record.file_name : `${stem(record.file_name)}_enhanced.${type.ext}`;
-  const fileHeaders = { ...headers, 'content-type': type.contentType, 'content-disposition': contentDisposition(name), 'accept-ranges': 'bytes' };
+  const fileHeaders = {
+    ...headers,
+    'content-type': type.contentType,
+    'content-disposition': contentDisposition(name),
+    'accept-ranges': 'bytes',
+  };
   const range = parseRange(req.headers.range, size);
-  if (range === 'unsatisfiable') throw new HttpError(416, `the range ${req.headers.range} is outside the file's ${size} bytes`, { 'content-range': `bytes */${size}` });
+  if (range === 'unsatisfiable')
+    throw new HttpError(416, `the range ${req.headers.range} is outside the file's ${size} bytes`, {
+      'content-range': `bytes */${size}`,
+    });
   if (range) {
-    await respond(res, 206, { ...fileHeaders, 'content-range': `bytes ${range.start}-${range.end}/${size}` }, { path, ...range }, ctx.faults);
+    await respond(
+      res,
+      206,
+      { ...fileHeaders, 'content-range': `bytes ${range.start}-${range.end}/${size}` },
+      { path, ...range },
+      ctx.faults,
+    );
   } else {
     await respond(res, 200, fileHeaders, { path, start: 0, end: size - 1 }, ctx.faults);
   }
@@ -141,7 +183,14 @@ function parseSettings(raw: string | undefined, part: 'media_enhancement' | 'vid
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    throw unprocessable([{ loc: ['body', part], msg: `invalid JSON: ${(err as Error).message}`, type: 'value_error.jsondecode', input: raw.slice(0, 200) }]);
+    throw unprocessable([
+      {
+        loc: ['body', part],
+        msg: `invalid JSON: ${(err as Error).message}`,
+        type: 'value_error.jsondecode',
+        input: raw.slice(0, 200),
+      },
+    ]);
   }
   const issues = checkEnhancementSettings(value, part);
   if (issues.length > 0) throw unprocessable(issues);
@@ -180,9 +229,13 @@ function contentDisposition(name: string): string {
 }
 
 /** Percent-encoding as RFC 5987's attr-char allows: encodeURIComponent leaves ' ( ) * unencoded. */
-const encodeRfc5987 = (value: string) => encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeRfc5987 = (value: string) =>
+  encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
-function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
   if (!match || (match[1] === '' && match[2] === '')) return undefined; // absent or a form not served: the whole file
   let start: number;

@@ -21,7 +21,8 @@ interface Route {
 
 /** Which operation a request is, by method and path; undefined for anything else. */
 function match(method: string, pathname: string): Route | 'wrong-method' | undefined {
-  const post = (endpoint: EndpointId): Route | 'wrong-method' => (method === 'POST' ? { endpoint, method: 'POST' } : 'wrong-method');
+  const post = (endpoint: EndpointId): Route | 'wrong-method' =>
+    method === 'POST' ? { endpoint, method: 'POST' } : 'wrong-method';
   if (pathname === '/v1/media/enhance-json') return post('enhanceAudio');
   if (pathname === '/v1/videos') return post('enhanceVideo');
   if (pathname === '/v2/medias') return post('uploadMedia');
@@ -96,7 +97,14 @@ export function createEngineServer(parts: ServerParts): Server {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         const aborted = !res.writableFinished;
         try {
-          parts.log({ at: arrivedAt, method: req.method ?? '?', path: url ? loggedPath(url) : '-', status: res.headersSent ? res.statusCode : 499, aborted, ms: Math.round(ms * 10) / 10 });
+          parts.log({
+            at: arrivedAt,
+            method: req.method ?? '?',
+            path: url ? loggedPath(url) : '-',
+            status: res.headersSent ? res.statusCode : 499,
+            aborted,
+            ms: Math.round(ms * 10) / 10,
+          });
         } catch (err) {
           parts.logError(`the access log failed: ${(err as Error)?.message ?? String(err)}`);
         }
@@ -108,7 +116,11 @@ export function createEngineServer(parts: ServerParts): Server {
       }
       handle(req, res, url, parts).catch((err: unknown) => {
         const answer = asHttpError(err, parts.logError);
-        sendErrorSafely(res, new HttpError(answer.status, answer.detail, drainUnreadBody(req, answer.headers)), parts.logError);
+        sendErrorSafely(
+          res,
+          new HttpError(answer.status, answer.detail, drainUnreadBody(req, answer.headers)),
+          parts.logError,
+        );
       });
     },
   );
@@ -124,7 +136,13 @@ export function createEngineServer(parts: ServerParts): Server {
       return;
     }
     const { req, res } = current;
-    sendErrorSafely(res, new HttpError(408, `the request stalled: nothing arrived for ${limits.idleTimeoutMs / 1000} s`, { connection: 'close' }), parts.logError);
+    sendErrorSafely(
+      res,
+      new HttpError(408, `the request stalled: nothing arrived for ${limits.idleTimeoutMs / 1000} s`, {
+        connection: 'close',
+      }),
+      parts.logError,
+    );
     // Once the answer is out, the unfinished request ends too, so its handler cleans up (a partial upload
     // is removed); a client that does not read the answer does not keep the connection either.
     res.once('finish', () => req.destroy());
@@ -144,7 +162,9 @@ function asHttpError(err: unknown, logError: (line: string) => void): HttpError 
 async function handle(req: IncomingMessage, res: ServerResponse, url: URL, parts: ServerParts): Promise<void> {
   const limits = parts.serverLimits;
   if (req.rawHeaders.length / 2 > limits.maxHeaderCount) {
-    throw new HttpError(431, `the request has more than ${limits.maxHeaderCount} header fields`, { connection: 'close' });
+    throw new HttpError(431, `the request has more than ${limits.maxHeaderCount} header fields`, {
+      connection: 'close',
+    });
   }
   const route = match(req.method ?? '', url.pathname);
   if (route === undefined) throw new HttpError(404, 'Not Found');
@@ -154,28 +174,39 @@ async function handle(req: IncomingMessage, res: ServerResponse, url: URL, parts
   // refused before the operation, the count with this request for one it served.
   let headers = parts.limits.isLimited(route.endpoint) ? parts.limits.peek(keyIndex, route.endpoint) : {};
   try {
-    if (keyIndex < 0) throw new HttpError(401, req.headers['x-api-key'] ? 'invalid API key' : 'missing X-API-Key header');
+    if (keyIndex < 0)
+      throw new HttpError(401, req.headers['x-api-key'] ? 'invalid API key' : 'missing X-API-Key header');
     if (parts.capacity.isBeyondCap(req.socket)) {
-      throw new HttpError(503, `the service has more connections open than the ${parts.capacity.maxConnections} it serves at once; retry later`, {
-        'retry-after': String(CONNECTIONS_RETRY_AFTER_S),
-        connection: 'close',
-      });
+      throw new HttpError(
+        503,
+        `the service has more connections open than the ${parts.capacity.maxConnections} it serves at once; retry later`,
+        {
+          'retry-after': String(CONNECTIONS_RETRY_AFTER_S),
+          connection: 'close',
+        },
+      );
     }
     const injected = parts.faults.errorStatus();
-    if (injected) throw new HttpError(injected, `injected fault: ${injected === 500 ? 'internal error' : 'service unavailable'}`);
+    if (injected)
+      throw new HttpError(injected, `injected fault: ${injected === 500 ? 'internal error' : 'service unavailable'}`);
     if (isUpload(route.endpoint)) {
       const release = parts.capacity.takeUpload(keyIndex);
       if (!release) {
-        throw new HttpError(503, `this API key already has ${parts.capacity.maxUploadsPerKey} uploads in progress, the most the service takes at once; retry when one has finished`, {
-          'retry-after': String(UPLOADS_RETRY_AFTER_S),
-        });
+        throw new HttpError(
+          503,
+          `this API key already has ${parts.capacity.maxUploadsPerKey} uploads in progress, the most the service takes at once; retry when one has finished`,
+          {
+            'retry-after': String(UPLOADS_RETRY_AFTER_S),
+          },
+        );
       }
       res.once('close', release);
     }
     if (parts.limits.isLimited(route.endpoint)) {
       const decision = parts.limits.take(keyIndex, route.endpoint, parts.faults.takeForced429());
       headers = decision.headers;
-      if (!decision.allowed) throw new HttpError(429, 'rate limit exceeded: too many requests in the window, retry later', headers);
+      if (!decision.allowed)
+        throw new HttpError(429, 'rate limit exceeded: too many requests in the window, retry later', headers);
     }
     await dispatch(req, res, url, route, parts, headers);
   } catch (err) {
@@ -183,7 +214,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, url: URL, parts
   }
 }
 
-async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, route: Route, parts: ServerParts, headers: Record<string, string>): Promise<void> {
+async function dispatch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  route: Route,
+  parts: ServerParts,
+  headers: Record<string, string>,
+): Promise<void> {
   const ctx = parts.routes;
   if (route.uid !== undefined) {
     const issues = checkMediaUid(route.uid);

@@ -22,7 +22,8 @@ export interface MediaRecord {
   /** Engine-only: never in a response. */
   internal: {
     source: MediaSource;
-    settings: Required<Pick<EnhancementSettings, 'loudness_target' | 'true_peak' | 'enhancement_model'>> & EnhancementSettings;
+    settings: Required<Pick<EnhancementSettings, 'loudness_target' | 'true_peak' | 'enhancement_model'>> &
+      EnhancementSettings;
     /** v1 JSON: the URL still to fetch. */
     downloadUrl?: string;
     input?: MediaType;
@@ -57,7 +58,8 @@ export class MediaStore {
     await fsp.chmod(this.root, PRIVATE_DIR).catch(() => undefined);
     await fsp.mkdir(this.incomingDir(), { recursive: true, mode: PRIVATE_DIR });
     // Uploads cut off by the last stop were never accepted: their partial files go.
-    for (const name of await fsp.readdir(this.incomingDir())) await fsp.rm(join(this.incomingDir(), name), { force: true, recursive: true });
+    for (const name of await fsp.readdir(this.incomingDir()))
+      await fsp.rm(join(this.incomingDir(), name), { force: true, recursive: true });
     for (const uid of await fsp.readdir(this.root)) {
       if (uid === '.incoming') continue;
       let text: string;
@@ -66,7 +68,8 @@ export class MediaStore {
       } catch (err) {
         // meta.json is written whole (temp file, then rename) before the 201: a folder without it was
         // never promised to anyone. Any other read error may be passing, so the folder is kept.
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+          await fsp.rm(join(this.root, uid), { recursive: true, force: true });
         continue;
       }
       try {
@@ -76,7 +79,9 @@ export class MediaStore {
         // Damaged by something else than this engine: never delete an accepted media; it stays on disk for a person to look at.
       }
     }
-    return [...this.media.values()].filter((m) => m.enhancement_status === 'PENDING' || m.enhancement_status === 'PROCESSING');
+    return [...this.media.values()].filter(
+      (m) => m.enhancement_status === 'PENDING' || m.enhancement_status === 'PROCESSING',
+    );
   }
 
   /** A temporary path for an upload in progress; it becomes the input when the media is created. */
@@ -107,7 +112,10 @@ export class MediaStore {
   }
 
   /** Creates a media (moving its uploaded file in, if any) and persists it before anyone is told of it. */
-  async create(fields: Omit<MediaRecord, 'uid' | 'enhancement_status' | 'inserted_at' | 'updated_at'>, uploadedFile?: string): Promise<MediaRecord> {
+  async create(
+    fields: Omit<MediaRecord, 'uid' | 'enhancement_status' | 'inserted_at' | 'updated_at'>,
+    uploadedFile?: string,
+  ): Promise<MediaRecord> {
     const uid = randomUUID();
     const now = new Date().toISOString();
     const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };

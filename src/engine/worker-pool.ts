@@ -95,7 +95,9 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(join(__dirname, 'processor-worker.js'), { workerData: { processorModule: this.processorModule, context: this.context } });
+    const worker = new Worker(join(__dirname, 'processor-worker.js'), {
+      workerData: { processorModule: this.processorModule, context: this.context },
+    });
     const slot: Slot = { worker };
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'lend') return this.lend(slot, message.requestId, message.task);
@@ -116,7 +118,10 @@ export class WorkerPool {
       if (index >= 0) this.slots.splice(index, 1);
       slot.busy?.reject(new ProcessingError('PROCESSING_FAILED', 'the processor stopped unexpectedly'));
       slot.busy = undefined;
-      if (slot.loan) this.returnLoan(slot, { error: { code: 'PROCESSING_FAILED', message: 'the thread running part of this job stopped unexpectedly' } });
+      if (slot.loan)
+        this.returnLoan(slot, {
+          error: { code: 'PROCESSING_FAILED', message: 'the thread running part of this job stopped unexpectedly' },
+        });
       if (!this.closed) this.dispatch();
     });
     this.slots.push(slot);

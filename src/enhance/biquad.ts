@@ -79,7 +79,16 @@ function butterworth(sampleRate: number, cornerHz: number, order: number, kind: 
     const norm = 1 / (1 + k / q + k * k);
     const b0 = kind === 'low' ? k * k * norm : norm;
     sections.push(
-      new Biquad({ b0, b1: kind === 'low' ? 2 * b0 : -2 * b0, b2: b0, a1: 2 * (k * k - 1) * norm, a2: (1 - k / q + k * k) * norm }, sampleRate),
+      new Biquad(
+        {
+          b0,
+          b1: kind === 'low' ? 2 * b0 : -2 * b0,
+          b2: b0,
+          a1: 2 * (k * k - 1) * norm,
+          a2: (1 - k / q + k * k) * norm,
+        },
+        sampleRate,
+      ),
     );
   }
   return new FilterCascade(sections);
@@ -94,5 +103,8 @@ export function notch(sampleRate: number, centreHz: number, bandwidthHz: number)
   const alpha = Math.tan((Math.PI * bandwidthHz) / sampleRate);
   const cos = Math.cos((2 * Math.PI * centreHz) / sampleRate);
   const norm = 1 / (1 + alpha);
-  return new Biquad({ b0: norm, b1: -2 * cos * norm, b2: norm, a1: -2 * cos * norm, a2: (1 - alpha) * norm }, sampleRate);
+  return new Biquad(
+    { b0: norm, b1: -2 * cos * norm, b2: norm, a1: -2 * cos * norm, a2: (1 - alpha) * norm },
+    sampleRate,
+  );
 }

@@ -35,7 +35,12 @@ export interface EnhanceReport {
   threads: number;
 }
 
-export async function enhanceWavFile(inputPath: string, outputPath: string, options: EnhanceOptions, run: EnhanceRun = {}): Promise<EnhanceReport> {
+export async function enhanceWavFile(
+  inputPath: string,
+  outputPath: string,
+  options: EnhanceOptions,
+  run: EnhanceRun = {},
+): Promise<EnhanceReport> {
   const stages = { ...stagesOf(options.model), ...options.stages };
   const wet = stages.denoise ? Math.min(100, Math.max(0, options.level)) / 100 : 0;
   const source = await openWav(inputPath);
@@ -47,11 +52,20 @@ export async function enhanceWavFile(inputPath: string, outputPath: string, opti
   // The voice track is needed for noise reduction and for the leveler alike.
   const needsTrack = stages.denoise || stages.leveler;
   const groups = splitChannels(channels, Math.max(1, Math.min(run.threads ?? 1, channels)));
-  const tasks: ChannelTask[] = groups.map((group) => ({ inputPath, outputPath: `${outputPath}.ch${group[0]}.wav`, channels: group, filters, wet: needsTrack ? wet : undefined }));
+  const tasks: ChannelTask[] = groups.map((group) => ({
+    inputPath,
+    outputPath: `${outputPath}.ch${group[0]}.wav`,
+    channels: group,
+    filters,
+    wet: needsTrack ? wet : undefined,
+  }));
   try {
-    const elsewhere = async (task: ChannelTask) => ((await run.runElsewhere?.(task)) as ChannelTaskResult | undefined) ?? runChannelTask(task);
+    const elsewhere = async (task: ChannelTask) =>
+      ((await run.runElsewhere?.(task)) as ChannelTaskResult | undefined) ?? runChannelTask(task);
     // Every task ends before the chain does, failed or not, so no task writes after the clean-up.
-    const settled = await Promise.allSettled(tasks.map((task, i) => (i === 0 ? runChannelTask(task) : elsewhere(task))));
+    const settled = await Promise.allSettled(
+      tasks.map((task, i) => (i === 0 ? runChannelTask(task) : elsewhere(task))),
+    );
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
     const results = settled.map((outcome) => (outcome as PromiseFulfilledResult<ChannelTaskResult>).value);
@@ -67,7 +81,12 @@ export async function enhanceWavFile(inputPath: string, outputPath: string, opti
       highPassHz: filters.highPassHz,
       hum,
       noiseFloorReductionDb: stages.denoise ? track.noiseFloorReductionDb() : null,
-      leveler: leveler && { targetDb: leveler.targetDb, minGainDb: leveler.minGainDb, maxGainDb: leveler.maxGainDb, speechShare: leveler.speechShare },
+      leveler: leveler && {
+        targetDb: leveler.targetDb,
+        minGainDb: leveler.minGainDb,
+        maxGainDb: leveler.maxGainDb,
+        speechShare: leveler.speechShare,
+      },
       threads: results.length,
     };
   } finally {
@@ -83,7 +102,12 @@ function splitChannels(channels: number, count: number): number[][] {
 }
 
 /** Puts the tasks' channels back in their places, applying the leveler's gain to all of them alike. */
-async function joinChannels(results: ChannelTaskResult[], { channels, channelMask }: { channels: number; channelMask: number }, outputPath: string, leveler: LevelerPlan | null): Promise<void> {
+async function joinChannels(
+  results: ChannelTaskResult[],
+  { channels, channelMask }: { channels: number; channelMask: number },
+  outputPath: string,
+  leveler: LevelerPlan | null,
+): Promise<void> {
   const sources: WavSource[] = [];
   let writer: WavWriter | undefined;
   try {
@@ -98,7 +122,9 @@ async function joinChannels(results: ChannelTaskResult[], { channels, channelMas
       const blocks = await Promise.all(readers.map((reader) => reader.next()));
       if (blocks[0].done) break;
       const frames = blocks[0].value.frames;
-      blocks.forEach((block, i) => results[i].channels.forEach((channel, j) => (out[channel] = block.value!.samples[j])));
+      blocks.forEach((block, i) =>
+        results[i].channels.forEach((channel, j) => (out[channel] = block.value!.samples[j])),
+      );
       gain?.apply(out, frames);
       await writer.write(out, frames, false);
     }

@@ -39,7 +39,9 @@ export class ChannelDenoiser {
     this.inputFrames += frames;
     this.mixedLength = 0;
     this.feed(this.up ? this.up.push(samples, frames) : samples.subarray(0, frames));
-    return this.emit(this.down ? this.down.push(this.mixed, this.mixedLength) : this.mixed.subarray(0, this.mixedLength));
+    return this.emit(
+      this.down ? this.down.push(this.mixed, this.mixedLength) : this.mixed.subarray(0, this.mixedLength),
+    );
   }
 
   /** The rest of the output: the last partial frame, RNNoise's frame of latency and the resamplers' tails. */
@@ -68,7 +70,7 @@ export class ChannelDenoiser {
   }
 
   private feed(samples: Float32Array): void {
-    for (let offset = 0; offset < samples.length; ) {
+    for (let offset = 0; offset < samples.length;) {
       const n = Math.min(RNNOISE_FRAME - this.filled, samples.length - offset);
       this.frame.set(samples.subarray(offset, offset + n), this.filled);
       this.filled += n;
@@ -84,7 +86,8 @@ export class ChannelDenoiser {
   private processFrame(): void {
     const voice = this.denoiser.process(this.frame, this.denoised);
     if (this.framesIn > 0) {
-      if (this.mixedLength + RNNOISE_FRAME > this.mixed.length) this.mixed = grow(this.mixed, this.mixedLength + RNNOISE_FRAME);
+      if (this.mixedLength + RNNOISE_FRAME > this.mixed.length)
+        this.mixed = grow(this.mixed, this.mixedLength + RNNOISE_FRAME);
       const out = this.mixed;
       const dry = 1 - this.wet;
       let before = 0;

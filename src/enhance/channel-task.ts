@@ -40,10 +40,14 @@ export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResu
     const format: WavFormat = { sampleRate, channels: count, ...FLOAT_WAV, channelMask: mask, blockAlign: count * 4 };
     writer = await WavWriter.create(task.outputPath, format);
     const filters = task.channels.map(() => buildChannelFilters(task.filters, sampleRate));
-    const track = task.wet === undefined ? undefined : new FrameTrack(Math.ceil((source.layout.frames * RNNOISE_RATE) / sampleRate / RNNOISE_FRAME) + 1);
+    const track =
+      task.wet === undefined
+        ? undefined
+        : new FrameTrack(Math.ceil((source.layout.frames * RNNOISE_RATE) / sampleRate / RNNOISE_FRAME) + 1);
     if (track) {
       const rnnoise = await loadRnnoise();
-      for (let i = 0; i < count; i++) denoisers.push(await ChannelDenoiser.create(rnnoise, sampleRate, task.wet!, track));
+      for (let i = 0; i < count; i++)
+        denoisers.push(await ChannelDenoiser.create(rnnoise, sampleRate, task.wet!, track));
     }
     const work = allocatePlanar(count, 0);
     const write = async (outputs: Float32Array[]) => {
@@ -54,7 +58,11 @@ export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResu
         work[i] = block.samples[task.channels[i]];
         filters[i].process(work[i], block.frames);
       }
-      await write(denoisers.length ? denoisers.map((d, i) => d.push(work[i], block.frames)) : work.map((w) => w.subarray(0, block.frames)));
+      await write(
+        denoisers.length
+          ? denoisers.map((d, i) => d.push(work[i], block.frames))
+          : work.map((w) => w.subarray(0, block.frames)),
+      );
     }
     if (denoisers.length) await write(denoisers.map((d) => d.flush()));
     await writer.finish();

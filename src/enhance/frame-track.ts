@@ -29,7 +29,12 @@ export class FrameTrack {
   /** A track made of another's arrays, taken over as they are (no copy: a long file's track is megabytes). */
   static adopt(serialized: SerializedTrack): FrameTrack {
     const track = new FrameTrack(0);
-    Object.assign(track, { voice: serialized.voice, energy: serialized.energy, frames: serialized.frames, floor: serialized.floor });
+    Object.assign(track, {
+      voice: serialized.voice,
+      energy: serialized.energy,
+      frames: serialized.frames,
+      floor: serialized.floor,
+    });
     return track;
   }
 
@@ -39,7 +44,10 @@ export class FrameTrack {
     this.voice[frame] = Math.max(this.voice[frame], voice);
     // Rounded as a track from another thread arrives, so one thread or several give the same sums.
     this.energy[frame] += Math.fround(energyAfter);
-    const bin = Math.max(0, Math.min(BINS - 1, Math.floor((10 * Math.log10(energyBefore + 1e-30) - LOWEST_DB) / BIN_DB)));
+    const bin = Math.max(
+      0,
+      Math.min(BINS - 1, Math.floor((10 * Math.log10(energyBefore + 1e-30) - LOWEST_DB) / BIN_DB)),
+    );
     this.floor.count[bin]++;
     this.floor.before[bin] += energyBefore;
     this.floor.after[bin] += energyAfter;
@@ -77,7 +85,12 @@ export class FrameTrack {
 
   /** What crosses a thread boundary (postMessage copies the arrays). */
   serialize(): SerializedTrack {
-    return { frames: this.frames, voice: this.voice.subarray(0, this.frames), energy: this.energy.subarray(0, this.frames), floor: this.floor };
+    return {
+      frames: this.frames,
+      voice: this.voice.subarray(0, this.frames),
+      energy: this.energy.subarray(0, this.frames),
+      floor: this.floor,
+    };
   }
 
   private grow(least: number): void {

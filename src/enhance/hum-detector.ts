@@ -98,7 +98,8 @@ export class HumDetector {
   add(samples: Planar, frames: number): void {
     const blockStart = this.position;
     this.position += frames;
-    while (this.next < this.windows.length && this.windows[this.next].start + this.windowFrames <= blockStart) this.next++;
+    while (this.next < this.windows.length && this.windows[this.next].start + this.windowFrames <= blockStart)
+      this.next++;
     for (let w = this.next; w < this.windows.length; w++) {
       const window = this.windows[w];
       const from = Math.max(blockStart, window.start - this.warmupFrames);
@@ -109,7 +110,9 @@ export class HumDetector {
   }
 
   finish(): HumReport {
-    const complete = this.windows.filter((w) => w.start + this.windowFrames <= this.position).sort((a, b) => a.energy - b.energy);
+    const complete = this.windows
+      .filter((w) => w.start + this.windowFrames <= this.position)
+      .sort((a, b) => a.energy - b.energy);
     if (complete.length === 0) return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb: 0 };
     const quietCount = Math.min(QUIET_MAX, Math.max(QUIET_MIN, Math.ceil(complete.length * QUIET_SHARE)));
     const shaped = complete.map((w) => hann(w.samples));
@@ -119,7 +122,8 @@ export class HumDetector {
     const best = sixty.score > fifty.score ? sixty : fifty;
     const prominenceDb = Math.max(0, ...best.harmonics.map((h) => h.prominenceDb));
     const core = best.harmonics.filter((h) => h.number <= CORE_HARMONICS);
-    if (!core.some((h) => h.prominenceDb >= DETECT_DB)) return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb };
+    if (!core.some((h) => h.prominenceDb >= DETECT_DB))
+      return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb };
     const notched = best.harmonics.filter((h) => h.prominenceDb >= NOTCH_DB).map((h) => h.number);
     const fundamentalHz = refineFundamental(new Spectrum(shaped, this.rate, mean), best, notched);
     return { mainsHz: best.mainsHz, fundamentalHz, harmonicsHz: notched.map((h) => h * fundamentalHz), prominenceDb };
@@ -159,7 +163,11 @@ class Spectrum {
 
   /** Harmonic `h` of `mainsHz`'s neighbourhood, beyond where it can drift; the median shrugs off a neighbour's peak. */
   floor(h: number, mainsHz: number): number {
-    return median(FLOOR_OFFSETS_HZ.flatMap((offset) => [-1, 1].map((side) => this.at(h * mainsHz + side * (h * DRIFT_HZ + offset)))));
+    return median(
+      FLOOR_OFFSETS_HZ.flatMap((offset) =>
+        [-1, 1].map((side) => this.at(h * mainsHz + side * (h * DRIFT_HZ + offset))),
+      ),
+    );
   }
 }
 
@@ -173,12 +181,15 @@ function measureMains(spectrum: Spectrum, mainsHz: 50 | 60, limitHz: number): Ca
   for (let h = 1; h <= HARMONICS && h * (mainsHz + DRIFT_HZ) + FLOOR_OFFSETS_HZ.at(-1)! < limitHz; h++) numbers.push(h);
   const floors = numbers.map((h) => spectrum.floor(h, mainsHz));
   // (The 1e-30: digital silence stands out by 0 dB.)
-  const ratios = (fundamentalHz: number) => numbers.map((h, i) => (spectrum.at(h * fundamentalHz) + 1e-30) / (floors[i] + 1e-30));
+  const ratios = (fundamentalHz: number) =>
+    numbers.map((h, i) => (spectrum.at(h * fundamentalHz) + 1e-30) / (floors[i] + 1e-30));
   // The fundamental where the harmonics' power above their floors adds up most: the strongest
   // harmonics place it, and a weak one that happens to sit on a voice's peak cannot pull it away.
   const steps = Math.round((2 * DRIFT_HZ) / GRID_HZ);
   const fundamentalAt = (step: number) => mainsHz - DRIFT_HZ + step * GRID_HZ;
-  const fits = Array.from({ length: steps + 1 }, (_, step) => ratios(fundamentalAt(step)).reduce((sum, r) => sum + r, 0));
+  const fits = Array.from({ length: steps + 1 }, (_, step) =>
+    ratios(fundamentalAt(step)).reduce((sum, r) => sum + r, 0),
+  );
   const top = fits.indexOf(Math.max(...fits));
   const fundamentalHz = fundamentalAt(top);
   // A peak on the grid's edge lies outside mains' range: a tone, not hum.
@@ -209,7 +220,10 @@ function refineFundamental(spectrum: Spectrum, candidate: Candidate, numbers: nu
 /** Where the spectrum peaks within +/-reach of a frequency, refined by a parabola on dB; null if it rises beyond. */
 function peakNear(spectrum: Spectrum, frequencyHz: number, reach: number): number | null {
   const n = Math.ceil(reach / REFINE_STEP_HZ);
-  const levels = Array.from({ length: 2 * n + 1 }, (_, k) => 10 * Math.log10(spectrum.at(frequencyHz + (k - n) * REFINE_STEP_HZ) + 1e-30));
+  const levels = Array.from(
+    { length: 2 * n + 1 },
+    (_, k) => 10 * Math.log10(spectrum.at(frequencyHz + (k - n) * REFINE_STEP_HZ) + 1e-30),
+  );
   const top = levels.indexOf(Math.max(...levels));
   if (top === 0 || top === 2 * n) return null;
   const [before, peak, after] = [levels[top - 1], levels[top], levels[top + 1]];

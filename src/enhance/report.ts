@@ -6,7 +6,12 @@ const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 
 
 export function enhancementParams(model: EnhancementModel, report: EnhanceReport): Record<string, unknown> {
   const { stages } = report;
-  const done = [stages.highpass && 'high-pass', stages.humRemoval && 'hum removal', stages.denoise && 'noise reduction', stages.leveler && 'leveler'].filter(Boolean);
+  const done = [
+    stages.highpass && 'high-pass',
+    stages.humRemoval && 'hum removal',
+    stages.denoise && 'noise reduction',
+    stages.leveler && 'leveler',
+  ].filter(Boolean);
   return {
     speech_enhancement: {
       model,
@@ -16,19 +21,30 @@ export function enhancementParams(model: EnhancementModel, report: EnhanceReport
         ? null
         : report.hum.mainsHz === null
           ? { found: false, note: 'no mains hum found in the file: nothing removed' }
-          : { found: true, mains_hz: report.hum.mainsHz, fundamental_hz: round(report.hum.fundamentalHz!), notches_hz: report.hum.harmonicsHz.map((f) => round(f, 1)), prominence_db: round(report.hum.prominenceDb, 1) },
+          : {
+              found: true,
+              mains_hz: report.hum.mainsHz,
+              fundamental_hz: round(report.hum.fundamentalHz!),
+              notches_hz: report.hum.harmonicsHz.map((f) => round(f, 1)),
+              prominence_db: round(report.hum.prominenceDb, 1),
+            },
       noise_reduction: !stages.denoise
         ? null
         : {
             engine: 'RNNoise',
             wet_percent: round(report.wet * 100, 0),
-            noise_floor_reduction_db: report.noiseFloorReductionDb === null ? null : round(report.noiseFloorReductionDb, 1),
+            noise_floor_reduction_db:
+              report.noiseFloorReductionDb === null ? null : round(report.noiseFloorReductionDb, 1),
           },
       leveler: !report.leveler
         ? null
         : report.leveler.targetDb === null
           ? { note: 'no speech found: no gain applied' }
-          : { gain_min_db: round(report.leveler.minGainDb, 1), gain_max_db: round(report.leveler.maxGainDb, 1), speech_percent: round(report.leveler.speechShare * 100, 0) },
+          : {
+              gain_min_db: round(report.leveler.minGainDb, 1),
+              gain_max_db: round(report.leveler.maxGainDb, 1),
+              speech_percent: round(report.leveler.speechShare * 100, 0),
+            },
       channel_threads: report.threads,
     },
   };

@@ -14,8 +14,21 @@ export const RESAMPLER_QUALITY = 3;
 const CHUNK = 8192;
 
 interface SpeexModule extends EmscriptenModule {
-  _speex_resampler_init(channels: number, inRate: number, outRate: number, quality: number, errorPointer: number): number;
-  _speex_resampler_process_float(state: number, channel: number, input: number, inputLength: number, output: number, outputLength: number): number;
+  _speex_resampler_init(
+    channels: number,
+    inRate: number,
+    outRate: number,
+    quality: number,
+    errorPointer: number,
+  ): number;
+  _speex_resampler_process_float(
+    state: number,
+    channel: number,
+    input: number,
+    inputLength: number,
+    output: number,
+    outputLength: number,
+  ): number;
   _speex_resampler_skip_zeros(state: number): number;
   _speex_resampler_get_input_latency(state: number): number;
   _speex_resampler_destroy(state: number): void;
@@ -24,7 +37,9 @@ interface SpeexModule extends EmscriptenModule {
 let loaded: Promise<SpeexModule> | undefined;
 
 function loadSpeex(): Promise<SpeexModule> {
-  loaded ??= importEsm<{ default: () => Promise<SpeexModule> }>('@echogarden/speex-resampler-wasm/simd').then((m) => m.default());
+  loaded ??= importEsm<{ default: () => Promise<SpeexModule> }>('@echogarden/speex-resampler-wasm/simd').then((m) =>
+    m.default(),
+  );
   return loaded;
 }
 
@@ -54,7 +69,8 @@ export class StreamResampler {
     const state = module._speex_resampler_init(1, inputRate, outputRate, quality, error);
     const code = module.HEAPU32[error >> 2];
     module._free(error);
-    if (state === 0 || code !== 0) throw new Error(`the resampler refused ${inputRate} Hz -> ${outputRate} Hz (speex error ${code})`);
+    if (state === 0 || code !== 0)
+      throw new Error(`the resampler refused ${inputRate} Hz -> ${outputRate} Hz (speex error ${code})`);
     module._speex_resampler_skip_zeros(state);
     return new StreamResampler(module, state, inputRate, outputRate);
   }
@@ -83,7 +99,7 @@ export class StreamResampler {
   /** Feeds all of `samples`, keeping output only up to `limit` samples in total. */
   private run(samples: Float32Array, frames: number, limit: number): Float32Array {
     let written = 0;
-    for (let offset = 0; offset < frames; ) {
+    for (let offset = 0; offset < frames;) {
       const n = Math.min(CHUNK, frames - offset);
       this.input.view(n).set(samples.subarray(offset, offset + n));
       let fed = 0;
@@ -91,7 +107,14 @@ export class StreamResampler {
         const lengths = this.module.HEAPU32;
         lengths[this.lengths >> 2] = n - fed;
         lengths[(this.lengths >> 2) + 1] = this.output.length;
-        this.module._speex_resampler_process_float(this.state, 0, this.input.pointer + fed * 4, this.lengths, this.output.pointer, this.lengths + 4);
+        this.module._speex_resampler_process_float(
+          this.state,
+          0,
+          this.input.pointer + fed * 4,
+          this.lengths,
+          this.output.pointer,
+          this.lengths + 4,
+        );
         const used = this.module.HEAPU32[this.lengths >> 2];
         const made = Math.min(this.module.HEAPU32[(this.lengths >> 2) + 1], Math.max(0, limit - this.produced));
         if (written + made > this.out.length) this.out = grow(this.out, written + made);

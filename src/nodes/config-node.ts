@@ -27,13 +27,28 @@ async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings)
   const common = { limits: settings.limits, requestTimeoutMs: settings.requestTimeoutMs };
   if (settings.service === 'remote') {
     const apiKey = node.credentials?.apiKey;
-    if (!apiKey) throw new MediaEnhanceError('AUTH', 'setting "API key" is empty: enter the key of the remote service in the config node');
-    const client = newRemoteClient({ ...common, baseUrl: settings.baseUrl!, apiKey, allowInsecureHttp: settings.allowInsecureHttp });
+    if (!apiKey)
+      throw new MediaEnhanceError(
+        'AUTH',
+        'setting "API key" is empty: enter the key of the remote service in the config node',
+      );
+    const client = newRemoteClient({
+      ...common,
+      baseUrl: settings.baseUrl!,
+      apiKey,
+      allowInsecureHttp: settings.allowInsecureHttp,
+    });
     return { client, close: () => client.close() };
   }
   const engine = await startLocalEngine(RED.settings, node.id, settings.limits, (line) => node.log(line));
   // The client starts from the engine's own limits and window, so its first requests never meet a 429.
-  const client = new MediaEnhanceClient({ ...common, limits: engine.limits, windowMs: engine.windowMs, baseUrl: engine.url, apiKey: engine.apiKey });
+  const client = new MediaEnhanceClient({
+    ...common,
+    limits: engine.limits,
+    windowMs: engine.windowMs,
+    baseUrl: engine.url,
+    apiKey: engine.apiKey,
+  });
   node.log(`built-in local engine listening on ${engine.url}`);
   return {
     client,
@@ -74,10 +89,18 @@ export default function register(RED: RedApi): void {
       service.catch((err: Error) => node.error(`cannot use the service: ${err.message}`));
       node.getClient = () => service.then((open) => open.client);
       node.on('close', (_removed, done) => {
-        service.then((open) => open.close(), () => undefined).then(() => done(), (err: Error) => {
-          node.warn(`closing: ${err.message}`);
-          done();
-        });
+        service
+          .then(
+            (open) => open.close(),
+            () => undefined,
+          )
+          .then(
+            () => done(),
+            (err: Error) => {
+              node.warn(`closing: ${err.message}`);
+              done();
+            },
+          );
       });
     },
     { credentials: { apiKey: { type: 'password' } } },

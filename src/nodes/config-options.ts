@@ -34,7 +34,13 @@ function positiveNumber(def: NodeDef, prop: string, label: string, integer: bool
   if (isEmpty(value)) return undefined;
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0 || (integer && !Number.isInteger(number))) {
-    throw inputError(`setting "${label}"`, value, integer ? 'must be a whole number above 0, or empty for the default' : 'must be a number above 0, or empty for none');
+    throw inputError(
+      `setting "${label}"`,
+      value,
+      integer
+        ? 'must be a whole number above 0, or empty for the default'
+        : 'must be a number above 0, or empty for none',
+    );
   }
   return number;
 }
@@ -58,7 +64,11 @@ export function readConfigSettings(def: NodeDef): ConfigSettings {
     waitTimeoutMs: seconds('waitTimeout', 'wait timeout (s)'),
   };
   if (settings.waitTimeoutMs !== undefined && settings.waitTimeoutMs > MAX_TIMER_MS) {
-    throw inputError('setting "wait timeout (s)"', def.waitTimeout, 'must be at most 2147483 seconds, or empty to wait as long as it takes');
+    throw inputError(
+      'setting "wait timeout (s)"',
+      def.waitTimeout,
+      'must be at most 2147483 seconds, or empty to wait as long as it takes',
+    );
   }
   if (service === 'remote') {
     if (isEmpty(def.baseUrl)) throw inputError('setting "base URL"', def.baseUrl, 'is required for a remote service');

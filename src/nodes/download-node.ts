@@ -18,7 +18,8 @@ export default function register(RED: RedApi): void {
     const output = readFileOutput(def);
     const { toFile, folder, name } = output;
     const checkSettings = () => {
-      if (!(STEPS as readonly string[]).includes(step)) throw inputError('setting "file"', def.step, `must be one of ${STEPS.join(', ')}`);
+      if (!(STEPS as readonly string[]).includes(step))
+        throw inputError('setting "file"', def.step, `must be one of ${STEPS.join(', ')}`);
       checkFileOutput(output, def);
     };
     checkSettingsAtDeploy(this, checkSettings);
@@ -58,7 +59,8 @@ export default function register(RED: RedApi): void {
 /** The media's metadata when the message carries it (a wait node's msg.payload, or msg.media), for the final status. */
 function carriedMetadata(msg: NodeMessage, uid: string): MediaMetadata | undefined {
   for (const candidate of [msg.media, msg.payload]) {
-    if (candidate && typeof candidate === 'object' && (candidate as MediaMetadata).uid === uid) return candidate as MediaMetadata;
+    if (candidate && typeof candidate === 'object' && (candidate as MediaMetadata).uid === uid)
+      return candidate as MediaMetadata;
   }
   return undefined;
 }

@@ -10,9 +10,14 @@ import { applyOverrides, settingsFromNode, type Settings } from './settings';
 
 /** The URL to fetch: a string msg.payload, else msg.url. */
 function readUrl(msg: NodeMessage): { url: string; field: string } {
-  if (typeof msg.payload === 'string' && msg.payload.trim() !== '') return { url: msg.payload.trim(), field: 'msg.payload' };
+  if (typeof msg.payload === 'string' && msg.payload.trim() !== '')
+    return { url: msg.payload.trim(), field: 'msg.payload' };
   if (typeof msg.url === 'string') return { url: msg.url.trim(), field: 'msg.url' };
-  throw inputError('msg.payload', msg.payload, 'the URL of the audio file is required, as a string in msg.payload or msg.url');
+  throw inputError(
+    'msg.payload',
+    msg.payload,
+    'the URL of the audio file is required, as a string in msg.payload or msg.url',
+  );
 }
 
 /** The name the service gives the media: msg.filename's base name, the node's setting, or the URL's last segment. */
@@ -35,19 +40,30 @@ export default function register(RED: RedApi): void {
     const configured = settingsFromNode(def, AUDIO_FIELDS);
     const configuredName = typeof def.fileName === 'string' ? def.fileName.trim() : '';
     const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
-    checkSettingsAtDeploy(this, () => applyOverrides(configured, {}, AUDIO_FIELDS, (s) => checkEnhanceJsonBody({ ...placeholder, ...s })));
+    checkSettingsAtDeploy(this, () =>
+      applyOverrides(configured, {}, AUDIO_FIELDS, (s) => checkEnhanceJsonBody({ ...placeholder, ...s })),
+    );
 
     handleMessages(this, async (job) => {
       const { url, field } = readUrl(job.msg);
       const fileName = fileNameFor(job.msg, configuredName, url);
       const withInputs = (settings: Settings) => ({ ...settings, file_download_url: url, file_name: fileName });
-      const settings = applyOverrides(configured, readOverrides(job.msg), AUDIO_FIELDS, (s) => checkEnhanceJsonBody(withInputs(s)), {
-        file_download_url: field,
-        file_name: 'msg.filename',
-      });
+      const settings = applyOverrides(
+        configured,
+        readOverrides(job.msg),
+        AUDIO_FIELDS,
+        (s) => checkEnhanceJsonBody(withInputs(s)),
+        {
+          file_download_url: field,
+          file_name: 'msg.filename',
+        },
+      );
       const client = await service.client();
       job.show({ text: 'requesting' });
-      const result = await client.enhanceAudio(withInputs(settings) as unknown as EnhanceJsonBody, { signal: job.signal, onWait: job.onWait });
+      const result = await client.enhanceAudio(withInputs(settings) as unknown as EnhanceJsonBody, {
+        signal: job.signal,
+        onWait: job.onWait,
+      });
       job.msg.media_uid = result.generated_name;
       job.msg.payload = result;
       return job.msg;

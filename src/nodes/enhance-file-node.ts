@@ -15,7 +15,9 @@ import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
 import { settingsFromNode } from './settings';
 
 /** Input and output loudness, true peak and loudness range, as the media's metadata gives them (null where it does not). */
-export function loudnessOf(metadata: MediaMetadata): Record<'input' | 'output', Record<'integrated_lufs' | 'true_peak_dbtp' | 'loudness_range_lu', number | null>> {
+export function loudnessOf(
+  metadata: MediaMetadata,
+): Record<'input' | 'output', Record<'integrated_lufs' | 'true_peak_dbtp' | 'loudness_range_lu', number | null>> {
   const params = (metadata.enhancement_params ?? {}) as Record<string, unknown>;
   const figure = (key: string) => (typeof params[key] === 'number' ? (params[key] as number) : null);
   const side = (prefix: 'input' | 'output') => ({
@@ -30,7 +32,8 @@ export function loudnessOf(metadata: MediaMetadata): Record<'input' | 'output', 
 function outputName(msg: NodeMessage, configured: string): string {
   if (msg.outputFilename === undefined) return configured;
   const name = typeof msg.outputFilename === 'string' ? msg.outputFilename.trim() : '';
-  if (!isPlainFileName(name)) throw inputError('msg.outputFilename', msg.outputFilename, 'must be a file name without a folder part');
+  if (!isPlainFileName(name))
+    throw inputError('msg.outputFilename', msg.outputFilename, 'must be a file name without a folder part');
   return name;
 }
 

@@ -23,4 +23,7 @@ export const VIDEO_FIELDS: readonly SettingField[] = [
 ];
 
 /** upload (v2 `media_enhancement`): the video settings plus the output format. */
-export const UPLOAD_FIELDS: readonly SettingField[] = [...VIDEO_FIELDS, { member: 'transcode', prop: 'transcode', label: 'output format' }];
+export const UPLOAD_FIELDS: readonly SettingField[] = [
+  ...VIDEO_FIELDS,
+  { member: 'transcode', prop: 'transcode', label: 'output format' },
+];

@@ -26,8 +26,14 @@ export function readFileOutput(def: NodeDef): FileOutput {
 
 /** Throws the setting that cannot work: a file output without a folder, or a name with a folder part. */
 export function checkFileOutput({ toFile, folder, name }: FileOutput, def: NodeDef): void {
-  if (toFile && folder === '') throw inputError('setting "folder"', def.folder, 'a folder is required to write files to');
-  if (name !== '' && !isPlainFileName(name)) throw inputError('setting "file name"', def.fileName, 'must be a file name without a folder part, or empty for the name the service gives');
+  if (toFile && folder === '')
+    throw inputError('setting "folder"', def.folder, 'a folder is required to write files to');
+  if (name !== '' && !isPlainFileName(name))
+    throw inputError(
+      'setting "file name"',
+      def.fileName,
+      'must be a file name without a folder part, or empty for the name the service gives',
+    );
 }
 
 /** A name for a file inside the folder: no folder part, nothing hidden behind "." or "..". */
@@ -35,7 +41,12 @@ export function isPlainFileName(name: string): boolean {
   return name.length > 0 && name.length <= 255 && !/[/\\\0]/.test(name) && name !== '.' && name !== '..';
 }
 
-export async function downloadAsBuffer(client: MediaEnhanceClient, uid: string, step: Step, job: Job): Promise<{ payload: Buffer; contentType: string }> {
+export async function downloadAsBuffer(
+  client: MediaEnhanceClient,
+  uid: string,
+  step: Step,
+  job: Job,
+): Promise<{ payload: Buffer; contentType: string }> {
   const onProgress = job.progress('downloading');
   const file = await client.downloadFile(uid, { step, signal: job.signal, onWait: job.onWait });
   const chunks: Buffer[] = [];

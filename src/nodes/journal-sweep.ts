@@ -29,9 +29,12 @@ async function dropMessagesOfDeletedNodes(RED: RedApi): Promise<void> {
       const why = serviceOfNode.has(nodeId) ? 'now uses another service' : 'was deleted from the flows';
       try {
         const messages = await new MessageJournal(join(keptDir, nodeId)).discard();
-        for (const what of messages) RED.log.warn(`media enhance: ${what} is no longer followed: its node ${nodeId} ${why}`);
+        for (const what of messages)
+          RED.log.warn(`media enhance: ${what} is no longer followed: its node ${nodeId} ${why}`);
       } catch (err) {
-        RED.log.warn(`media enhance: the kept messages of node ${nodeId}, which ${why}, could not be removed: ${(err as Error).message}`);
+        RED.log.warn(
+          `media enhance: the kept messages of node ${nodeId}, which ${why}, could not be removed: ${(err as Error).message}`,
+        );
       }
     }
   }

@@ -8,7 +8,21 @@ import { startEngine, type EngineHandle, type EngineOptions } from '../engine';
 import type { RedApi } from './red';
 
 /** What settings.js may set under `mediaEnhance.engine` (all optional). */
-export type EngineSettings = Partial<Pick<EngineOptions, 'windowMs' | 'limits' | 'processingDelayMs' | 'workers' | 'processorModule' | 'ffmpegPath' | 'maxLimitingDb' | 'maxUploadBytes' | 'dataDir' | 'retention'>>;
+export type EngineSettings = Partial<
+  Pick<
+    EngineOptions,
+    | 'windowMs'
+    | 'limits'
+    | 'processingDelayMs'
+    | 'workers'
+    | 'processorModule'
+    | 'ffmpegPath'
+    | 'maxLimitingDb'
+    | 'maxUploadBytes'
+    | 'dataDir'
+    | 'retention'
+  >
+>;
 
 export interface LocalEngine {
   url: string;
@@ -25,7 +39,8 @@ export function engineSettings(settings: RedApi['settings']): EngineSettings {
 
 /** One data folder per config node, so two local engines never share a store. */
 export function engineDataDir(settings: RedApi['settings'], configId: string): string {
-  const root = engineSettings(settings).dataDir ?? join(settings.userDir ?? join(homedir(), '.node-red'), 'media-enhance-data');
+  const root =
+    engineSettings(settings).dataDir ?? join(settings.userDir ?? join(homedir(), '.node-red'), 'media-enhance-data');
   return join(root, configId.replace(/[^\w.-]/g, '_'));
 }
 
@@ -34,9 +49,20 @@ export function engineDataDir(settings: RedApi['settings'], configId: string): s
  * Its capacity is its worker pool, whose queue takes every accepted media in order (kept on disk);
  * settings.js (`mediaEnhance.engine.limits`) or the config node can still set any limit.
  */
-export const BUILT_IN_LIMITS: Readonly<Record<EndpointId, number | null>> = { enhanceAudio: null, enhanceVideo: null, uploadMedia: null, getMetadata: null, downloadFile: null };
+export const BUILT_IN_LIMITS: Readonly<Record<EndpointId, number | null>> = {
+  enhanceAudio: null,
+  enhanceVideo: null,
+  uploadMedia: null,
+  getMetadata: null,
+  downloadFile: null,
+};
 
-export async function startLocalEngine(settings: RedApi['settings'], configId: string, limits: Partial<Record<EndpointId, number>>, log: (line: string) => void): Promise<LocalEngine> {
+export async function startLocalEngine(
+  settings: RedApi['settings'],
+  configId: string,
+  limits: Partial<Record<EndpointId, number>>,
+  log: (line: string) => void,
+): Promise<LocalEngine> {
   const { dataDir: _root, ...tuning } = engineSettings(settings);
   const apiKey = randomBytes(24).toString('base64url');
   const merged = { ...BUILT_IN_LIMITS, ...tuning.limits, ...limits };

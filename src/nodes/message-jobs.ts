@@ -47,7 +47,11 @@ export interface MessageJobs {
   resume(msg: NodeMessage, prepare?: (job: Job) => void): void;
 }
 
-export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: JobStatus = { text: 'starting' }): MessageJobs {
+export function handleMessages(
+  node: RedNode,
+  handler: JobHandler,
+  firstStatus: JobStatus = { text: 'starting' },
+): MessageJobs {
   const board = new StatusBoard(node);
   const inFlight = new Map<AbortController, { running: Promise<void>; kept: () => boolean }>();
   let closed = false;
@@ -96,8 +100,12 @@ export function handleMessages(node: RedNode, handler: JobHandler, firstStatus: 
     const runs = [...inFlight.values()].map((job) => job.running);
     const dropped = [...inFlight.values()].filter((job) => !job.kept()).length;
     // Node-RED drops what a stopped node holds; say so, since these messages will not come back.
-    if (dropped > 0) node.warn(`stopped with ${dropped} message(s) in progress that are not kept across restarts: they end here, nothing is sent for them`);
-    for (const controller of inFlight.keys()) controller.abort(new MediaEnhanceError('ABORTED', 'the node was stopped'));
+    if (dropped > 0)
+      node.warn(
+        `stopped with ${dropped} message(s) in progress that are not kept across restarts: they end here, nothing is sent for them`,
+      );
+    for (const controller of inFlight.keys())
+      controller.abort(new MediaEnhanceError('ABORTED', 'the node was stopped'));
     let deadline: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => (deadline = setTimeout(resolve, CLOSE_DEADLINE_MS)));
     void Promise.race([Promise.allSettled(runs), late]).then(() => {

@@ -64,7 +64,13 @@ export class MessageJournal {
   /** Keeps a message; rejects when the disk refuses it (the caller decides whether to go on without). */
   async keep(mediaUid: string | undefined, msg: NodeMessage, startedAt = Date.now()): Promise<KeptMessage> {
     const { kept, dropped } = journalSafeMessage(msg);
-    const entry: JournalEntry = { mediaUid, startedAt, mediaSince: mediaUid === undefined ? undefined : startedAt, msg: kept, dropped };
+    const entry: JournalEntry = {
+      mediaUid,
+      startedAt,
+      mediaSince: mediaUid === undefined ? undefined : startedAt,
+      msg: kept,
+      dropped,
+    };
     const file = join(this.folder, `${startedAt}-${randomUUID()}${ENTRY_SUFFIX}`);
     await fsp.mkdir(this.folder, { recursive: true, mode: 0o700 });
     await writeAtomically(file, entry);
@@ -102,7 +108,9 @@ export class MessageJournal {
     const { kept } = await this.load();
     for (const { entry } of kept) if (entry.partFile) await fsp.rm(entry.partFile, { force: true });
     await fsp.rm(this.folder, { recursive: true, force: true });
-    return kept.map(({ entry }) => (entry.mediaUid ? `media ${entry.mediaUid}` : `the upload of ${describeFile(entry.msg)}`));
+    return kept.map(({ entry }) =>
+      entry.mediaUid ? `media ${entry.mediaUid}` : `the upload of ${describeFile(entry.msg)}`,
+    );
   }
 }
 
@@ -156,7 +164,14 @@ function parseEntry(text: string): JournalEntry {
   }
   const mediaSince = typeof entry.mediaSince === 'number' ? entry.mediaSince : undefined;
   const partFile = typeof entry.partFile === 'string' && entry.partFile.endsWith('.part') ? entry.partFile : undefined;
-  return { mediaUid: entry.mediaUid, startedAt: entry.startedAt, mediaSince, partFile, msg: entry.msg, dropped: Array.isArray(entry.dropped) ? entry.dropped : [] };
+  return {
+    mediaUid: entry.mediaUid,
+    startedAt: entry.startedAt,
+    mediaSince,
+    partFile,
+    msg: entry.msg,
+    dropped: Array.isArray(entry.dropped) ? entry.dropped : [],
+  };
 }
 
 function removeQuietly(file: string): void {

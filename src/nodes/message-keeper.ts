@@ -91,7 +91,9 @@ export class MessageKeeper {
   }
 
   private cannotKeep(mediaUid: string | undefined, err: Error): undefined {
-    this.node.warn(`${mediaUid ? `media ${mediaUid}` : 'a message'}: will not survive a restart: it could not be kept on disk (${err.message})`);
+    this.node.warn(
+      `${mediaUid ? `media ${mediaUid}` : 'a message'}: will not survive a restart: it could not be kept on disk (${err.message})`,
+    );
     return undefined;
   }
 
@@ -114,7 +116,8 @@ export class MessageKeeper {
 
   private async dropAll(journal: MessageJournal): Promise<void> {
     try {
-      for (const what of await journal.discard()) this.node.warn(`${what}: its kept message is dropped: "keep across restarts" is off`);
+      for (const what of await journal.discard())
+        this.node.warn(`${what}: its kept message is dropped: "keep across restarts" is off`);
     } catch (err) {
       this.node.warn(`the kept messages could not be removed: ${(err as Error).message}`);
     }

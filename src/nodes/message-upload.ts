@@ -14,7 +14,12 @@ export function checkUploadSettings(configured: Settings): void {
 }
 
 /** Reads the message's file and settings (bad input fails before anything is sent) and uploads it. */
-export async function uploadMessageFile(service: NodeService, job: Job, configured: Settings, workingDirectory: string | undefined): Promise<MediaMetadata> {
+export async function uploadMessageFile(
+  service: NodeService,
+  job: Job,
+  configured: Settings,
+  workingDirectory: string | undefined,
+): Promise<MediaMetadata> {
   const settings = applyOverrides(configured, readOverrides(job.msg), UPLOAD_FIELDS, checkMediaEnhancement);
   const { file, fileName } = await readFileInput(job.msg, workingDirectory);
   const client = await service.client();

@@ -2,7 +2,13 @@
 // and is a VALIDATION error: nothing was sent to the service.
 import { promises as fsp } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
-import { checkMediaUid, describeValue as describeContractValue, STEPS, type FieldIssue, type Step } from '../contract/fields';
+import {
+  checkMediaUid,
+  describeValue as describeContractValue,
+  STEPS,
+  type FieldIssue,
+  type Step,
+} from '../contract/fields';
 import { MediaEnhanceError } from '../client/errors';
 import type { NodeMessage } from './red';
 
@@ -76,6 +82,7 @@ export async function readFileInput(msg: NodeMessage, workingDirectory: string |
 export function readOverrides(msg: NodeMessage): Record<string, unknown> {
   const overrides = msg.enhancement;
   if (overrides === undefined || overrides === null) return {};
-  if (typeof overrides !== 'object' || Array.isArray(overrides)) throw inputError('msg.enhancement', overrides, 'must be an object of settings');
+  if (typeof overrides !== 'object' || Array.isArray(overrides))
+    throw inputError('msg.enhancement', overrides, 'must be an object of settings');
   return overrides as Record<string, unknown>;
 }

@@ -12,7 +12,8 @@ export interface NodeService {
 }
 
 export function serviceOf(RED: RedApi, node: RedNode, def: NodeDef): NodeService {
-  const config = typeof def.service === 'string' ? (RED.nodes.getNode(def.service) as MediaEnhanceConfigNode | null) : null;
+  const config =
+    typeof def.service === 'string' ? (RED.nodes.getNode(def.service) as MediaEnhanceConfigNode | null) : null;
   if (!config) {
     const reason = 'setting "service": no media enhance service is selected; choose or add one in the node\'s settings';
     const missing = new MediaEnhanceError('VALIDATION', reason, { details: [reason] });

@@ -43,7 +43,11 @@ export interface NodeDef {
 export interface RedApi {
   nodes: {
     createNode(node: object, def: NodeDef): void;
-    registerType(type: string, constructor: (this: RedNode, def: NodeDef) => void, options?: { credentials?: Record<string, { type: 'text' | 'password' }> }): void;
+    registerType(
+      type: string,
+      constructor: (this: RedNode, def: NodeDef) => void,
+      options?: { credentials?: Record<string, { type: 'text' | 'password' }> },
+    ): void;
     getNode(id: string): RedNode | null;
     /** Every node of the deployed flows, disabled flows included, as the editor saved it. */
     eachNode(callback: (def: NodeDef) => void): void;

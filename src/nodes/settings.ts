@@ -54,7 +54,12 @@ export function applyOverrides(
   const unknown = Object.keys(overrides).filter((member) => !byMember.has(member));
   if (unknown.length > 0) {
     throw issuesError(
-      unknown.map((member) => ({ loc: [member], msg: `not a setting of this node; permitted: ${fields.map((f) => f.member).join(', ')}`, type: 'value_error.extra', input: overrides[member] })),
+      unknown.map((member) => ({
+        loc: [member],
+        msg: `not a setting of this node; permitted: ${fields.map((f) => f.member).join(', ')}`,
+        type: 'value_error.extra',
+        input: overrides[member],
+      })),
       (loc) => `msg.enhancement.${String(loc[0])}`,
     );
   }

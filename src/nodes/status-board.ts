@@ -76,7 +76,11 @@ export class StatusBoard {
     }
     const others = this.active.size - 1;
     const elapsed = shown.since === undefined ? '' : ` ${duration(this.now() - shown.since)}`;
-    this.node.status({ fill: shown.fill ?? 'blue', shape: 'dot', text: `${shown.text}${elapsed}${others > 0 ? ` (+${others})` : ''}` });
+    this.node.status({
+      fill: shown.fill ?? 'blue',
+      shape: 'dot',
+      text: `${shown.text}${elapsed}${others > 0 ? ` (+${others})` : ''}`,
+    });
     if (shown.since === undefined) this.stopTicking();
     else this.tickTimer ??= setInterval(() => this.schedule(), TICK_MS);
   }

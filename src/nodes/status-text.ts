@@ -28,7 +28,8 @@ export function roughly(ms: number): string {
 }
 
 export function waitText(event: WaitEvent): string {
-  if (event.reason === 'queued') return `queued ${ordinal(event.position ?? 1)}${event.waitMs >= 1000 ? `, about ${roughly(event.waitMs)}` : ''}`;
+  if (event.reason === 'queued')
+    return `queued ${ordinal(event.position ?? 1)}${event.waitMs >= 1000 ? `, about ${roughly(event.waitMs)}` : ''}`;
   if (event.reason === 'rate-limited') return `rate limited ${duration(event.waitMs)}`;
   return `retrying in ${duration(event.waitMs)}`;
 }
@@ -73,7 +74,8 @@ export function failureText(err: unknown): string {
 export function doneStatus(media?: MediaMetadata): NodeStatus {
   const params = media?.enhancement_params ?? {};
   if (params.target_reached !== false) return { fill: 'green', shape: 'dot', text: 'done' };
-  const reached = typeof params.output_loudness_lufs === 'number' ? `${params.output_loudness_lufs.toFixed(1)} LUFS` : 'silent';
+  const reached =
+    typeof params.output_loudness_lufs === 'number' ? `${params.output_loudness_lufs.toFixed(1)} LUFS` : 'silent';
   const target = typeof params.loudness_target === 'number' ? ` ${params.loudness_target}` : '';
   return { fill: 'yellow', shape: 'dot', text: `done: ${reached}, target${target} not reachable` };
 }

@@ -15,7 +15,11 @@ export default function register(RED: RedApi): void {
     const timeout = def.timeout === undefined || def.timeout === '' ? undefined : Number(def.timeout);
     const checkTimeout = () => {
       if (timeout !== undefined && !(timeout > 0 && timeout * 1000 <= MAX_TIMER_MS)) {
-        throw inputError('setting "timeout (s)"', def.timeout, 'must be a number of seconds from 1 to 2147483, or empty for the config node\'s default');
+        throw inputError(
+          'setting "timeout (s)"',
+          def.timeout,
+          "must be a number of seconds from 1 to 2147483, or empty for the config node's default",
+        );
       }
     };
     checkSettingsAtDeploy(this, checkTimeout);

@@ -25,8 +25,15 @@ describe('EBU conformance (Tech 3341 / 3342)', function () {
 
   it('derives the 48 kHz K-weighting coefficients of BS.1770-4 Table 1 and 2', () => {
     const [shelf, highPass] = kWeightingFilters(48_000);
-    const table = { b0: 1.53512485958697, b1: -2.69169618940638, b2: 1.19839281085285, a1: -1.69065929318241, a2: 0.73248077421585 };
-    for (const [name, value] of Object.entries(table)) assert.ok(Math.abs(shelf[name as keyof typeof table] - value) < 1e-8, `shelf ${name}`);
+    const table = {
+      b0: 1.53512485958697,
+      b1: -2.69169618940638,
+      b2: 1.19839281085285,
+      a1: -1.69065929318241,
+      a2: 0.73248077421585,
+    };
+    for (const [name, value] of Object.entries(table))
+      assert.ok(Math.abs(shelf[name as keyof typeof table] - value) < 1e-8, `shelf ${name}`);
     assert.ok(Math.abs(highPass.a1 - -1.99004745483398) < 1e-8);
     assert.ok(Math.abs(highPass.a2 - 0.99007225036621) < 1e-8);
   });
@@ -47,21 +54,50 @@ describe('EBU conformance (Tech 3341 / 3342)', function () {
           im += c[j] * Math.sin(2 * Math.PI * f * delay);
         }
         const db = 20 * Math.log10(Math.hypot(re, im));
-        assert.ok(Math.abs(db) < 0.02, `${interpolator.oversampling}x, phase ${index + 1} at ${f.toFixed(2)} fs: ${db.toFixed(4)} dB`);
+        assert.ok(
+          Math.abs(db) < 0.02,
+          `${interpolator.oversampling}x, phase ${index + 1} at ${f.toFixed(2)} fs: ${db.toFixed(4)} dB`,
+        );
       }
     });
   }
 
   it('oversamples to at least 192 kHz, twice that where 192 kHz is no multiple of the rate', () => {
-    assert.deepEqual([8000, 16_000, 44_100, 48_000, 96_000].map((rate) => new PeakInterpolator(rate).oversampling), [24, 12, 9, 4, 4]);
+    assert.deepEqual(
+      [8000, 16_000, 44_100, 48_000, 96_000].map((rate) => new PeakInterpolator(rate).oversampling),
+      [24, 12, 9, 4, 4],
+    );
   });
 
   const loudnessCases: Array<[string, Array<[number, number]>]> = [
     ['case 1: -23 dBFS for 20 s', [[-23, 20]]],
     ['case 2: -33 dBFS for 20 s', [[-33, 20]]],
-    ['case 3: -36, -23, -36 dBFS', [[-36, 10], [-23, 60], [-36, 10]]],
-    ['case 4: -72, -36, -23, -36, -72 dBFS', [[-72, 10], [-36, 10], [-23, 60], [-36, 10], [-72, 10]]],
-    ['case 5: -26, -20, -26 dBFS', [[-26, 20], [-20, 20.1], [-26, 20]]],
+    [
+      'case 3: -36, -23, -36 dBFS',
+      [
+        [-36, 10],
+        [-23, 60],
+        [-36, 10],
+      ],
+    ],
+    [
+      'case 4: -72, -36, -23, -36, -72 dBFS',
+      [
+        [-72, 10],
+        [-36, 10],
+        [-23, 60],
+        [-36, 10],
+        [-72, 10],
+      ],
+    ],
+    [
+      'case 5: -26, -20, -26 dBFS',
+      [
+        [-26, 20],
+        [-20, 20.1],
+        [-26, 20],
+      ],
+    ],
   ];
   for (const [name, steps] of loudnessCases) {
     const expected = name.startsWith('case 2') ? -33 : -23;
@@ -73,14 +109,24 @@ describe('EBU conformance (Tech 3341 / 3342)', function () {
 
   it('Tech 3341 case 6: 5.0 channels (L R C at -28/-28/-24, Ls Rs at -30 dBFS): -23.0 LUFS, surrounds weighted +1.5 dB', async () => {
     const levels = [-28, -28, -24, -30, -30];
-    const result = await measure({ sampleRate: 48_000, channels: 5, bits: 24 }, levels.map((dbfs) => sine(48_000, 1000, dbfs, 20)));
+    const result = await measure(
+      { sampleRate: 48_000, channels: 5, bits: 24 },
+      levels.map((dbfs) => sine(48_000, 1000, dbfs, 20)),
+    );
     assert.ok(Math.abs(result.integratedLufs - -23) <= 0.1, `${result.integratedLufs}`);
   });
 
   it('excludes the LFE channel of a 5.1 file (WAVE_FORMAT_EXTENSIBLE mask)', async () => {
     const silent = new Float32Array(48_000 * 5);
     const tone = sine(48_000, 1000, -20, 5);
-    const onlyLfe = await measure({ sampleRate: 48_000, channels: 6, bits: 24, channelMask: 0x3f }, [silent, silent, silent, tone, silent, silent]);
+    const onlyLfe = await measure({ sampleRate: 48_000, channels: 6, bits: 24, channelMask: 0x3f }, [
+      silent,
+      silent,
+      silent,
+      tone,
+      silent,
+      silent,
+    ]);
     assert.equal(onlyLfe.integratedLufs, -Infinity);
     assert.ok(onlyLfe.truePeakDbtp > -20.1, 'the LFE still counts for the true peak');
   });
@@ -97,16 +143,50 @@ describe('EBU conformance (Tech 3341 / 3342)', function () {
     it(`Tech 3341 ${name}: ${expected} dBTP +0.2/-0.4`, async () => {
       const tone = sine(48_000, frequency, dbfs, 1, phase);
       const result = await measure({ sampleRate: 48_000, channels: 2, bits: 32, float: true }, stereo(tone));
-      assert.ok(result.truePeakDbtp <= expected + 0.2 && result.truePeakDbtp >= expected - 0.4, `${result.truePeakDbtp}`);
+      assert.ok(
+        result.truePeakDbtp <= expected + 0.2 && result.truePeakDbtp >= expected - 0.4,
+        `${result.truePeakDbtp}`,
+      );
       if (phase !== 0) assert.ok(result.samplePeakDbfs < expected - 0.5, 'the sample peak alone would miss it');
     });
   }
 
   const rangeCases: Array<[string, Array<[number, number]>, number]> = [
-    ['case 1: -20 then -30 dBFS', [[-20, 20], [-30, 20]], 10],
-    ['case 2: -20 then -15 dBFS', [[-20, 20], [-15, 20]], 5],
-    ['case 3: -40 then -20 dBFS', [[-40, 20], [-20, 20]], 20],
-    ['case 4: -50, -35, -20, -35, -50 dBFS', [[-50, 20], [-35, 20], [-20, 20], [-35, 20], [-50, 20]], 15],
+    [
+      'case 1: -20 then -30 dBFS',
+      [
+        [-20, 20],
+        [-30, 20],
+      ],
+      10,
+    ],
+    [
+      'case 2: -20 then -15 dBFS',
+      [
+        [-20, 20],
+        [-15, 20],
+      ],
+      5,
+    ],
+    [
+      'case 3: -40 then -20 dBFS',
+      [
+        [-40, 20],
+        [-20, 20],
+      ],
+      20,
+    ],
+    [
+      'case 4: -50, -35, -20, -35, -50 dBFS',
+      [
+        [-50, 20],
+        [-35, 20],
+        [-20, 20],
+        [-35, 20],
+        [-50, 20],
+      ],
+      15,
+    ],
   ];
   for (const [name, steps, expected] of rangeCases) {
     it(`Tech 3342 ${name}: LRA ${expected} LU +/-1`, async () => {

@@ -24,11 +24,25 @@ describe('loudness and true peak against ffmpeg ebur128=peak=true', function () 
     it(`${name}: integrated within 0.1 LU, true peak within 0.3 dB`, async () => {
       const path = join(dir, `speech-${index}.wav`);
       // Float files get a hot level with peaks near full scale, where true peak matters most.
-      await writeWavFile(path, format, 40, speechLike(format.sampleRate, format.channels, 100 + index, format.float ? -12 : -24));
+      await writeWavFile(
+        path,
+        format,
+        40,
+        speechLike(format.sampleRate, format.channels, 100 + index, format.float ? -12 : -24),
+      );
       const [ours, reference] = await Promise.all([measureWavFile(path), ffmpegLoudness(path)]);
-      assert.ok(Math.abs(ours.integratedLufs - reference.integratedLufs) <= 0.1, `integrated: ours ${ours.integratedLufs.toFixed(3)}, ffmpeg ${reference.integratedLufs}`);
-      assert.ok(Math.abs(ours.truePeakDbtp - reference.truePeakDbtp) <= 0.3, `true peak: ours ${ours.truePeakDbtp.toFixed(3)}, ffmpeg ${reference.truePeakDbtp.toFixed(3)}`);
-      assert.ok(Math.abs(ours.loudnessRangeLu - reference.loudnessRangeLu) <= 1, `range: ours ${ours.loudnessRangeLu.toFixed(2)}, ffmpeg ${reference.loudnessRangeLu}`);
+      assert.ok(
+        Math.abs(ours.integratedLufs - reference.integratedLufs) <= 0.1,
+        `integrated: ours ${ours.integratedLufs.toFixed(3)}, ffmpeg ${reference.integratedLufs}`,
+      );
+      assert.ok(
+        Math.abs(ours.truePeakDbtp - reference.truePeakDbtp) <= 0.3,
+        `true peak: ours ${ours.truePeakDbtp.toFixed(3)}, ffmpeg ${reference.truePeakDbtp.toFixed(3)}`,
+      );
+      assert.ok(
+        Math.abs(ours.loudnessRangeLu - reference.loudnessRangeLu) <= 1,
+        `range: ours ${ours.loudnessRangeLu.toFixed(2)}, ffmpeg ${reference.loudnessRangeLu}`,
+      );
     });
   });
 });

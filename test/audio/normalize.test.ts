@@ -23,9 +23,27 @@ describe('loudness normalization', function () {
 
   const targets: Array<[string, TestFormat, number, number, number]> = [
     // name, format, input level (dBFS RMS while speaking), target LUFS, ceiling dBTP
-    ['a quiet 16-bit stereo recording to -16 LUFS / -1 dBTP', { sampleRate: 48_000, channels: 2, bits: 16 }, -38, -16, -1],
-    ['a loud float mono recording down to -23 LUFS / -2 dBTP', { sampleRate: 44_100, channels: 1, bits: 32, float: true }, -8, -23, -2],
-    ['a 24-bit file to -14 LUFS under a -3 dBTP ceiling (the limiter works hard)', { sampleRate: 48_000, channels: 2, bits: 24 }, -30, -14, -3],
+    [
+      'a quiet 16-bit stereo recording to -16 LUFS / -1 dBTP',
+      { sampleRate: 48_000, channels: 2, bits: 16 },
+      -38,
+      -16,
+      -1,
+    ],
+    [
+      'a loud float mono recording down to -23 LUFS / -2 dBTP',
+      { sampleRate: 44_100, channels: 1, bits: 32, float: true },
+      -8,
+      -23,
+      -2,
+    ],
+    [
+      'a 24-bit file to -14 LUFS under a -3 dBTP ceiling (the limiter works hard)',
+      { sampleRate: 48_000, channels: 2, bits: 24 },
+      -30,
+      -14,
+      -3,
+    ],
   ];
   for (const [name, format, level, target, ceiling] of targets) {
     it(`brings ${name}`, async () => {
@@ -36,8 +54,14 @@ describe('loudness normalization', function () {
       assert.ok(Math.abs(measured.integratedLufs - target) <= 0.5, `ffmpeg reads ${measured.integratedLufs} LUFS`);
       assert.ok(measured.truePeakDbtp <= ceiling + 0.1, `ffmpeg reads ${measured.truePeakDbtp} dBTP`);
       // What the report says is what the file holds.
-      assert.ok(Math.abs(report.output.integratedLufs - measured.integratedLufs) <= 0.1, `report ${report.output.integratedLufs}`);
-      assert.ok(Math.abs(report.output.truePeakDbtp - measured.truePeakDbtp) <= 0.3, `report ${report.output.truePeakDbtp}`);
+      assert.ok(
+        Math.abs(report.output.integratedLufs - measured.integratedLufs) <= 0.1,
+        `report ${report.output.integratedLufs}`,
+      );
+      assert.ok(
+        Math.abs(report.output.truePeakDbtp - measured.truePeakDbtp) <= 0.3,
+        `report ${report.output.truePeakDbtp}`,
+      );
       const before = await ffmpegLoudness(input);
       assert.ok(Math.abs(report.input.integratedLufs - before.integratedLufs) <= 0.1);
       // Same format out as in.
@@ -71,7 +95,10 @@ describe('loudness normalization', function () {
     const output = join(dir, 'damaged-out.wav');
     await assert.rejects(normalizeWavFile(input, output, { targetLufs: -16, ceilingDbtp: -1 }), /truncated WAV/);
     const { readdir } = await import('node:fs/promises');
-    assert.deepEqual((await readdir(dir)).filter((f) => f.startsWith('damaged-out')), []);
+    assert.deepEqual(
+      (await readdir(dir)).filter((f) => f.startsWith('damaged-out')),
+      [],
+    );
   });
 
   it('limits without steps: the gain changes by at most 1/(5 ms of frames) per frame, and never too late', () => {
@@ -114,6 +141,10 @@ describe('loudness normalization', function () {
     const out = [new Float32Array(x.length)];
     const written = limiter.process([x], x.length, out);
     const ceiling = 10 ** (-6 / 20);
-    for (let i = 0; i < written; i++) assert.ok(Math.abs(out[0][i]) <= ceiling, `frame ${i} is ${(20 * Math.log10(Math.abs(out[0][i]))).toFixed(2)} dBFS`);
+    for (let i = 0; i < written; i++)
+      assert.ok(
+        Math.abs(out[0][i]) <= ceiling,
+        `frame ${i} is ${(20 * Math.log10(Math.abs(out[0][i]))).toFixed(2)} dBFS`,
+      );
   });
 });

@@ -43,7 +43,9 @@ describe('WAV reading and writing', function () {
   ];
   for (const [name, format, tolerance] of formats) {
     it(`reads ${name} (${format.channels} ch, ${format.sampleRate} Hz) sample for sample`, async () => {
-      const planar = Array.from({ length: format.channels }, (_, c) => sine(format.sampleRate, 250 * (c + 1), -1 - c, 0.3));
+      const planar = Array.from({ length: format.channels }, (_, c) =>
+        sine(format.sampleRate, 250 * (c + 1), -1 - c, 0.3),
+      );
       planar[0][0] = -1; // full scale negative: the sign extension's edge
       const path = join(dir, `${name.replace(/\W+/g, '-')}.wav`);
       await writeFile(path, encodeWav(format, planar));
@@ -78,7 +80,14 @@ describe('WAV reading and writing', function () {
 
   it('turns a file into RF64 when its data passes the RIFF size limit, and ffmpeg reads it back', async () => {
     const path = join(dir, 'big.wav');
-    const format = { sampleRate: 8000, channels: 1, bitsPerSample: 16, encoding: 'int', channelMask: 0, blockAlign: 2 } as const;
+    const format = {
+      sampleRate: 8000,
+      channels: 1,
+      bitsPerSample: 16,
+      encoding: 'int',
+      channelMask: 0,
+      blockAlign: 2,
+    } as const;
     const writer = await WavWriter.create(path, format, { maxRiffBytes: 20_000 });
     const block = allocatePlanar(1, 8000);
     block[0].set(sine(8000, 440, -6, 1));
@@ -96,12 +105,36 @@ describe('WAV reading and writing', function () {
   const damaged: Array<[string, (wav: Buffer) => Buffer | Promise<Buffer>, RegExp]> = [
     ['not a WAV at all', () => Buffer.from('ID3\x04 this is an mp3 maybe'), /not a WAV file/],
     ['cut inside the header', (wav) => wav.subarray(0, 30), /truncated WAV: the file ends inside/],
-    ['cut inside the samples', (wav) => wav.subarray(0, wav.length - 1000), /truncated WAV: the data chunk declares \d+ bytes but the file holds \d+/],
-    ['a chunk size past the end', (wav) => ((wav = Buffer.from(wav)), wav.writeUInt32LE(0x7fffffff, 16), wav), /truncated WAV: the "fmt " chunk runs past the end/],
-    ['an unsupported sample format', (wav) => ((wav = Buffer.from(wav)), wav.writeUInt16LE(2, 20), wav), /unsupported WAV sample format: format tag 0x2/],
-    ['zero channels', (wav) => ((wav = Buffer.from(wav)), wav.writeUInt16LE(0, 22), wav), /unsupported WAV: 0 channels/],
-    ['a sample rate of 4 kHz', (wav) => ((wav = Buffer.from(wav)), wav.writeUInt32LE(4000, 24), wav), /sample rate 4000 Hz \(supported: 8000 to 192000 Hz\)/],
-    ['a block align that does not match', (wav) => ((wav = Buffer.from(wav)), wav.writeUInt16LE(3, 32), wav), /block align 3 does not match 1 channels of 16 bits/],
+    [
+      'cut inside the samples',
+      (wav) => wav.subarray(0, wav.length - 1000),
+      /truncated WAV: the data chunk declares \d+ bytes but the file holds \d+/,
+    ],
+    [
+      'a chunk size past the end',
+      (wav) => ((wav = Buffer.from(wav)), wav.writeUInt32LE(0x7fffffff, 16), wav),
+      /truncated WAV: the "fmt " chunk runs past the end/,
+    ],
+    [
+      'an unsupported sample format',
+      (wav) => ((wav = Buffer.from(wav)), wav.writeUInt16LE(2, 20), wav),
+      /unsupported WAV sample format: format tag 0x2/,
+    ],
+    [
+      'zero channels',
+      (wav) => ((wav = Buffer.from(wav)), wav.writeUInt16LE(0, 22), wav),
+      /unsupported WAV: 0 channels/,
+    ],
+    [
+      'a sample rate of 4 kHz',
+      (wav) => ((wav = Buffer.from(wav)), wav.writeUInt32LE(4000, 24), wav),
+      /sample rate 4000 Hz \(supported: 8000 to 192000 Hz\)/,
+    ],
+    [
+      'a block align that does not match',
+      (wav) => ((wav = Buffer.from(wav)), wav.writeUInt16LE(3, 32), wav),
+      /block align 3 does not match 1 channels of 16 bits/,
+    ],
   ];
   for (const [name, damage, message] of damaged) {
     it(`refuses ${name} with a clear error`, async () => {
@@ -114,7 +147,10 @@ describe('WAV reading and writing', function () {
 
   it('reports a file that shrinks while it is read, instead of hanging', async () => {
     const path = join(dir, 'shrinking.wav');
-    await writeFile(path, encodeWav({ sampleRate: 48_000, channels: 2, bits: 16 }, [sine(48_000, 440, -6, 3), sine(48_000, 440, -6, 3)]));
+    await writeFile(
+      path,
+      encodeWav({ sampleRate: 48_000, channels: 2, bits: 16 }, [sine(48_000, 440, -6, 3), sine(48_000, 440, -6, 3)]),
+    );
     const source = await openWav(path);
     await truncate(path, (await stat(path)).size / 2);
     const reading = (async () => {

@@ -9,9 +9,29 @@ import { readSection, replaceSection } from '../../bench/results-sections';
 import { loudnessVerdict, wavShape } from '../../bench/soak-verify';
 import { encodeWav, sine } from '../fixtures/audio';
 
-const input = (name: string): SoakInput => ({ name, staged: '', sha256: '', frames: 100, sampleRate: 16_000, channels: 1, kind: 'speech' });
-const output = (name: string, uid: string): OutputRecord => ({ media_uid: uid, input: name, output: `${name}_enhanced.wav`, original: name, at: 0 });
-const failure = (name: string | null, uid: string | null, code: string, message: string, at = 0): FailureRecord => ({ input: name, media_uid: uid, code, message, at });
+const input = (name: string): SoakInput => ({
+  name,
+  staged: '',
+  sha256: '',
+  frames: 100,
+  sampleRate: 16_000,
+  channels: 1,
+  kind: 'speech',
+});
+const output = (name: string, uid: string): OutputRecord => ({
+  media_uid: uid,
+  input: name,
+  output: `${name}_enhanced.wav`,
+  original: name,
+  at: 0,
+});
+const failure = (name: string | null, uid: string | null, code: string, message: string, at = 0): FailureRecord => ({
+  input: name,
+  media_uid: uid,
+  code,
+  message,
+  at,
+});
 const media = (uid: string, fileName: string, status = 'COMPLETED') => ({ uid, fileName, status, insertedAt: 0 });
 
 describe('soak accounting', () => {
@@ -27,8 +47,18 @@ describe('soak accounting', () => {
       inputs,
       dropped,
       [output('a', 'u-a1'), output('a', 'u-a2'), output('d', 'u-d2')],
-      [failure('b', 'u-b', 'JOB_FAILED', 'processing failed (an injected fault) (media u-b ended FAILED)'), failure('d', null, 'HTTP', 'other side closed')],
-      [media('u-a1', 'a'), media('u-a2', 'a'), media('u-b', 'b', 'FAILED'), media('u-c', 'c', 'PROCESSING'), media('u-d1', 'd'), media('u-d2', 'd')],
+      [
+        failure('b', 'u-b', 'JOB_FAILED', 'processing failed (an injected fault) (media u-b ended FAILED)'),
+        failure('d', null, 'HTTP', 'other side closed'),
+      ],
+      [
+        media('u-a1', 'a'),
+        media('u-a2', 'a'),
+        media('u-b', 'b', 'FAILED'),
+        media('u-c', 'c', 'PROCESSING'),
+        media('u-d1', 'd'),
+        media('u-d2', 'd'),
+      ],
       events,
       { inbox: new Set(['e']), work: new Set(['c']) },
       new Map([['u-c', 3000]]), // c's media was last asked about after the deploy: lost at the restart of Node-RED
@@ -37,12 +67,21 @@ describe('soak accounting', () => {
     assert.equal(result.withOutput, 2);
     assert.equal(result.failed, 1);
     assert.deepEqual(result.duplicated, ['a']);
-    assert.deepEqual(result.lost.map((l) => [l.input, l.left, l.during, l.media.join()]), [
-      ['c', 'work/', 'Node-RED kill -9 and start', 'u-c PROCESSING'],
-      ['e', 'inbox/', 'Node-RED kill -9 and start', ''],
-    ]);
-    assert.deepEqual(result.hung.map((m) => m.uid), ['u-c']);
-    assert.deepEqual(result.orphaned.map((o) => o.media.uid), ['u-d1']);
+    assert.deepEqual(
+      result.lost.map((l) => [l.input, l.left, l.during, l.media.join()]),
+      [
+        ['c', 'work/', 'Node-RED kill -9 and start', 'u-c PROCESSING'],
+        ['e', 'inbox/', 'Node-RED kill -9 and start', ''],
+      ],
+    );
+    assert.deepEqual(
+      result.hung.map((m) => m.uid),
+      ['u-c'],
+    );
+    assert.deepEqual(
+      result.orphaned.map((o) => o.media.uid),
+      ['u-d1'],
+    );
     assert.match(result.orphaned[0].why, /upload failed at the flow \(HTTP: other side closed\)/);
     assert.deepEqual(result.outputAndFailure, ['d']);
   });
@@ -50,19 +89,34 @@ describe('soak accounting', () => {
   it('explains a failure by an injected fault or the engine restart, and nothing else', () => {
     const restart: ChaosEvent[] = [{ name: 'engine kill -9 and start', at: 10_000, backAt: 14_000 }];
     const cause = (code: string, message: string, at = 0) => causeOf(failure('x', null, code, message, at), restart);
-    assert.equal(cause('JOB_FAILED', 'processing failed (an injected fault) (media m ended FAILED [PROCESSING_FAILED])'), 'injected: processing ended FAILED');
+    assert.equal(
+      cause('JOB_FAILED', 'processing failed (an injected fault) (media m ended FAILED [PROCESSING_FAILED])'),
+      'injected: processing ended FAILED',
+    );
     assert.match(cause('HTTP', 'injected fault: internal error (POST /v2/medias: HTTP 500)'), /^injected: 500/);
     assert.match(cause('NETWORK', 'connect ECONNREFUSED 127.0.0.1:9 (POST /v2/medias)', 12_000), /^engine restart/);
-    assert.match(cause('RATE_LIMITED', 'rate limit exceeded (GET /v2/medias/m/file: HTTP 429)', 14_500), /^engine restart/);
-    assert.equal(cause('RATE_LIMITED', 'rate limit exceeded (GET /v2/medias/m/file: HTTP 429)', 60_000), '429, retries used up');
+    assert.match(
+      cause('RATE_LIMITED', 'rate limit exceeded (GET /v2/medias/m/file: HTTP 429)', 14_500),
+      /^engine restart/,
+    );
+    assert.equal(
+      cause('RATE_LIMITED', 'rate limit exceeded (GET /v2/medias/m/file: HTTP 429)', 60_000),
+      '429, retries used up',
+    );
     assert.equal(cause('HTTP', 'other side closed', 60_000), 'injected: connection reset mid-answer');
     assert.equal(cause('NETWORK', 'connect ECONNREFUSED 127.0.0.1:9 (POST /v2/medias)', 60_000), 'unexplained');
     assert.equal(cause('TIMEOUT', 'media m: not completed after 240 s (PROCESSING)'), 'unexplained');
   });
 
   it('tells the forced 429s after each start of the engine from those of its limits', () => {
-    const line = (path: string, status: number) => `2026-01-01T00:00:00.000Z ${path.startsWith('/v2/medias/') ? 'GET' : 'POST'} ${path} ${status} 1ms`;
-    const first = [line('/v2/medias', 500), ...Array.from({ length: 5 }, () => line('/v2/medias', 429)), line('/v2/medias', 201), line('/v2/medias/u/metadata', 429)];
+    const line = (path: string, status: number) =>
+      `2026-01-01T00:00:00.000Z ${path.startsWith('/v2/medias/') ? 'GET' : 'POST'} ${path} ${status} 1ms`;
+    const first = [
+      line('/v2/medias', 500),
+      ...Array.from({ length: 5 }, () => line('/v2/medias', 429)),
+      line('/v2/medias', 201),
+      line('/v2/medias/u/metadata', 429),
+    ];
     const second = [line('/v2/medias/u/file', 429), line('/v2/medias/u/file', 200)];
     const answers = countAnswers([first.join('\n'), second.join('\n')]);
     assert.equal(answers.forced429, 6); // five after the first start, one after the second
@@ -78,10 +132,13 @@ describe('soak accounting', () => {
       '2026-01-01T00:00:12.000Z GET /v2/medias/u2/metadata 200 2.5ms',
       '2026-01-01T00:00:13.000Z POST /v2/medias 201 3ms',
     ].join('\n');
-    assert.deepEqual([...lastRequests([log])], [
-      ['u1', Date.parse('2026-01-01T00:00:15.000Z')],
-      ['u2', Date.parse('2026-01-01T00:00:12.000Z') - 2.5],
-    ]);
+    assert.deepEqual(
+      [...lastRequests([log])],
+      [
+        ['u1', Date.parse('2026-01-01T00:00:15.000Z')],
+        ['u2', Date.parse('2026-01-01T00:00:12.000Z') - 2.5],
+      ],
+    );
   });
 });
 

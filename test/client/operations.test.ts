@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
 import { makeWav, startClientTestEngine, type ClientTestEngine } from './engine';
 
-const FAST_POLL = { initialMs: [50, 100] as [number, number], longMs: [100, 200] as [number, number], longAfterMs: 5_000 };
+const FAST_POLL = {
+  initialMs: [50, 100] as [number, number],
+  longMs: [100, 200] as [number, number],
+  longAfterMs: 5_000,
+};
 
 async function tempDir(): Promise<string> {
   return fsp.mkdtemp(join(tmpdir(), 'me-client-'));
@@ -76,7 +80,12 @@ describe('client operations against the local engine', function () {
   });
 
   it('keeps a UTF-8 file name through upload, metadata, download and the written file', async () => {
-    for (const name of ['Épisode 13 – final (v2).WAV', '会議の録音 第3回.wav', '🎙️ podcast 🎧.wav', "Ångström's (take 2).wav"]) {
+    for (const name of [
+      'Épisode 13 – final (v2).WAV',
+      '会議の録音 第3回.wav',
+      '🎙️ podcast 🎧.wav',
+      "Ångström's (take 2).wav",
+    ]) {
       const input = join(dir, name);
       await fsp.writeFile(input, wav);
       const media = await client.uploadMedia({ file: input });
@@ -145,7 +154,11 @@ describe('client operations against the local engine', function () {
   });
 
   it('enhances a video (v1 multipart) and returns the video record', async () => {
-    const record = await client.enhanceVideo({ file: engine.makeMp4(), fileName: 'clip.mp4', video_enhancement: { enhancement_model: 'LARK' } });
+    const record = await client.enhanceVideo({
+      file: engine.makeMp4(),
+      fileName: 'clip.mp4',
+      video_enhancement: { enhancement_model: 'LARK' },
+    });
     assert.equal(record.file_name, 'clip.mp4');
     assert.equal(typeof record.inserted_at, 'string');
     assert.equal(record.enhancement_model, 'LARK');
@@ -153,7 +166,7 @@ describe('client operations against the local engine', function () {
     assert.equal(done.enhancement_status, 'COMPLETED');
   });
 
-  it('reads a media\'s metadata', async () => {
+  it("reads a media's metadata", async () => {
     const media = await client.uploadMedia({ file: wav, fileName: 'meta.wav' });
     const metadata = await client.getMetadata(media.uid);
     assert.equal(metadata.uid, media.uid);
@@ -187,7 +200,10 @@ describe('client errors: each answer of the service becomes one code', function 
     // Whatever went wrong, no error told the key.
     for (const err of errors) {
       const e = err as MediaEnhanceError;
-      assert.ok(!`${e.message} ${e.stack} ${e.details.join(' ')}`.includes(engine.apiKey), `the key leaked in: ${e.message}`);
+      assert.ok(
+        !`${e.message} ${e.stack} ${e.details.join(' ')}`.includes(engine.apiKey),
+        `the key leaked in: ${e.message}`,
+      );
     }
   });
 
@@ -247,7 +263,9 @@ describe('client errors: each answer of the service becomes one code', function 
 
   it('415 for a file that is not media is UNSUPPORTED', async () => {
     const c = client();
-    const err = await catchError(c.uploadMedia({ file: Buffer.from('just some text, not audio at all'), fileName: 'notes.txt' }));
+    const err = await catchError(
+      c.uploadMedia({ file: Buffer.from('just some text, not audio at all'), fileName: 'notes.txt' }),
+    );
     assert.equal(err.code, 'UNSUPPORTED');
     assert.equal(err.status, 415);
     await c.close();
@@ -267,14 +285,21 @@ describe('client errors: each answer of the service becomes one code', function 
     const closed = await startClientTestEngine();
     const url = closed.url;
     await closed.close();
-    const c = new MediaEnhanceClient({ baseUrl: url, apiKey: 'k', retry: { maxRetries: 2, baseDelayMs: 10, unreachableForMs: 300 } });
+    const c = new MediaEnhanceClient({
+      baseUrl: url,
+      apiKey: 'k',
+      retry: { maxRetries: 2, baseDelayMs: 10, unreachableForMs: 300 },
+    });
     const waits: string[] = [];
     const started = Date.now();
     const err = await catchError(c.getMetadata('a', { onWait: (e) => waits.push(e.reason) }));
     assert.equal(err.code, 'NETWORK');
     assert.match(err.message, /ECONNREFUSED/);
     assert.ok(Date.now() - started >= 300, 'tried for the whole budget');
-    assert.ok(waits.length > 2 && waits.every((w) => w === 'retry'), `${waits.length} retries: more than maxRetries while unreachable`);
+    assert.ok(
+      waits.length > 2 && waits.every((w) => w === 'retry'),
+      `${waits.length} retries: more than maxRetries while unreachable`,
+    );
     await c.close();
   });
 
@@ -286,10 +311,19 @@ describe('client errors: each answer of the service becomes one code', function 
     await first.close();
     const c = new MediaEnhanceClient({ baseUrl: first.url, apiKey: 'restart-key-1234', retry: { baseDelayMs: 200 } });
     const waits: string[] = [];
-    const pending = c.uploadMedia({ file: wav, fileName: 'during-restart.wav' }, { onWait: (e) => waits.push(String(e.cause)) });
+    const pending = c.uploadMedia(
+      { file: wav, fileName: 'during-restart.wav' },
+      { onWait: (e) => waits.push(String(e.cause)) },
+    );
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // down for 3 s, as a restart is
     let accepted = 0;
-    const again = await startEngine({ apiKeys: ['restart-key-1234'], dataDir, port, onErrorLine: () => undefined, onRequest: (e) => void (e.status === 201 && accepted++) });
+    const again = await startEngine({
+      apiKeys: ['restart-key-1234'],
+      dataDir,
+      port,
+      onErrorLine: () => undefined,
+      onRequest: (e) => void (e.status === 201 && accepted++),
+    });
     try {
       const media = await pending;
       assert.equal(media.file_name, 'during-restart.wav');
@@ -319,7 +353,10 @@ describe('client errors: each answer of the service becomes one code', function 
     const path = join(dir, 'big.wav');
     await fsp.writeFile(path, Buffer.alloc(32 * 1024 * 1024));
     const openFiles = async () => (await fsp.readdir('/proc/self/fd')).length;
-    const c = new MediaEnhanceClient({ baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, apiKey: 'k' });
+    const c = new MediaEnhanceClient({
+      baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`,
+      apiKey: 'k',
+    });
     try {
       const before = await openFiles();
       const controller = new AbortController();
@@ -337,7 +374,7 @@ describe('client errors: each answer of the service becomes one code', function 
     }
   });
 
-  it('a failed media is JOB_FAILED with the service\'s reason', async () => {
+  it("a failed media is JOB_FAILED with the service's reason", async () => {
     const failing = await startClientTestEngine({ faults: { failProcessingRate: 1 } });
     const c = new MediaEnhanceClient({ baseUrl: failing.url, apiKey: failing.apiKey, poll: FAST_POLL });
     try {
@@ -363,7 +400,11 @@ describe('client errors: each answer of the service becomes one code', function 
 
   it('a 500 that persists is HTTP after the bounded retries', async () => {
     const broken = await startClientTestEngine({ faults: { error500Rate: 1 } });
-    const c = new MediaEnhanceClient({ baseUrl: broken.url, apiKey: broken.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const c = new MediaEnhanceClient({
+      baseUrl: broken.url,
+      apiKey: broken.apiKey,
+      retry: { maxRetries: 2, baseDelayMs: 10 },
+    });
     try {
       const err = await catchError(c.getMetadata('a'));
       assert.equal(err.code, 'HTTP');
@@ -377,9 +418,17 @@ describe('client errors: each answer of the service becomes one code', function 
 
   it('a POST is not retried on a 500 (it may have been applied), but is on a 503', async () => {
     const broken = await startClientTestEngine({ faults: { error500Rate: 1 } });
-    const c = new MediaEnhanceClient({ baseUrl: broken.url, apiKey: broken.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const c = new MediaEnhanceClient({
+      baseUrl: broken.url,
+      apiKey: broken.apiKey,
+      retry: { maxRetries: 2, baseDelayMs: 10 },
+    });
     const busy = await startClientTestEngine({ faults: { error503Rate: 1 } });
-    const c2 = new MediaEnhanceClient({ baseUrl: busy.url, apiKey: busy.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const c2 = new MediaEnhanceClient({
+      baseUrl: busy.url,
+      apiKey: busy.apiKey,
+      retry: { maxRetries: 2, baseDelayMs: 10 },
+    });
     try {
       assert.equal((await catchError(c.uploadMedia({ file: wav, fileName: 'a.wav' }))).status, 500);
       assert.equal(broken.requests().length, 1);
@@ -393,10 +442,15 @@ describe('client errors: each answer of the service becomes one code', function 
   it('a connection cut while an answer is read: a GET is retried, a lost POST answer says the media may exist', async () => {
     // Half of all answers are cut halfway through their body (a seeded sequence, so the run is repeatable).
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const unlimited = { uploadMedia: null, getMetadata: null };
     const flaky = await startClientTestEngine({ faults: { resetRate: 0.5, random }, limits: unlimited });
-    const c = new MediaEnhanceClient({ baseUrl: flaky.url, apiKey: flaky.apiKey, limits: unlimited, retry: { maxRetries: 10, baseDelayMs: 2 } });
+    const c = new MediaEnhanceClient({
+      baseUrl: flaky.url,
+      apiKey: flaky.apiKey,
+      limits: unlimited,
+      retry: { maxRetries: 10, baseDelayMs: 2 },
+    });
     try {
       // Uploads until one answer is lost: the service accepted it, the client never learned its uid.
       let uid: string | undefined;
@@ -410,9 +464,15 @@ describe('client errors: each answer of the service becomes one code', function 
       }
       assert.ok(uid && cutOff, 'the run met both a whole and a cut answer');
       assert.equal(cutOff.code, 'NETWORK');
-      assert.match(cutOff.message, /connection broke while the answer was read .*may have accepted the media.*POST \/v2\/medias/);
+      assert.match(
+        cutOff.message,
+        /connection broke while the answer was read .*may have accepted the media.*POST \/v2\/medias/,
+      );
       const uploads = flaky.requests().filter((r) => r.method === 'POST');
-      assert.ok(uploads.every((r) => r.status === 201), 'each upload was sent once and accepted');
+      assert.ok(
+        uploads.every((r) => r.status === 201),
+        'each upload was sent once and accepted',
+      );
 
       const before = flaky.requests().length;
       for (let i = 0; i < 100; i++) assert.equal((await c.getMetadata(uid)).uid, uid);
@@ -430,13 +490,20 @@ describe('client errors: each answer of the service becomes one code', function 
       req.resume();
       req.on('end', () => {
         answered++;
-        const body = answered < 3 ? { detail: 'the service has no room for this upload now' } : { uid: 'stored-1', file_name: 'a.wav' };
+        const body =
+          answered < 3
+            ? { detail: 'the service has no room for this upload now' }
+            : { uid: 'stored-1', file_name: 'a.wav' };
         res.writeHead(answered < 3 ? 507 : 201, { 'content-type': 'application/json', 'retry-after': '0' });
         res.end(JSON.stringify(body));
       });
     });
     await new Promise<void>((resolve) => full.listen(0, '127.0.0.1', resolve));
-    const c = new MediaEnhanceClient({ baseUrl: `http://127.0.0.1:${(full.address() as AddressInfo).port}`, apiKey: 'k-1234567890', retry: { maxRetries: 1, baseDelayMs: 5 } });
+    const c = new MediaEnhanceClient({
+      baseUrl: `http://127.0.0.1:${(full.address() as AddressInfo).port}`,
+      apiKey: 'k-1234567890',
+      retry: { maxRetries: 1, baseDelayMs: 5 },
+    });
     try {
       const err = await catchError(c.uploadMedia({ file: wav, fileName: 'a.wav' }));
       assert.equal(err.code, 'HTTP');
@@ -453,7 +520,11 @@ describe('client errors: each answer of the service becomes one code', function 
 
   it('a one-shot stream is not sent twice, and the error says why', async () => {
     const busy = await startClientTestEngine({ faults: { error503Rate: 1 } });
-    const c = new MediaEnhanceClient({ baseUrl: busy.url, apiKey: busy.apiKey, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const c = new MediaEnhanceClient({
+      baseUrl: busy.url,
+      apiKey: busy.apiKey,
+      retry: { maxRetries: 2, baseDelayMs: 10 },
+    });
     try {
       const input = join(dir, 'once.wav');
       await fsp.writeFile(input, wav);

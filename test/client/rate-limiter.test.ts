@@ -77,7 +77,7 @@ describe('RollingWindowLimiter', () => {
     assert.equal(positions[0], 1);
   });
 
-  it('gives an aborted waiter\'s place in line to the next one', async () => {
+  it("gives an aborted waiter's place in line to the next one", async () => {
     const limiter = new RollingWindowLimiter(1, 1_000, systemClock);
     sendNow(limiter);
     const controller = new AbortController();
@@ -105,10 +105,15 @@ describe('RollingWindowLimiter', () => {
     assert.equal(granted, true);
   });
 
-  it('adopts the service\'s count when it is higher than its own (another client shares the key)', async () => {
+  it("adopts the service's count when it is higher than its own (another client shares the key)", async () => {
     const limiter = new RollingWindowLimiter(10, 60_000, systemClock);
     sendNow(limiter);
-    limiter.observe({ 'x-ratelimit-limit': '10', 'x-ratelimit-used': '9', 'x-ratelimit-remaining': '1', 'x-ratelimit-window': '60' });
+    limiter.observe({
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-used': '9',
+      'x-ratelimit-remaining': '1',
+      'x-ratelimit-window': '60',
+    });
     assert.equal(limiter.used(), 9);
     // Sharing seen: this client's share is what the others left (2 of 10), spread over the window.
     assert.equal(limiter.tryAcquire(), undefined);
@@ -144,7 +149,7 @@ describe('RollingWindowLimiter', () => {
     assert.equal(limiter.used(), 4);
   });
 
-  it('adopts the service\'s window length and a lower limit, but keeps a lower configured one', async () => {
+  it("adopts the service's window length and a lower limit, but keeps a lower configured one", async () => {
     const limiter = new RollingWindowLimiter(120, 60_000, systemClock);
     limiter.observe({ 'x-ratelimit-limit': '5', 'x-ratelimit-window': '2' });
     assert.equal(limiter.currentLimit(), 5);
@@ -163,7 +168,10 @@ describe('RollingWindowLimiter', () => {
 
   it('after a 429 with Retry-After, frees the extra places when the service says', async () => {
     const limiter = new RollingWindowLimiter(2, 60_000, systemClock);
-    limiter.observe({ 'x-ratelimit-limit': '2', 'x-ratelimit-used': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-window': '60' }, 7_000);
+    limiter.observe(
+      { 'x-ratelimit-limit': '2', 'x-ratelimit-used': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-window': '60' },
+      7_000,
+    );
     assert.equal(limiter.nextFreeAt() - Date.now(), 7_000);
     let at = 0;
     const start = Date.now();

@@ -37,7 +37,11 @@ describe('client safety: the key, redirects and partial files', function () {
     const body = makeWav(0.1, 8_000);
     const storage = await listen((req, res) => {
       seenElsewhere.push(req.headers);
-      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length, 'content-disposition': 'attachment; filename="take_enhanced.wav"' });
+      res.writeHead(200, {
+        'content-type': 'audio/wav',
+        'content-length': body.length,
+        'content-disposition': 'attachment; filename="take_enhanced.wav"',
+      });
       res.end(body);
     });
     const service = await listen((req, res) => {
@@ -56,7 +60,10 @@ describe('client safety: the key, redirects and partial files', function () {
     assert.equal(file.path, join(dir, 'take_enhanced.wav'));
     assert.ok((await fsp.readFile(file.path)).equals(body));
     assert.equal(seenAtService.length, 2);
-    assert.ok(seenAtService.every((h) => h['x-api-key'] === KEY), 'the service itself gets the key on every hop');
+    assert.ok(
+      seenAtService.every((h) => h['x-api-key'] === KEY),
+      'the service itself gets the key on every hop',
+    );
     assert.equal(seenElsewhere.length, 1);
     assert.equal(seenElsewhere[0]['x-api-key'], undefined, 'the key went to another origin');
     assert.ok(!JSON.stringify(seenElsewhere[0]).includes(KEY));
@@ -97,7 +104,12 @@ describe('client safety: the key, redirects and partial files', function () {
       // accepts the request and never answers
     });
     servers.push(service.server);
-    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, requestTimeoutMs: 200, retry: { maxRetries: 1, baseDelayMs: 10 } });
+    const client = new MediaEnhanceClient({
+      baseUrl: service.url,
+      apiKey: KEY,
+      requestTimeoutMs: 200,
+      retry: { maxRetries: 1, baseDelayMs: 10 },
+    });
     const err = (await client.getMetadata('m1').catch((e: unknown) => e)) as MediaEnhanceError;
     await client.close();
     assert.equal(err.code, 'TIMEOUT');
@@ -116,7 +128,10 @@ describe('client safety: the key, redirects and partial files', function () {
     await client.close();
     assert.equal(err.code, 'HTTP');
     assert.equal(err.status, 502);
-    assert.match(err.message, /^<html><body>Bad gateway\. (Bad gateway\. )*Bad gat[^(]*\.\.\. \(GET \/v2\/medias\/m1\/metadata: HTTP 502\)$/);
+    assert.match(
+      err.message,
+      /^<html><body>Bad gateway\. (Bad gateway\. )*Bad gat[^(]*\.\.\. \(GET \/v2\/medias\/m1\/metadata: HTTP 502\)$/,
+    );
     assert.ok(err.message.length < 400, `${err.message.length} characters`);
     assert.equal(err.retryable, true);
   });
@@ -128,9 +143,15 @@ describe('client safety: the key, redirects and partial files', function () {
       setTimeout(() => res.destroy(), 20);
     });
     servers.push(service.server);
-    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const client = new MediaEnhanceClient({
+      baseUrl: service.url,
+      apiKey: KEY,
+      retry: { maxRetries: 2, baseDelayMs: 10 },
+    });
     for (const resumable of [false, true]) {
-      const err = (await client.downloadToFile('m1', join(dir, 'episode.wav'), { resumable }).catch((e: unknown) => e)) as MediaEnhanceError;
+      const err = (await client
+        .downloadToFile('m1', join(dir, 'episode.wav'), { resumable })
+        .catch((e: unknown) => e)) as MediaEnhanceError;
       assert.ok(err instanceof MediaEnhanceError);
       assert.equal(err.code, 'NETWORK');
       assert.deepEqual(await fsp.readdir(dir), [], `resumable: ${resumable}`);
@@ -151,11 +172,19 @@ describe('client safety: the key, redirects and partial files', function () {
         return;
       }
       const start = Number(match[1]);
-      res.writeHead(206, { 'content-type': 'audio/wav', 'content-length': body.length - start, 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` });
+      res.writeHead(206, {
+        'content-type': 'audio/wav',
+        'content-length': body.length - start,
+        'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+      });
       res.end(body.subarray(start));
     });
     servers.push(service.server);
-    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+    const client = new MediaEnhanceClient({
+      baseUrl: service.url,
+      apiKey: KEY,
+      retry: { maxRetries: 2, baseDelayMs: 10 },
+    });
     const target = join(dir, 'episode.wav');
     const file = await client.downloadToFile('m1', target);
     await client.close();
@@ -180,9 +209,16 @@ describe('client safety: the key, redirects and partial files', function () {
     });
     servers.push(service.server);
     // A retry delay of about 20 s: without the abort, the test would time out.
-    const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 20_000 }, random: () => 0.99 });
+    const client = new MediaEnhanceClient({
+      baseUrl: service.url,
+      apiKey: KEY,
+      retry: { maxRetries: 2, baseDelayMs: 20_000 },
+      random: () => 0.99,
+    });
     const started = Date.now();
-    const err = (await client.downloadToFile('m1', join(dir, 'episode.wav'), { signal: controller.signal }).catch((e: unknown) => e)) as MediaEnhanceError;
+    const err = (await client
+      .downloadToFile('m1', join(dir, 'episode.wav'), { signal: controller.signal })
+      .catch((e: unknown) => e)) as MediaEnhanceError;
     await client.close();
     assert.ok(err instanceof MediaEnhanceError, String(err));
     assert.equal(err.code, 'ABORTED');
@@ -203,8 +239,13 @@ describe('client safety: the key, redirects and partial files', function () {
           res.writeHead(416, { 'content-range': `bytes */${body.length}` });
           return res.end();
         }
-        const headers = { 'content-type': 'audio/wav', 'accept-ranges': 'bytes', 'content-length': body.length - start };
-        if (match) res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` });
+        const headers = {
+          'content-type': 'audio/wav',
+          'accept-ranges': 'bytes',
+          'content-length': body.length - start,
+        };
+        if (match)
+          res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` });
         else res.writeHead(200, headers);
         if (cutAt !== undefined && !match) {
           res.write(body.subarray(0, cutAt)); // then nothing more: the caller aborts meanwhile
@@ -218,10 +259,16 @@ describe('client safety: the key, redirects and partial files', function () {
 
     it('an aborted download keeps its part; the next call for the same file asks only for the rest', async () => {
       const service = await rangeService(150_000);
-      const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+      const client = new MediaEnhanceClient({
+        baseUrl: service.url,
+        apiKey: KEY,
+        retry: { maxRetries: 2, baseDelayMs: 10 },
+      });
       const controller = new AbortController();
       let received = 0;
-      const first = client.downloadToFile('m1', dir, { resumable: true, signal: controller.signal, onProgress: (n) => (received = n) }).catch((e: unknown) => e);
+      const first = client
+        .downloadToFile('m1', dir, { resumable: true, signal: controller.signal, onProgress: (n) => (received = n) })
+        .catch((e: unknown) => e);
       while (received < 150_000) await new Promise((r) => setTimeout(r, 10));
       controller.abort();
       assert.equal(((await first) as MediaEnhanceError).code, 'ABORTED');
@@ -244,7 +291,9 @@ describe('client safety: the key, redirects and partial files', function () {
       const client = new MediaEnhanceClient({ baseUrl: url, apiKey: KEY, retry: { baseDelayMs: 20 } });
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 300);
-      const err = (await client.downloadToFile('m1', dir, { resumable: true, signal: controller.signal }).catch((e: unknown) => e)) as MediaEnhanceError;
+      const err = (await client
+        .downloadToFile('m1', dir, { resumable: true, signal: controller.signal })
+        .catch((e: unknown) => e)) as MediaEnhanceError;
       await client.close();
       assert.equal(err.code, 'ABORTED');
       assert.deepEqual(await fsp.readdir(dir), ['.m1.ENHANCED.part']);
@@ -253,7 +302,11 @@ describe('client safety: the key, redirects and partial files', function () {
     it('a kept part as long as the file (cut before its rename) is fetched again whole', async () => {
       const service = await rangeService();
       await fsp.writeFile(join(dir, '.m1.ENHANCED.part'), body);
-      const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY, retry: { maxRetries: 2, baseDelayMs: 10 } });
+      const client = new MediaEnhanceClient({
+        baseUrl: service.url,
+        apiKey: KEY,
+        retry: { maxRetries: 2, baseDelayMs: 10 },
+      });
       const file = await client.downloadToFile('m1', dir, { resumable: true });
       await client.close();
       assert.deepEqual(service.ranges, [`bytes=${body.length}-`, undefined]);

@@ -15,7 +15,11 @@ function fakeService(finishAt: Map<string, { at: number; status?: string }>) {
     const job = finishAt.get(uid);
     if (!job) throw new MediaEnhanceError('NOT_FOUND', `no media ${uid}`, { status: 404 });
     const done = Date.now() >= job.at;
-    return { uid, enhancement_status: done ? (job.status ?? 'COMPLETED') : 'PROCESSING', error: job.status === 'FAILED' ? { code: 'X', message: 'bad input' } : undefined };
+    return {
+      uid,
+      enhancement_status: done ? (job.status ?? 'COMPLETED') : 'PROCESSING',
+      error: job.status === 'FAILED' ? { code: 'X', message: 'bad input' } : undefined,
+    };
   };
   return { calls, fetchMetadata };
 }
@@ -102,7 +106,10 @@ describe('StatusPoller', () => {
     const { poller } = makePoller(120, 60_000, jobs);
     const seen: string[] = [];
     const wait = poller.wait('bad', { onStatus: (s) => seen.push(s) });
-    const check = assert.rejects(wait, (err: MediaEnhanceError) => err.code === 'JOB_FAILED' && /bad input/.test(err.message) && err.mediaUid === 'bad');
+    const check = assert.rejects(
+      wait,
+      (err: MediaEnhanceError) => err.code === 'JOB_FAILED' && /bad input/.test(err.message) && err.mediaUid === 'bad',
+    );
     await clock.tickAsync(20_000);
     await check;
     assert.deepEqual(seen, ['PROCESSING', 'FAILED']);
@@ -121,7 +128,10 @@ describe('StatusPoller', () => {
     const jobs = new Map([['slow', { at: Date.now() + 3_600_000 }]]);
     const { poller, service } = makePoller(120, 60_000, jobs);
     const wait = poller.wait('slow', { timeoutMs: 20_000 });
-    const check = assert.rejects(wait, (err: MediaEnhanceError) => err.code === 'TIMEOUT' && /still PROCESSING/.test(err.message));
+    const check = assert.rejects(
+      wait,
+      (err: MediaEnhanceError) => err.code === 'TIMEOUT' && /still PROCESSING/.test(err.message),
+    );
     await clock.tickAsync(20_000);
     await check;
     const calls = service.calls.length;

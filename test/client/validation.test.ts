@@ -61,16 +61,25 @@ describe('client validation before sending', function () {
   });
 
   it('refuses a wait timeout longer than a Node.js timer can hold, instead of timing out at once', async () => {
-    const err = await client.waitForCompletion('any-uid', { timeoutMs: 2 ** 31 }).then(() => undefined, (e: unknown) => e);
+    const err = await client.waitForCompletion('any-uid', { timeoutMs: 2 ** 31 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof MediaEnhanceError);
     assert.equal(err.code, 'VALIDATION');
-    assert.match(err.details[0], /^timeoutMs: must be a number of milliseconds from 1 to 2147483647 \(got 2147483648\)$/);
+    assert.match(
+      err.details[0],
+      /^timeoutMs: must be a number of milliseconds from 1 to 2147483647 \(got 2147483648\)$/,
+    );
   });
 
   for (const [field, inside, outside, rule] of AUDIO_BOUNDS) {
     it(`enhanceAudio ${field}: accepts ${JSON.stringify(inside)?.slice(0, 40)}, refuses ${JSON.stringify(outside)?.slice(0, 40)} without sending`, async () => {
       const sentBefore = engine.requests().length;
-      const err = await client.enhanceAudio({ ...VALID_AUDIO, [field]: outside }).then(() => undefined, (e: unknown) => e);
+      const err = await client.enhanceAudio({ ...VALID_AUDIO, [field]: outside }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof MediaEnhanceError, `expected a MediaEnhanceError, got ${String(err)}`);
       assert.equal(err.code, 'VALIDATION');
       assert.equal(err.details.length, 1);
@@ -89,18 +98,24 @@ describe('client validation before sending', function () {
       .enhanceAudio({ ...withoutTranscode, loudness_target_level: 3, model_arch: 'X' } as unknown as EnhanceJsonBody)
       .catch((e: unknown) => e)) as MediaEnhanceError;
     assert.equal(err.code, 'VALIDATION');
-    assert.deepEqual(
-      err.details.map((d) => d.split(':')[0]).sort(),
-      ['body.loudness_target_level', 'body.model_arch', 'body.transcode_kind'],
-    );
+    assert.deepEqual(err.details.map((d) => d.split(':')[0]).sort(), [
+      'body.loudness_target_level',
+      'body.model_arch',
+      'body.transcode_kind',
+    ]);
     assert.ok(err.details.some((d) => /transcode_kind: field required/.test(d)));
-    assert.ok(err.details.some((d) => /\(got 3\)/.test(d)), 'the offending value is named');
+    assert.ok(
+      err.details.some((d) => /\(got 3\)/.test(d)),
+      'the offending value is named',
+    );
   });
 
   for (const [member, inside, outside, rule] of SETTINGS_BOUNDS) {
     it(`uploadMedia media_enhancement.${member}: accepts ${JSON.stringify(inside)}, refuses ${JSON.stringify(outside)} without sending`, async () => {
       const sentBefore = engine.requests().length;
-      const err = (await client.uploadMedia({ file: wav, fileName: 'a.wav', media_enhancement: { [member]: outside } }).catch((e: unknown) => e)) as MediaEnhanceError;
+      const err = (await client
+        .uploadMedia({ file: wav, fileName: 'a.wav', media_enhancement: { [member]: outside } })
+        .catch((e: unknown) => e)) as MediaEnhanceError;
       assert.equal(err.code, 'VALIDATION');
       assert.match(err.details[0], new RegExp(`^body\\.media_enhancement\\.${member}: `));
       assert.match(err.details[0], rule);
@@ -114,13 +129,21 @@ describe('client validation before sending', function () {
     const sentBefore = engine.requests().length;
     for (const name of ['valueOf', '__proto__', 'constructor', 'hasOwnProperty', 'toString']) {
       const settings = JSON.parse(`{${JSON.stringify(name)}: 1}`) as EnhancementSettings; // an own member, as a message's JSON gives it
-      for (const call of [() => client.uploadMedia({ file: wav, media_enhancement: settings }), () => client.enhanceVideo({ file: wav, video_enhancement: settings })]) {
+      for (const call of [
+        () => client.uploadMedia({ file: wav, media_enhancement: settings }),
+        () => client.enhanceVideo({ file: wav, video_enhancement: settings }),
+      ]) {
         const err = (await call().catch((e: unknown) => e)) as MediaEnhanceError;
         assert.equal(err.code, 'VALIDATION', `${name}: ${err.message}`);
-        assert.match(err.details[0], new RegExp(`^body\\.(media|video)_enhancement\\.${name}: extra fields not permitted \\(got 1\\)$`));
+        assert.match(
+          err.details[0],
+          new RegExp(`^body\\.(media|video)_enhancement\\.${name}: extra fields not permitted \\(got 1\\)$`),
+        );
       }
     }
-    const audio = JSON.parse(JSON.stringify(VALID_AUDIO).replace(/}$/, ', "constructor": 1, "__proto__": 2}')) as EnhanceJsonBody;
+    const audio = JSON.parse(
+      JSON.stringify(VALID_AUDIO).replace(/}$/, ', "constructor": 1, "__proto__": 2}'),
+    ) as EnhanceJsonBody;
     const err = (await client.enhanceAudio(audio).catch((e: unknown) => e)) as MediaEnhanceError;
     assert.equal(err.code, 'VALIDATION');
     assert.deepEqual(err.details.map((d) => d.split(':')[0]).sort(), ['body.__proto__', 'body.constructor']);
@@ -130,7 +153,9 @@ describe('client validation before sending', function () {
   it('refuses a deeply nested setting as VALIDATION, quoting only its start', async () => {
     const sentBefore = engine.requests().length;
     const deep = JSON.parse(`${'['.repeat(6000)}${']'.repeat(6000)}`) as unknown;
-    const err = (await client.uploadMedia({ file: wav, media_enhancement: { loudness_target: deep } as unknown as EnhancementSettings }).catch((e: unknown) => e)) as MediaEnhanceError;
+    const err = (await client
+      .uploadMedia({ file: wav, media_enhancement: { loudness_target: deep } as unknown as EnhancementSettings })
+      .catch((e: unknown) => e)) as MediaEnhanceError;
     assert.equal(err.code, 'VALIDATION', err.message);
     assert.match(err.details[0], /^body\.media_enhancement\.loudness_target: .*\(got \[\[\[+\.\.\.\)$/);
     assert.ok(err.message.length < 400, `${err.message.length} characters`);
@@ -138,13 +163,17 @@ describe('client validation before sending', function () {
   });
 
   it('enhanceVideo refuses `transcode`, which only v2 uploads take', async () => {
-    const err = (await client.enhanceVideo({ file: wav, video_enhancement: { transcode: 'MP3' } }).catch((e: unknown) => e)) as MediaEnhanceError;
+    const err = (await client
+      .enhanceVideo({ file: wav, video_enhancement: { transcode: 'MP3' } })
+      .catch((e: unknown) => e)) as MediaEnhanceError;
     assert.equal(err.code, 'VALIDATION');
     assert.match(err.details[0], /^body\.video_enhancement\.transcode: extra fields not permitted/);
   });
 
   it('downloadFile refuses an unknown step, naming the allowed ones', async () => {
-    const err = (await client.downloadFile('abc', { step: 'POST' as never }).catch((e: unknown) => e)) as MediaEnhanceError;
+    const err = (await client
+      .downloadFile('abc', { step: 'POST' as never })
+      .catch((e: unknown) => e)) as MediaEnhanceError;
     assert.equal(err.code, 'VALIDATION');
     assert.match(err.details[0], /^query\.step: .*'ENHANCED', 'PRE' \(got "POST"\)/);
   });
@@ -160,9 +189,12 @@ describe('client validation before sending', function () {
   it('refuses a non-loopback http: base URL unless insecure http is allowed', () => {
     assert.throws(
       () => new MediaEnhanceClient({ baseUrl: 'http://media.example/', apiKey: 'k' }),
-      (err: MediaEnhanceError) => err.code === 'VALIDATION' && /baseUrl: plain http: is only allowed to a loopback host/.test(err.message),
+      (err: MediaEnhanceError) =>
+        err.code === 'VALIDATION' && /baseUrl: plain http: is only allowed to a loopback host/.test(err.message),
     );
-    assert.doesNotThrow(() => new MediaEnhanceClient({ baseUrl: 'http://media.example/', apiKey: 'k', allowInsecureHttp: true }).close());
+    assert.doesNotThrow(() =>
+      new MediaEnhanceClient({ baseUrl: 'http://media.example/', apiKey: 'k', allowInsecureHttp: true }).close(),
+    );
     assert.doesNotThrow(() => new MediaEnhanceClient({ baseUrl: 'http://[::1]:8080', apiKey: 'k' }).close());
     assert.doesNotThrow(() => new MediaEnhanceClient({ baseUrl: 'https://media.example/', apiKey: 'k' }).close());
   });

@@ -13,7 +13,14 @@ import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type Runnin
 // The editor's global, inside page.evaluate() callbacks.
 declare const RED: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const PALETTE_TYPES = ['media-enhance-file', 'media-enhance-audio', 'media-enhance-video', 'media-enhance-upload', 'media-enhance-wait', 'media-enhance-download'];
+const PALETTE_TYPES = [
+  'media-enhance-file',
+  'media-enhance-audio',
+  'media-enhance-video',
+  'media-enhance-upload',
+  'media-enhance-wait',
+  'media-enhance-download',
+];
 const ALL_TYPES = ['media-enhance-config', ...PALETTE_TYPES];
 /** Polls until `done` holds, for at most 30 s. */
 async function waitFor(done: () => boolean, what: string): Promise<void> {
@@ -24,7 +31,13 @@ async function waitFor(done: () => boolean, what: string): Promise<void> {
   }
 }
 
-const EXAMPLES = ['01 Normalize one file', '02 Watch a folder', '03 Enhance audio from a URL', '04 Enhance a video', '05 Error handling and retry'];
+const EXAMPLES = [
+  '01 Normalize one file',
+  '02 Watch a folder',
+  '03 Enhance audio from a URL',
+  '04 Enhance a video',
+  '05 Error handling and retry',
+];
 
 describe('the editor in Chromium, started as npm start starts it', function () {
   this.timeout(300_000);
@@ -39,14 +52,24 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     browser = await launchBrowser();
     page = await openEditor(browser, product.url, (p) => {
       p.on('requestfailed', (request) => failedRequests.push(`${request.url()} (${request.failure()?.errorText})`));
-      p.on('response', (response) => response.status() >= 400 && failedRequests.push(`${response.url()} (${response.status()})`));
-      p.on('request', (request) => !request.url().startsWith(product.url) && !request.url().startsWith('data:') && foreignRequests.push(request.url()));
+      p.on(
+        'response',
+        (response) => response.status() >= 400 && failedRequests.push(`${response.url()} (${response.status()})`),
+      );
+      p.on(
+        'request',
+        (request) =>
+          !request.url().startsWith(product.url) &&
+          !request.url().startsWith('data:') &&
+          foreignRequests.push(request.url()),
+      );
     });
   });
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && page) await page.screenshot({ path: join(SCREENSHOTS, `failed-${test.title.replace(/\W+/g, '-').slice(0, 60)}.png`) });
+    if (test?.state === 'failed' && page)
+      await page.screenshot({ path: join(SCREENSHOTS, `failed-${test.title.replace(/\W+/g, '-').slice(0, 60)}.png`) });
   });
 
   after(async () => {
@@ -59,7 +82,9 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   });
 
   it('runs on the Node-RED this project installed', () => {
-    const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node-red', 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node-red', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     assert.match(product.output.join(''), new RegExp(`Node-RED version: v${version.replace(/\./g, '\\.')}`));
   });
 
@@ -68,11 +93,19 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       [...document.querySelectorAll('#red-ui-palette-container-media_enhance .red-ui-palette-node')].map((node) => ({
         type: node.getAttribute('data-palette-type'),
         label: node.textContent!.replace(/\s+/g, ' ').trim(),
-        icon: /url\("?([^")]+)"?\)/.exec((node.querySelector('.red-ui-palette-icon') as HTMLElement).style.backgroundImage)?.[1],
+        icon: /url\("?([^")]+)"?\)/.exec(
+          (node.querySelector('.red-ui-palette-icon') as HTMLElement).style.backgroundImage,
+        )?.[1],
       })),
     );
-    assert.deepEqual(palette.map((n) => n.type), PALETTE_TYPES);
-    assert.deepEqual(palette.map((n) => n.label), ['enhance file', 'enhance audio', 'enhance video', 'upload', 'wait for completion', 'download']);
+    assert.deepEqual(
+      palette.map((n) => n.type),
+      PALETTE_TYPES,
+    );
+    assert.deepEqual(
+      palette.map((n) => n.label),
+      ['enhance file', 'enhance audio', 'enhance video', 'upload', 'wait for completion', 'download'],
+    );
     for (const node of palette) {
       assert.ok(node.icon?.endsWith(`/${node.type}.svg`), `${node.type} uses its own icon: ${node.icon}`);
       // The icon as the browser loaded it: a real SVG image with a size.
@@ -85,9 +118,15 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       assert.ok(loaded.width > 0, `${node.type} icon has a size`);
       assert.match(loaded.type ?? '', /image\/svg\+xml/);
     }
-    assert.deepEqual(failedRequests.filter((r) => r.includes('/icons/')), [], 'no icon request failed, ours or core');
+    assert.deepEqual(
+      failedRequests.filter((r) => r.includes('/icons/')),
+      [],
+      'no icon request failed, ours or core',
+    );
     assert.equal(await page.evaluate(() => RED.nodes.getType('media-enhance-config').category), 'config');
-    await page.locator('#red-ui-palette-container-media_enhance').screenshot({ path: join(SCREENSHOTS, 'palette.png') });
+    await page
+      .locator('#red-ui-palette-container-media_enhance')
+      .screenshot({ path: join(SCREENSHOTS, 'palette.png') });
   });
 
   it("shows each node's help in the help sidebar", async () => {
@@ -97,12 +136,18 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       const firstSentence = /<p>([^<.]+)/.exec(help)![1].trim();
       await page.evaluate((t) => RED.sidebar.help.show(t), type);
       await page.waitForFunction(
-        ([sentence]) => (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement | null)?.innerText.replace(/\s+/g, ' ').includes(sentence) ?? false,
+        ([sentence]) =>
+          (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement | null)?.innerText
+            .replace(/\s+/g, ' ')
+            .includes(sentence) ?? false,
         [firstSentence.replace(/\s+/g, ' ')],
         { timeout: 10_000 },
       );
-      const text = await page.evaluate(() => (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement).innerText);
-      if (type !== 'media-enhance-config') assert.match(text, /Inputs[\s\S]*Outputs/, `${type} help has Inputs and Outputs`);
+      const text = await page.evaluate(
+        () => (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement).innerText,
+      );
+      if (type !== 'media-enhance-config')
+        assert.match(text, /Inputs[\s\S]*Outputs/, `${type} help has Inputs and Outputs`);
       if (type === 'media-enhance-upload') await page.screenshot({ path: join(SCREENSHOTS, 'help-sidebar.png') });
     }
   });
@@ -113,15 +158,25 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const target = page.locator('#node-input-loudnessTarget');
     await target.fill('-3');
     await target.dispatchEvent('change');
-    await page.waitForFunction(() => document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'), null, { timeout: 5000 });
+    await page.waitForFunction(
+      () => document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'),
+      null,
+      { timeout: 5000 },
+    );
     // The rule shows as the field's tooltip.
     await target.hover();
-    await page.waitForSelector('.red-ui-popover:has-text("a whole number from -70 to -5 is required")', { timeout: 5000 });
+    await page.waitForSelector('.red-ui-popover:has-text("a whole number from -70 to -5 is required")', {
+      timeout: 5000,
+    });
     await page.waitForTimeout(600); // the tooltip fades in
     await page.screenshot({ path: join(SCREENSHOTS, 'invalid-value.png') });
     await target.fill('-16');
     await target.dispatchEvent('change');
-    await page.waitForFunction(() => !document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'), null, { timeout: 5000 });
+    await page.waitForFunction(
+      () => !document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'),
+      null,
+      { timeout: 5000 },
+    );
     await page.click('#node-dialog-cancel');
     await page.waitForSelector('#node-input-loudnessTarget', { state: 'detached' });
   });
@@ -136,7 +191,10 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     await page.fill('#node-config-input-name', 'my remote service');
     await page.fill('#node-config-input-baseUrl', 'http://127.0.0.1:9');
     await key.fill('browser-test-secret-key');
-    assert.match(await page.locator('.red-ui-tray-titlebar').last().innerText(), /Add new media enhance service config node/);
+    assert.match(
+      await page.locator('.red-ui-tray-titlebar').last().innerText(),
+      /Add new media enhance service config node/,
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'config-dialog.png') });
     await page.click('#node-config-dialog-ok');
     await page.waitForSelector('#node-config-input-mode', { state: 'detached' });
@@ -145,9 +203,17 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       RED.nodes.eachConfig((n: { type: string; name: string; mode: string; baseUrl: string }) => {
         if (n.type === 'media-enhance-config') configs.push({ name: n.name, mode: n.mode, baseUrl: n.baseUrl });
       });
-      return { configs, selected: (document.querySelector('#node-input-service') as HTMLSelectElement).selectedOptions[0]?.textContent };
+      return {
+        configs,
+        selected: (document.querySelector('#node-input-service') as HTMLSelectElement).selectedOptions[0]?.textContent,
+      };
     });
-    assert.ok(saved.configs.some((c) => c.name === 'my remote service' && c.mode === 'remote' && c.baseUrl === 'http://127.0.0.1:9'), JSON.stringify(saved));
+    assert.ok(
+      saved.configs.some(
+        (c) => c.name === 'my remote service' && c.mode === 'remote' && c.baseUrl === 'http://127.0.0.1:9',
+      ),
+      JSON.stringify(saved),
+    );
     assert.equal(saved.selected, 'my remote service');
     // Leave the example as it was: the new service stays unused.
     await page.click('#node-dialog-cancel');
@@ -162,7 +228,8 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     await page.evaluate(() => RED.workspaces.show('me-example-tab-watch-a-folder'));
     const statuses = new Set<string>();
     const recordStatuses = async () => {
-      for (const text of await page.locator('.red-ui-flow-node-status-label').allTextContents()) if (text.trim()) statuses.add(text.trim());
+      for (const text of await page.locator('.red-ui-flow-node-status-label').allTextContents())
+        if (text.trim()) statuses.add(text.trim());
     };
     // Dropped the way a file manager does it: written under another name, then renamed into the folder.
     const partial = join(product.userDir, 'talk.wav.part');
@@ -187,18 +254,30 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     }
     await page.screenshot({ path: join(SCREENSHOTS, 'watch-folder-done.png') });
     assert.ok(statuses.has('done'), `a node says done: ${[...statuses].join(', ')}`);
-    assert.ok([...statuses].some((s) => /uploading|processing|downloading|queued/.test(s)), `progress was shown: ${[...statuses].join(', ')}`);
+    assert.ok(
+      [...statuses].some((s) => /uploading|processing|downloading|queued/.test(s)),
+      `progress was shown: ${[...statuses].join(', ')}`,
+    );
     const measured = await measureWavFile(join(outbox, 'talk_enhanced.wav'));
-    assert.ok(Math.abs(measured.integratedLufs - -16) <= 0.5, `${measured.integratedLufs} LUFS, the example's target is -16`);
+    assert.ok(
+      Math.abs(measured.integratedLufs - -16) <= 0.5,
+      `${measured.integratedLufs} LUFS, the example's target is -16`,
+    );
     assert.ok(measured.truePeakDbtp <= -0.9, `${measured.truePeakDbtp} dBTP, the example's limit is -1`);
     // Handled, the input leaves inbox/ for done/; a damaged file goes to failed/ with its reason in the
     // log; any other file stays, and the log says why it was skipped.
     await waitFor(() => existsSync(join(product.userDir, 'done', 'talk.wav')), 'talk.wav moved to done/');
     assert.equal(existsSync(join(product.userDir, 'inbox', 'talk.wav')), false);
-    await writeFile(join(product.userDir, 'inbox', 'cut.wav'), (await readFile(join(ROOT, 'examples', 'speech-sample.wav'))).subarray(0, 4_000));
+    await writeFile(
+      join(product.userDir, 'inbox', 'cut.wav'),
+      (await readFile(join(ROOT, 'examples', 'speech-sample.wav'))).subarray(0, 4_000),
+    );
     await writeFile(join(product.userDir, 'inbox', 'notes.txt'), 'not audio');
     await waitFor(() => existsSync(join(product.userDir, 'failed', 'cut.wav')), 'cut.wav moved to failed/');
-    await waitFor(() => /skipped inbox\/notes\.txt: not an audio file .* it stays in inbox\//.test(product.output.join('')), 'a log line for the skipped file');
+    await waitFor(
+      () => /skipped inbox\/notes\.txt: not an audio file .* it stays in inbox\//.test(product.output.join('')),
+      'a log line for the skipped file',
+    );
     assert.match(product.output.join(''), /failed: cut\.wav \(moved to failed\/\): truncated WAV/);
     assert.equal(existsSync(join(product.userDir, 'inbox', 'notes.txt')), true);
   });
@@ -223,14 +302,19 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       for (const tab of tabs) {
         RED.workspaces.show(tab);
         // The view sizes a node (w, h) when it draws it, on the tab shown.
-        for (let i = 0; i < 50 && !(onTab(tab).length > 0 && onTab(tab).every((n) => typeof n.w === 'number')); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        for (let i = 0; i < 50 && !(onTab(tab).length > 0 && onTab(tab).every((n) => typeof n.w === 'number')); i++)
+          await new Promise((resolve) => setTimeout(resolve, 100));
         const nodes = onTab(tab).filter((n) => typeof n.w === 'number' && typeof n.h === 'number');
         sized[tab] = nodes.length;
         for (let i = 0; i < nodes.length; i++) {
           for (let j = i + 1; j < nodes.length; j++) {
             const [a, b] = [nodes[i], nodes[j]];
             // Ports stick out 10 px on either side: closer than that, a wire has no room to show.
-            if (Math.abs(a.x - b.x) < (a.w! + b.w!) / 2 + portRoom && Math.abs(a.y - b.y) < (a.h! + b.h!) / 2 + portRoom) found.push(`${tab}: ${a.type} ${a.id} and ${b.type} ${b.id}`);
+            if (
+              Math.abs(a.x - b.x) < (a.w! + b.w!) / 2 + portRoom &&
+              Math.abs(a.y - b.y) < (a.h! + b.h!) / 2 + portRoom
+            )
+              found.push(`${tab}: ${a.type} ${a.id} and ${b.type} ${b.id}`);
           }
         }
       }
@@ -239,8 +323,16 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     // Every node of every example was drawn and measured, or the check would prove nothing.
     const expected = Object.fromEntries(
       EXAMPLES.map((name) => {
-        const nodes = JSON.parse(readFileSync(join(ROOT, 'examples', `${name}.json`), 'utf8')) as Array<{ type: string }>;
-        return [`me-example-tab-${name.replace(/^\d+\s+/, '').toLowerCase().replace(/\W+/g, '-')}`, nodes.filter((n) => n.type !== 'media-enhance-config').length];
+        const nodes = JSON.parse(readFileSync(join(ROOT, 'examples', `${name}.json`), 'utf8')) as Array<{
+          type: string;
+        }>;
+        return [
+          `me-example-tab-${name
+            .replace(/^\d+\s+/, '')
+            .toLowerCase()
+            .replace(/\W+/g, '-')}`,
+          nodes.filter((n) => n.type !== 'media-enhance-config').length,
+        ];
       }),
     );
     assert.deepEqual(layout.sized, expected);
@@ -253,7 +345,8 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       await page.click('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples');
       const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
       const item = tree.getByText(example, { exact: true });
-      if (!(await item.isVisible())) await tree.getByText('@media-enhance/node-red-media-enhance', { exact: true }).click();
+      if (!(await item.isVisible()))
+        await tree.getByText('@media-enhance/node-red-media-enhance', { exact: true }).click();
       await item.click();
       await page.click('#red-ui-clipboard-dialog-import-opt-new');
       await page.click('#red-ui-clipboard-dialog-ok');
@@ -272,16 +365,24 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       await page.click('#red-ui-header-button-deploy');
       await page.waitForSelector('.red-ui-notification:has-text("Successfully deployed")', { timeout: 20_000 });
       assert.equal(await page.locator('.red-ui-notification-error').count(), 0, 'no error notification');
-      await page.evaluate(() => RED.notifications && document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()));
+      await page.evaluate(
+        () => RED.notifications && document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()),
+      );
       if (example.startsWith('01')) await page.screenshot({ path: join(SCREENSHOTS, 'example-imported.png') });
     });
   }
 
   it('sent no request off this machine, logged no error, and kept the key out of flows.json', async () => {
     assert.deepEqual(foreignRequests, []);
-    assert.deepEqual(product.output.join('').split('\n').filter((line) => /\[error\]/.test(line)), [], 'Node-RED logged no error');
+    assert.deepEqual(
+      product.output
+        .join('')
+        .split('\n')
+        .filter((line) => /\[error\]/.test(line)),
+      [],
+      'Node-RED logged no error',
+    );
     const flows = await readFile(join(product.userDir, 'flows.json'), 'utf8');
     assert.equal(flows.includes('browser-test-secret-key'), false);
   });
 });
-

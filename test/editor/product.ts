@@ -29,7 +29,10 @@ export async function startProduct(): Promise<RunningProduct> {
   });
   const output: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start printed no editor URL in 240 s:\n${output.join('')}`)), 240_000);
+    const timer = setTimeout(
+      () => reject(new Error(`npm start printed no editor URL in 240 s:\n${output.join('')}`)),
+      240_000,
+    );
     const read = (chunk: Buffer) => {
       output.push(chunk.toString());
       const match = /Node-RED editor: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output.join(''));
@@ -60,7 +63,14 @@ export async function launchBrowser(): Promise<Browser> {
   // Debian's Chromium, never a downloaded one; playwright gives each launch a fresh profile.
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -69,9 +79,16 @@ export async function openEditor(browser: Browser, url: string, prepare?: (page:
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   prepare?.(page); // e.g. listeners that must see the first load
   await page.goto(url);
-  await page.waitForFunction(() => {
-    const red = (window as unknown as { RED?: { nodes?: { getType?: (t: string) => unknown } } }).RED;
-    return Boolean(red?.nodes?.getType?.('media-enhance-upload')) && document.querySelector('.red-ui-palette-node') !== null;
-  }, null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => {
+      const red = (window as unknown as { RED?: { nodes?: { getType?: (t: string) => unknown } } }).RED;
+      return (
+        Boolean(red?.nodes?.getType?.('media-enhance-upload')) &&
+        document.querySelector('.red-ui-palette-node') !== null
+      );
+    },
+    null,
+    { timeout: 60_000 },
+  );
   return page;
 }

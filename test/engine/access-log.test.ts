@@ -9,13 +9,19 @@ import { call, KEY, multipart, startTestEngine, type TestEngine } from './helper
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends an upload's head and the first part of its body, waits, then sends the rest or cuts the connection. */
-function slowUpload(engine: TestEngine, pauseMs: number, finish: boolean): Promise<{ lastByteAt: number; received: string }> {
+function slowUpload(
+  engine: TestEngine,
+  pauseMs: number,
+  finish: boolean,
+): Promise<{ lastByteAt: number; received: string }> {
   const { body, headers } = multipart(makeWav(1, 16_000), 'slow.wav');
   return new Promise((resolve, reject) => {
     let received = '';
     let lastByteAt = 0;
     const socket = connect(Number(new URL(engine.url).port), '127.0.0.1', () => {
-      socket.write(`POST /v2/medias HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Type: ${headers['content-type']}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+      socket.write(
+        `POST /v2/medias HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Type: ${headers['content-type']}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      );
       socket.write(body.subarray(0, body.length / 2));
       setTimeout(() => {
         lastByteAt = Date.now();

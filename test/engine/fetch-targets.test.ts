@@ -12,7 +12,10 @@ const GENERIC = 'file_download_url: the input URL could not be fetched';
 const wav = makeWav(0.3, 8_000);
 
 /** A loopback server that counts what it is asked and answers each path as `routes` says. */
-async function counting(host: string, routes: Record<string, { status: number; headers?: Record<string, string>; body?: Buffer }>) {
+async function counting(
+  host: string,
+  routes: Record<string, { status: number; headers?: Record<string, string>; body?: Buffer }>,
+) {
   const asked: string[] = [];
   const server: Server = createServer((req, res) => {
     asked.push(req.url ?? '');
@@ -58,8 +61,14 @@ describe('engine: where enhance-json may fetch from', function () {
       assert.equal(pre.status, 412, `${host}: no file to serve back`);
     }
     assert.deepEqual(admin.asked, [], 'the loopback server was never asked');
-    assert.ok(engine.errorLines.some((l) => /localhost: .*loopback address/.test(l)), 'the engine log says why, after resolving the name');
-    assert.ok(engine.errorLines.every((l) => !l.includes('/admin/secret.wav')), 'the log names origins, not paths');
+    assert.ok(
+      engine.errorLines.some((l) => /localhost: .*loopback address/.test(l)),
+      'the engine log says why, after resolving the name',
+    );
+    assert.ok(
+      engine.errorLines.every((l) => !l.includes('/admin/secret.wav')),
+      'the log names origins, not paths',
+    );
   });
 
   it('checks every redirect hop: an allowed host redirecting to localhost is refused, its own file served', async () => {
@@ -71,7 +80,11 @@ describe('engine: where enhance-json may fetch from', function () {
     });
     servers.push(admin, files);
     engine = await startTestEngine({ allowPrivateFetch: false, allowFetchFrom: ['127.0.0.2/32'] });
-    assert.equal((await fetched(`http://127.0.0.2:${files.port}/speech.wav`)).status, 'COMPLETED', 'an allowed host is fetched');
+    assert.equal(
+      (await fetched(`http://127.0.0.2:${files.port}/speech.wav`)).status,
+      'COMPLETED',
+      'an allowed host is fetched',
+    );
     for (const path of ['/to-admin', '/to-literal']) {
       const outcome = await fetched(`http://127.0.0.2:${files.port}${path}`);
       assert.equal(outcome.status, 'FAILED', path);
@@ -94,7 +107,10 @@ describe('engine: where enhance-json may fetch from', function () {
     const unreachable = await fetched(`http://127.0.0.1:${closed.port}/x.wav`);
     assert.equal(refused.message, GENERIC);
     assert.equal(unreachable.message, GENERIC);
-    assert.ok(engine.errorLines.some((l) => /ECONNREFUSED/.test(l)), 'the engine log keeps the cause');
+    assert.ok(
+      engine.errorLines.some((l) => /ECONNREFUSED/.test(l)),
+      'the engine log keeps the cause',
+    );
   });
 
   it('an engine on loopback keeps fetching from loopback (the built-in engine serves its own examples)', async () => {
@@ -107,9 +123,14 @@ describe('engine: where enhance-json may fetch from', function () {
 
   it('the policy follows the address the engine listens on, unless told otherwise', () => {
     const base = { apiKeys: ['k'], dataDir: '/unused' };
-    for (const host of ['127.0.0.1', '::1', 'localhost', '127.0.0.5']) assert.equal(resolveEngineOptions({ ...base, host }).allowPrivateFetch, true, host);
-    for (const host of ['0.0.0.0', '::', '192.168.1.10', 'media.example']) assert.equal(resolveEngineOptions({ ...base, host }).allowPrivateFetch, false, host);
+    for (const host of ['127.0.0.1', '::1', 'localhost', '127.0.0.5'])
+      assert.equal(resolveEngineOptions({ ...base, host }).allowPrivateFetch, true, host);
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', 'media.example'])
+      assert.equal(resolveEngineOptions({ ...base, host }).allowPrivateFetch, false, host);
     assert.equal(resolveEngineOptions({ ...base, host: '0.0.0.0', allowPrivateFetch: true }).allowPrivateFetch, true);
-    assert.throws(() => resolveEngineOptions({ ...base, allowFetchFrom: ['10.0.0.0/33'] }), /allowFetchFrom: each entry must be an IP address or a CIDR range .*"10\.0\.0\.0\/33"/);
+    assert.throws(
+      () => resolveEngineOptions({ ...base, allowFetchFrom: ['10.0.0.0/33'] }),
+      /allowFetchFrom: each entry must be an IP address or a CIDR range .*"10\.0\.0\.0\/33"/,
+    );
   });
 });

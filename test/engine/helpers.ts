@@ -10,7 +10,14 @@ export const KEY = 'engine-test-key-1';
 export const OTHER_KEY = 'engine-test-key-2';
 
 /** A valid enhance-json body without its URL: each test adds the `file_download_url` it serves. */
-export const AUDIO_BODY = { file_name: 'talk.wav', loudness_target_level: -16, loudness_peak_limit: -1, enhancement_level: 1, transcode_kind: null, model_arch: 'LARK_V2' };
+export const AUDIO_BODY = {
+  file_name: 'talk.wav',
+  loudness_target_level: -16,
+  loudness_peak_limit: -1,
+  enhancement_level: 1,
+  transcode_kind: null,
+  model_arch: 'LARK_V2',
+};
 
 export interface TestEngine extends EngineHandle {
   dataDir: string;
@@ -54,8 +61,15 @@ export interface Answer {
   bytes: Buffer;
 }
 
-export async function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer | NodeJS.ReadableStream } = {}): Promise<Answer> {
-  const res = await request(url, { method: (init.method ?? 'GET') as 'GET', headers: init.headers, body: init.body as Buffer });
+export async function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer | NodeJS.ReadableStream } = {},
+): Promise<Answer> {
+  const res = await request(url, {
+    method: (init.method ?? 'GET') as 'GET',
+    headers: init.headers,
+    body: init.body as Buffer,
+  });
   const bytes = Buffer.from(await res.body.arrayBuffer());
   const text = bytes.toString('utf8');
   let json: unknown;
@@ -68,14 +82,25 @@ export async function call(url: string, init: { method?: string; headers?: Recor
 }
 
 /** A multipart upload as a client would send it. */
-export function multipart(file: Buffer | undefined, fileName: string, parts: Record<string, string> = {}): { body: Buffer; headers: Record<string, string> } {
+export function multipart(
+  file: Buffer | undefined,
+  fileName: string,
+  parts: Record<string, string> = {},
+): { body: Buffer; headers: Record<string, string> } {
   const form = new FormData();
   if (file) form.append('file', file, { filename: fileName, contentType: 'application/octet-stream' });
   for (const [name, value] of Object.entries(parts)) form.append(name, value);
   return { body: form.getBuffer(), headers: form.getHeaders() as Record<string, string> };
 }
 
-export async function upload(engine: TestEngine, file: Buffer, fileName: string, parts: Record<string, string> = {}, path = '/v2/medias', key = KEY): Promise<Answer> {
+export async function upload(
+  engine: TestEngine,
+  file: Buffer,
+  fileName: string,
+  parts: Record<string, string> = {},
+  path = '/v2/medias',
+  key = KEY,
+): Promise<Answer> {
   const { body, headers } = multipart(file, fileName, parts);
   return call(`${engine.url}${path}`, { method: 'POST', headers: { ...headers, 'x-api-key': key }, body });
 }

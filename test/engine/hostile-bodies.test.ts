@@ -9,7 +9,16 @@ import FormData from 'form-data';
 import { request } from 'undici';
 import { HttpError, sendErrorSafely } from '../../src/engine/responses';
 import { makeWav } from '../fixtures/media';
-import { AUDIO_BODY as AUDIO_SETTINGS, call, KEY, metadata, multipart, startTestEngine, upload, type TestEngine } from './helpers';
+import {
+  AUDIO_BODY as AUDIO_SETTINGS,
+  call,
+  KEY,
+  metadata,
+  multipart,
+  startTestEngine,
+  upload,
+  type TestEngine,
+} from './helpers';
 
 const AUDIO_BODY = { ...AUDIO_SETTINGS, file_download_url: 'http://127.0.0.1:9/talk.wav' };
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -18,7 +27,10 @@ const wav = makeWav(0.2, 8_000);
 /** Media folders the engine made (none for a refused request) and what is left of uploads in progress. */
 async function stored(engine: TestEngine): Promise<{ media: string[]; incoming: string[] }> {
   const root = join(engine.dataDir, 'media');
-  return { media: (await fsp.readdir(root)).filter((n) => n !== '.incoming'), incoming: await fsp.readdir(join(root, '.incoming')) };
+  return {
+    media: (await fsp.readdir(root)).filter((n) => n !== '.incoming'),
+    incoming: await fsp.readdir(join(root, '.incoming')),
+  };
 }
 
 describe('engine: hostile bodies', function () {
@@ -30,7 +42,12 @@ describe('engine: hostile bodies', function () {
     await engine.dispose();
   });
 
-  const enhanceJson = (text: string) => call(`${engine.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: text });
+  const enhanceJson = (text: string) =>
+    call(`${engine.url}/v1/media/enhance-json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: text,
+    });
 
   describe('nesting deep enough to overflow a recursive JSON writer', function () {
     it('answers 422 to a 4500-deep array posted to enhance-json, quoting a short excerpt, and keeps serving', async () => {
@@ -48,7 +65,9 @@ describe('engine: hostile bodies', function () {
       assert.equal(res.status, 422);
       assert.deepEqual(res.json.detail[0].loc, ['body', 'media_enhancement']);
       assert.ok(res.text.length < 1_000);
-      const member = await enhanceJson(JSON.stringify({ ...AUDIO_BODY, file_name: 'x' }).replace('"x"', nested(10_000)));
+      const member = await enhanceJson(
+        JSON.stringify({ ...AUDIO_BODY, file_name: 'x' }).replace('"x"', nested(10_000)),
+      );
       assert.equal(member.status, 422);
       assert.deepEqual(member.json.detail[0].loc, ['body', 'file_name']);
       assert.ok(member.text.length < 1_000);
@@ -81,7 +100,11 @@ describe('engine: hostile bodies', function () {
     it('an error answer that cannot be written ends as a bare 500 and a log line, never a thrown error', async () => {
       // A detail no JSON writer can serialize stands for any fault on the way out.
       const logged: string[] = [];
-      const server = createServer((_req, res) => sendErrorSafely(res, new HttpError(422, [{ loc: ['body'], msg: 'x', type: 'x', input: 10n }]), (line) => logged.push(line)));
+      const server = createServer((_req, res) =>
+        sendErrorSafely(res, new HttpError(422, [{ loc: ['body'], msg: 'x', type: 'x', input: 10n }]), (line) =>
+          logged.push(line),
+        ),
+      );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
         const res = await request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
@@ -99,18 +122,33 @@ describe('engine: hostile bodies', function () {
     /** A form as a client could build it: parts in order, names repeated if it likes. */
     const form = (parts: [name: string, value: string | Buffer][]) => {
       const data = new FormData();
-      for (const [name, value] of parts) data.append(name, value, Buffer.isBuffer(value) ? { filename: `${name}.wav`, contentType: 'audio/wav' } : undefined);
-      return call(`${engine.url}/v2/medias`, { method: 'POST', headers: { ...(data.getHeaders() as Record<string, string>), 'x-api-key': KEY }, body: data.getBuffer() });
+      for (const [name, value] of parts)
+        data.append(
+          name,
+          value,
+          Buffer.isBuffer(value) ? { filename: `${name}.wav`, contentType: 'audio/wav' } : undefined,
+        );
+      return call(`${engine.url}/v2/medias`, {
+        method: 'POST',
+        headers: { ...(data.getHeaders() as Record<string, string>), 'x-api-key': KEY },
+        body: data.getBuffer(),
+      });
     };
 
     it('refuses more than 10 text parts before media_enhancement with 422 naming the limit, never processing with defaults', async () => {
       const before = await stored(engine);
-      const res = await upload(engine, wav, 'many.wav', { ...fields(10), media_enhancement: JSON.stringify({ loudness_target: -30 }) });
+      const res = await upload(engine, wav, 'many.wav', {
+        ...fields(10),
+        media_enhancement: JSON.stringify({ loudness_target: -30 }),
+      });
       assert.equal(res.status, 422);
       assert.match(res.json.detail[0].msg, /more than (10 text parts|11 parts \(1 file and 10 text parts\))/);
       assert.deepEqual(await stored(engine), before, 'no media, no partial file');
       // Within the limit, the settings apply.
-      const within = await upload(engine, wav, 'few.wav', { ...fields(9), media_enhancement: JSON.stringify({ loudness_target: -30 }) });
+      const within = await upload(engine, wav, 'few.wav', {
+        ...fields(9),
+        media_enhancement: JSON.stringify({ loudness_target: -30 }),
+      });
       assert.equal(within.status, 201);
       assert.equal(within.json.enhancement_params.loudness_target, -30);
     });
@@ -128,7 +166,9 @@ describe('engine: hostile bodies', function () {
       assert.equal(parts.status, 422);
       assert.match(parts.json.detail[0].msg, /more than (10 text parts|11 parts \(1 file and 10 text parts\))/);
 
-      const big = await upload(engine, wav, 'big.wav', { media_enhancement: `{"loudness_target": -30${' '.repeat(70_000)}}` });
+      const big = await upload(engine, wav, 'big.wav', {
+        media_enhancement: `{"loudness_target": -30${' '.repeat(70_000)}}`,
+      });
       assert.equal(big.status, 413);
       assert.match(big.json.detail, /"media_enhancement" is larger than the 65536 bytes/);
 
@@ -155,16 +195,24 @@ describe('engine: hostile bodies', function () {
         for (const name of NAMES) {
           const res = await upload(engine, wav, 'proto.wav', { [part]: `{${JSON.stringify(name)}: 1}` }, path);
           assert.equal(res.status, 422, `${name}: ${res.text}`);
-          assert.deepEqual(res.json.detail, [{ loc: ['body', part, name], msg: 'extra fields not permitted', type: 'value_error.extra', input: 1 }]);
+          assert.deepEqual(res.json.detail, [
+            { loc: ['body', part, name], msg: 'extra fields not permitted', type: 'value_error.extra', input: 1 },
+          ]);
         }
       });
     }
 
     it('enhance-json: extra constructor and __proto__ members are refused like any extra', async () => {
-      const text = JSON.stringify(AUDIO_BODY).replace(/}$/, ', "constructor": {"x": 1}, "__proto__": {"file_name": "evil"}}');
+      const text = JSON.stringify(AUDIO_BODY).replace(
+        /}$/,
+        ', "constructor": {"x": 1}, "__proto__": {"file_name": "evil"}}',
+      );
       const res = await enhanceJson(text);
       assert.equal(res.status, 422);
-      assert.deepEqual(res.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort(), ['body.__proto__', 'body.constructor']);
+      assert.deepEqual(res.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort(), [
+        'body.__proto__',
+        'body.constructor',
+      ]);
       assert.ok(res.json.detail.every((d: { msg: string }) => d.msg === 'extra fields not permitted'));
     });
 
@@ -198,6 +246,10 @@ describe('engine: hostile bodies', function () {
   });
 
   async function enhanceJsonOn(target: TestEngine, text: string) {
-    return call(`${target.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: text });
+    return call(`${target.url}/v1/media/enhance-json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: text,
+    });
   }
 });

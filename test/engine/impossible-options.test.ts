@@ -11,7 +11,9 @@ const CLI = join(__dirname, '..', '..', 'src', 'engine', 'cli.js');
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }));
+    execFile(process.execPath, [CLI, ...args], { timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -37,7 +39,13 @@ describe('engine: impossible limits are refused at start', function () {
   ] as const) {
     it(`media-enhance-engine ${args.join(' ')}: exits 1 naming the flag, the value and the rule, and writes nothing`, async () => {
       const dataDir = join(dir, 'data');
-      const { code, stdout, stderr } = await runCli([...args, '--data-dir', dataDir, '--port', args[0] === '--port' ? args[1] : '0']);
+      const { code, stdout, stderr } = await runCli([
+        ...args,
+        '--data-dir',
+        dataDir,
+        '--port',
+        args[0] === '--port' ? args[1] : '0',
+      ]);
       assert.equal(code, 1);
       assert.match(stderr, message);
       assert.equal(stdout, '', 'it never started');
@@ -46,14 +54,26 @@ describe('engine: impossible limits are refused at start', function () {
   }
 
   for (const [options, message] of [
-    [{ limits: { uploadMedia: 0 } }, /^TypeError: limits\.uploadMedia: must be a whole number of at least 1, or null for no limit \(got 0\)$/],
+    [
+      { limits: { uploadMedia: 0 } },
+      /^TypeError: limits\.uploadMedia: must be a whole number of at least 1, or null for no limit \(got 0\)$/,
+    ],
     [{ limits: { getMetadata: -3 } }, /^TypeError: limits\.getMetadata: .* \(got -3\)$/],
-    [{ limits: { upload: 5 } as never }, /^TypeError: limits\.upload: not an operation; permitted: enhanceAudio, enhanceVideo, uploadMedia, getMetadata, downloadFile$/],
+    [
+      { limits: { upload: 5 } as never },
+      /^TypeError: limits\.upload: not an operation; permitted: enhanceAudio, enhanceVideo, uploadMedia, getMetadata, downloadFile$/,
+    ],
     [{ maxUploadBytes: -1 }, /^TypeError: maxUploadBytes: must be a whole number of at least 1 \(got -1\)$/],
     [{ windowMs: 0 }, /^TypeError: windowMs: .* \(got 0\)$/],
     [{ workers: 0 }, /^TypeError: workers: must be a whole number of at least 1 \(got 0\)$/],
-    [{ server: { maxUploadsPerKey: 0 } }, /^TypeError: server\.maxUploadsPerKey: must be a whole number of at least 1 \(got 0\)$/],
-    [{ server: { headersTimeoutMs: 2_000, requestTimeoutMs: 1_000 } }, /^TypeError: server\.requestTimeoutMs: must be 0 \(none\) or at least server\.headersTimeoutMs, 2000 \(got 1000\)$/],
+    [
+      { server: { maxUploadsPerKey: 0 } },
+      /^TypeError: server\.maxUploadsPerKey: must be a whole number of at least 1 \(got 0\)$/,
+    ],
+    [
+      { server: { headersTimeoutMs: 2_000, requestTimeoutMs: 1_000 } },
+      /^TypeError: server\.requestTimeoutMs: must be 0 \(none\) or at least server\.headersTimeoutMs, 2000 \(got 1000\)$/,
+    ],
     [{ faults: { error500Rate: 2 } }, /^TypeError: faults\.error500Rate: must be a probability from 0 to 1 \(got 2\)$/],
     [{ retention: { maxAgeMs: -1 } }, /^TypeError: retention\.maxAgeMs: must be a number above 0 \(got -1\)$/],
   ] as [Partial<EngineOptions>, RegExp][]) {

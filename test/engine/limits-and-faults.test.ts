@@ -5,7 +5,17 @@ import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { makeWav } from '../fixtures/media';
-import { call, KEY, metadata, multipart, OTHER_KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';
+import {
+  call,
+  KEY,
+  metadata,
+  multipart,
+  OTHER_KEY,
+  settled,
+  startTestEngine,
+  upload,
+  type TestEngine,
+} from './helpers';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const wav = makeWav(0.2, 8_000);
@@ -17,7 +27,9 @@ describe('engine: malformed requests', function () {
       const port = Number(new URL(engine.url).port);
       const answer = await new Promise<string>((resolve, reject) => {
         let text = '';
-        const socket = connect(port, '127.0.0.1', () => socket.write('GET //[ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write('GET //[ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'),
+        );
         socket.on('data', (chunk) => (text += chunk));
         socket.on('close', () => resolve(text));
         socket.on('error', reject);
@@ -47,7 +59,11 @@ describe('engine: rate limits', function () {
     assert.equal(first.headers['x-ratelimit-remaining'], '4');
     assert.equal(first.headers['x-ratelimit-used'], '1');
     assert.equal(first.headers['x-ratelimit-window'], '2');
-    const v1 = await call(`${engine.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{}' });
+    const v1 = await call(`${engine.url}/v1/media/enhance-json`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(v1.headers['x-ratelimit-limit'], undefined, 'v1 operations have no limit by default');
   });
 
@@ -74,7 +90,10 @@ describe('engine: rate limits', function () {
     assert.equal(broken.status, 500);
     assert.deepEqual(broken.json, { detail: 'internal error' });
     expectHeaders(broken, '1', 'unexpected 500');
-    assert.ok(engine.errorLines.some((l) => /internal error: .*ENOENT/.test(l)), 'the cause is in the engine log');
+    assert.ok(
+      engine.errorLines.some((l) => /internal error: .*ENOENT/.test(l)),
+      'the cause is in the engine log',
+    );
     await engine.dispose();
 
     for (const faults of [{ error500Rate: 1 }, { error503Rate: 1 }]) {
@@ -167,7 +186,10 @@ describe('engine: storage, restart and concurrency', function () {
     const second = await startTestEngine({}, first.dataDir);
     try {
       assert.ok((await fsp.readdir(folder)).includes('input'), 'the accepted media is still on disk');
-      assert.deepEqual((await fsp.readdir(join(first.dataDir, 'media'))).sort(), ['.incoming', accepted.json.uid].sort());
+      assert.deepEqual(
+        (await fsp.readdir(join(first.dataDir, 'media'))).sort(),
+        ['.incoming', accepted.json.uid].sort(),
+      );
     } finally {
       await second.dispose();
     }
@@ -184,8 +206,20 @@ describe('engine: storage, restart and concurrency', function () {
     await new Promise<void>((resolve) => dripping.listen(0, '127.0.0.1', resolve));
     const engine = await startTestEngine({ fetchTimeoutMs: 1_000 });
     try {
-      const body = { file_download_url: `http://127.0.0.1:${(dripping.address() as AddressInfo).port}/slow.wav`, file_name: 'slow.wav', loudness_target_level: -16, loudness_peak_limit: -1, enhancement_level: 1, transcode_kind: null, model_arch: 'LARK_V2' };
-      const res = await call(`${engine.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const body = {
+        file_download_url: `http://127.0.0.1:${(dripping.address() as AddressInfo).port}/slow.wav`,
+        file_name: 'slow.wav',
+        loudness_target_level: -16,
+        loudness_peak_limit: -1,
+        enhancement_level: 1,
+        transcode_kind: null,
+        model_arch: 'LARK_V2',
+      };
+      const res = await call(`${engine.url}/v1/media/enhance-json`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       assert.equal(res.status, 201);
       const done = await settled(engine, res.json.generated_name, 10_000);
       assert.equal(done.enhancement_status, 'FAILED');
@@ -204,7 +238,12 @@ describe('engine: storage, restart and concurrency', function () {
       const results = await Promise.all(
         agents.map(async (agent, i) => {
           const { body, headers } = multipart(makeWav(0.1 + i / 1000, 8_000), `c${i}.wav`);
-          const res = await request(`${engine.url}/v2/medias`, { method: 'POST', headers: { ...headers, 'x-api-key': KEY }, body, dispatcher: agent });
+          const res = await request(`${engine.url}/v2/medias`, {
+            method: 'POST',
+            headers: { ...headers, 'x-api-key': KEY },
+            body,
+            dispatcher: agent,
+          });
           return { status: res.statusCode, json: (await res.body.json()) as { uid: string; file_name: string } };
         }),
       );

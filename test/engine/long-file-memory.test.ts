@@ -31,15 +31,26 @@ describe('engine: a 2-hour file with flat memory', function () {
 
   /** Peak resident memory of the engine process that processed `path`, in MiB. */
   async function peakMemoryFor(path: string): Promise<{ peakMiB: number; params: Record<string, any> }> {
-    const engine: ChildProcess = spawn(process.execPath, [CLI, '--port', '0', '--data-dir', join(dir, `data-${Date.now()}`), '--key', KEY, '--workers', '1', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const engine: ChildProcess = spawn(
+      process.execPath,
+      [CLI, '--port', '0', '--data-dir', join(dir, `data-${Date.now()}`), '--key', KEY, '--workers', '1', '--quiet'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       const [chunk] = (await once(engine.stdout!, 'data')) as [Buffer];
       const url = /listening on (http:\/\/\S+)/.exec(chunk.toString())![1];
-      const { body, headers } = multipart(await readFile(path), 'long.wav', { media_enhancement: JSON.stringify({ loudness_target: -16, true_peak: -1 }) });
-      const created = await call(`${url}/v2/medias`, { method: 'POST', headers: { ...headers, 'x-api-key': KEY }, body });
+      const { body, headers } = multipart(await readFile(path), 'long.wav', {
+        media_enhancement: JSON.stringify({ loudness_target: -16, true_peak: -1 }),
+      });
+      const created = await call(`${url}/v2/medias`, {
+        method: 'POST',
+        headers: { ...headers, 'x-api-key': KEY },
+        body,
+      });
       assert.equal(created.status, 201, created.text);
       for (;;) {
-        const meta = (await call(`${url}/v2/medias/${created.json.uid}/metadata`, { headers: { 'x-api-key': KEY } })).json;
+        const meta = (await call(`${url}/v2/medias/${created.json.uid}/metadata`, { headers: { 'x-api-key': KEY } }))
+          .json;
         if (meta.enhancement_status === 'COMPLETED') {
           const status = await readFile(`/proc/${engine.pid}/status`, 'utf8');
           return { peakMiB: Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024, params: meta.enhancement_params };
@@ -56,9 +67,15 @@ describe('engine: a 2-hour file with flat memory', function () {
   it('enhances and normalizes 2 hours at the same peak memory as 10 minutes (within 32 MiB)', async () => {
     const short = await peakMemoryFor(await speechFile('ten-minutes.wav', 10));
     const long = await peakMemoryFor(await speechFile('two-hours.wav', 120));
-    assert.ok(Math.abs(long.params.output_loudness_lufs - -16) <= 0.5, `2 hours came out at ${long.params.output_loudness_lufs} LUFS`);
+    assert.ok(
+      Math.abs(long.params.output_loudness_lufs - -16) <= 0.5,
+      `2 hours came out at ${long.params.output_loudness_lufs} LUFS`,
+    );
     assert.ok(long.params.output_true_peak_dbtp <= -0.9);
     assert.equal(long.params.speech_enhancement.chain, 'high-pass, hum removal, noise reduction, leveler');
-    assert.ok(long.peakMiB - short.peakMiB < 32, `peak RSS ${short.peakMiB.toFixed(1)} MiB for 10 minutes, ${long.peakMiB.toFixed(1)} MiB for 2 hours`);
+    assert.ok(
+      long.peakMiB - short.peakMiB < 32,
+      `peak RSS ${short.peakMiB.toFixed(1)} MiB for 10 minutes, ${long.peakMiB.toFixed(1)} MiB for 2 hours`,
+    );
   });
 });

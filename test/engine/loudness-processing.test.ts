@@ -35,23 +35,39 @@ describe('engine: loudness processing of audio and video', function () {
     const download = await call(`${engine.url}/v2/medias/${res.json.uid}/file`, { headers: { 'x-api-key': KEY } });
     const out = join(dir, `out-${res.json.uid}`);
     await writeFile(out, download.bytes);
-    return { done, out, contentType: download.headers['content-type'], disposition: download.headers['content-disposition'] as string };
+    return {
+      done,
+      out,
+      contentType: download.headers['content-type'],
+      disposition: download.headers['content-disposition'] as string,
+    };
   }
 
   function assertOnTarget(measured: { integratedLufs: number; truePeakDbtp: number }, target: number, ceiling: number) {
-    assert.ok(Math.abs(measured.integratedLufs - target) <= 0.5, `ffmpeg reads ${measured.integratedLufs} LUFS, target ${target}`);
+    assert.ok(
+      Math.abs(measured.integratedLufs - target) <= 0.5,
+      `ffmpeg reads ${measured.integratedLufs} LUFS, target ${target}`,
+    );
     assert.ok(measured.truePeakDbtp <= ceiling + 0.1, `ffmpeg reads ${measured.truePeakDbtp} dBTP, limit ${ceiling}`);
   }
 
   it('normalizes a WAV to the requested target under the peak limit, and says what it did', async () => {
-    const { done, out, contentType } = await roundTrip(speechWav, 'talk.wav', { loudness_target: -18, true_peak: -2, enhancement_model: 'FINCH', enhancement_level: 60 });
+    const { done, out, contentType } = await roundTrip(speechWav, 'talk.wav', {
+      loudness_target: -18,
+      true_peak: -2,
+      enhancement_model: 'FINCH',
+      enhancement_level: 60,
+    });
     assert.equal(done.enhancement_status, 'COMPLETED');
     assert.equal(contentType, 'audio/wav');
     const measured = await ffmpegLoudness(out);
     assertOnTarget(measured, -18, -2);
     const input = await ffmpegLoudness(speechWav);
     const params = done.enhancement_params;
-    assert.ok(Math.abs(params.input_loudness_lufs - input.integratedLufs) <= 0.1, `input ${params.input_loudness_lufs} vs ${input.integratedLufs}`);
+    assert.ok(
+      Math.abs(params.input_loudness_lufs - input.integratedLufs) <= 0.1,
+      `input ${params.input_loudness_lufs} vs ${input.integratedLufs}`,
+    );
     assert.ok(Math.abs(params.output_loudness_lufs - measured.integratedLufs) <= 0.1);
     assert.ok(Math.abs(params.output_true_peak_dbtp - measured.truePeakDbtp) <= 0.3);
     assert.equal(typeof params.output_loudness_range_lu, 'number');
@@ -72,7 +88,10 @@ describe('engine: loudness processing of audio and video', function () {
   it('decodes MP3 with ffmpeg and answers MP3 again', async () => {
     const mp3 = join(dir, 'speech.mp3');
     await ffmpeg(['-i', speechWav, '-c:a', 'libmp3lame', '-b:a', '128k', mp3]);
-    const { done, out, contentType, disposition } = await roundTrip(mp3, 'episode.mp3', { loudness_target: -16, true_peak: -1 });
+    const { done, out, contentType, disposition } = await roundTrip(mp3, 'episode.mp3', {
+      loudness_target: -16,
+      true_peak: -1,
+    });
     assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
     assert.equal(contentType, 'audio/mpeg');
     assert.equal(disposition, 'attachment; filename="episode_enhanced.mp3"');
@@ -95,14 +114,36 @@ describe('engine: loudness processing of audio and video', function () {
 
   it('replaces a video soundtrack with the processed one and copies the picture untouched', async () => {
     const video = join(dir, 'clip.mp4');
-    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25:duration=20', '-i', speechWav, '-c:v', 'mpeg4', '-c:a', 'aac', '-shortest', video]);
-    const { done, out, contentType } = await roundTrip(video, 'clip.mp4', { loudness_target: -16, true_peak: -1 }, '/v1/videos');
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=160x120:rate=25:duration=20',
+      '-i',
+      speechWav,
+      '-c:v',
+      'mpeg4',
+      '-c:a',
+      'aac',
+      '-shortest',
+      video,
+    ]);
+    const { done, out, contentType } = await roundTrip(
+      video,
+      'clip.mp4',
+      { loudness_target: -16, true_peak: -1 },
+      '/v1/videos',
+    );
     assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
     assert.equal(contentType, 'video/mp4');
     assert.deepEqual(await streamCodecs(out), ['mpeg4', 'aac']);
     assert.equal(await videoStreamMd5(out), await videoStreamMd5(video), 'the video stream is copied, not re-encoded');
     assertOnTarget(await ffmpegLoudness(out), -16, -1);
-    assert.equal(done.enhancement_params.speech_enhancement.chain, 'high-pass, hum removal, noise reduction, leveler', 'the soundtrack goes through the same chain (LARK_V2 by default)');
+    assert.equal(
+      done.enhancement_params.speech_enhancement.chain,
+      'high-pass, hum removal, noise reduction, leveler',
+      'the soundtrack goes through the same chain (LARK_V2 by default)',
+    );
   });
 
   it('returns a video without a soundtrack unchanged, with a note', async () => {
@@ -116,7 +157,9 @@ describe('engine: loudness processing of audio and video', function () {
 
   it('returns a silent WAV byte for byte, and its metadata says nothing was done to it', async () => {
     const silence = join(dir, 'silence.wav');
-    await writeWavFile(silence, { sampleRate: 44_100, channels: 1, bits: 16 }, 3, (frames) => [new Float32Array(frames)]);
+    await writeWavFile(silence, { sampleRate: 44_100, channels: 1, bits: 16 }, 3, (frames) => [
+      new Float32Array(frames),
+    ]);
     const { done, out } = await roundTrip(silence, 'silence.wav', { loudness_target: -16, true_peak: -1 });
     assert.equal(done.enhancement_status, 'COMPLETED');
     assert.equal(done.enhancement_params.processing, 'none');
@@ -127,8 +170,18 @@ describe('engine: loudness processing of audio and video', function () {
   it('measures a float WAV far above full scale and brings it down to the target (not "silent")', async () => {
     // A float32 sine at amplitude 20: +26 dBFS, about +23 LUFS.
     const loud = join(dir, 'loud.wav');
-    await writeFile(loud, encodeWav({ sampleRate: 48_000, channels: 1, bits: 32, float: true }, [sine(48_000, 1000, 20 * Math.log10(20), 5)]));
-    const { done, out } = await roundTrip(loud, 'loud.wav', { loudness_target: -16, true_peak: -1, enhancement_model: 'FINCH', enhancement_level: 1 });
+    await writeFile(
+      loud,
+      encodeWav({ sampleRate: 48_000, channels: 1, bits: 32, float: true }, [
+        sine(48_000, 1000, 20 * Math.log10(20), 5),
+      ]),
+    );
+    const { done, out } = await roundTrip(loud, 'loud.wav', {
+      loudness_target: -16,
+      true_peak: -1,
+      enhancement_model: 'FINCH',
+      enhancement_level: 1,
+    });
     assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
     const params = done.enhancement_params;
     assert.equal(params.processing, 'speech enhancement, loudness');
@@ -136,7 +189,10 @@ describe('engine: loudness processing of audio and video', function () {
     const quieter = join(dir, 'loud-minus-40.wav');
     await ffmpeg(['-i', loud, '-af', 'volume=-40dB', '-c:a', 'pcm_f32le', quieter]);
     const input = await ffmpegLoudness(quieter);
-    assert.ok(Math.abs(params.input_loudness_lufs - (input.integratedLufs + 40)) <= 0.1, `input ${params.input_loudness_lufs} LUFS, ffmpeg ${input.integratedLufs} + 40`);
+    assert.ok(
+      Math.abs(params.input_loudness_lufs - (input.integratedLufs + 40)) <= 0.1,
+      `input ${params.input_loudness_lufs} LUFS, ffmpeg ${input.integratedLufs} + 40`,
+    );
     assert.ok(params.input_true_peak_dbtp > 25.9, `input true peak ${params.input_true_peak_dbtp}`);
     const measured = await ffmpegLoudness(out);
     assert.ok(Math.abs(measured.integratedLufs - -16) <= 0.1, `ffmpeg reads ${measured.integratedLufs} LUFS`);
@@ -145,14 +201,24 @@ describe('engine: loudness processing of audio and video', function () {
   });
 
   it('fails a float WAV holding NaN or infinity, naming the frame', async () => {
-    for (const [name, bad] of [['nan', NaN], ['infinite', Infinity]] as const) {
+    for (const [name, bad] of [
+      ['nan', NaN],
+      ['infinite', Infinity],
+    ] as const) {
       const samples = sine(48_000, 440, -20, 2);
       samples[12_345] = bad;
-      const res = await upload(engine, encodeWav({ sampleRate: 48_000, channels: 1, bits: 32, float: true }, [samples]), `${name}.wav`);
+      const res = await upload(
+        engine,
+        encodeWav({ sampleRate: 48_000, channels: 1, bits: 32, float: true }, [samples]),
+        `${name}.wav`,
+      );
       const done = await settled(engine, res.json.uid, 30_000);
       assert.equal(done.enhancement_status, 'FAILED', name);
       assert.equal(done.error.code, 'INVALID_MEDIA');
-      assert.match(done.error.message, new RegExp(`not a finite number \\(${bad}\\) at frame 12345, channel 1: float samples must be finite`));
+      assert.match(
+        done.error.message,
+        new RegExp(`not a finite number \\(${bad}\\) at frame 12345, channel 1: float samples must be finite`),
+      );
     }
   });
 
@@ -160,13 +226,23 @@ describe('engine: loudness processing of audio and video', function () {
     const bounded = await startTestEngine({ maxLimitingDb: 2 });
     try {
       // Speech at -34 dBFS RMS brought to -10 LUFS under -3 dBTP needs far more than 2 dB of limiting.
-      const res = await upload(bounded, await readFile(speechWav), 'talk.wav', { media_enhancement: JSON.stringify({ loudness_target: -10, true_peak: -3, enhancement_model: 'FINCH' }) });
+      const res = await upload(bounded, await readFile(speechWav), 'talk.wav', {
+        media_enhancement: JSON.stringify({ loudness_target: -10, true_peak: -3, enhancement_model: 'FINCH' }),
+      });
       const done = await settled(bounded, res.json.uid, 60_000);
       assert.equal(done.enhancement_status, 'COMPLETED');
       const params = done.enhancement_params;
       assert.equal(params.target_reached, false);
-      assert.ok(params.limiter_reduction_db <= 2.05 && params.limiter_reduction_db >= 1.95, `limiting ${params.limiter_reduction_db} dB`);
-      assert.match(params.note, new RegExp(`^-10 LUFS is out of reach under the -3 dBTP limit with at most 2 dB of limiting: the output is ${params.output_loudness_lufs.toFixed(1)} LUFS$`));
+      assert.ok(
+        params.limiter_reduction_db <= 2.05 && params.limiter_reduction_db >= 1.95,
+        `limiting ${params.limiter_reduction_db} dB`,
+      );
+      assert.match(
+        params.note,
+        new RegExp(
+          `^-10 LUFS is out of reach under the -3 dBTP limit with at most 2 dB of limiting: the output is ${params.output_loudness_lufs.toFixed(1)} LUFS$`,
+        ),
+      );
       const download = await call(`${bounded.url}/v2/medias/${res.json.uid}/file`, { headers: { 'x-api-key': KEY } });
       const out = join(dir, 'bounded.wav');
       await writeFile(out, download.bytes);
@@ -176,9 +252,16 @@ describe('engine: loudness processing of audio and video', function () {
     } finally {
       await bounded.dispose();
     }
-    await assert.rejects(startTestEngine({ maxLimitingDb: -1 }), /^TypeError: maxLimitingDb: must be a number of at least 0 \(got -1\)$/);
+    await assert.rejects(
+      startTestEngine({ maxLimitingDb: -1 }),
+      /^TypeError: maxLimitingDb: must be a number of at least 0 \(got -1\)$/,
+    );
     const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [join(__dirname, '..', '..', 'src', 'engine', 'cli.js'), '--max-limiting-db=-1'], (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+      const child = execFile(
+        process.execPath,
+        [join(__dirname, '..', '..', 'src', 'engine', 'cli.js'), '--max-limiting-db=-1'],
+        (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
+      );
     });
     assert.equal(cli.code, 1);
     assert.equal(cli.stderr, 'media-enhance-engine: --max-limiting-db: must be a number of at least 0 (got "-1")\n');
@@ -199,8 +282,14 @@ describe('engine: loudness processing of audio and video', function () {
     const media = join(dir, 'stopped-media');
     await mkdir(media);
     await copyFile(speechWav, join(media, 'input'));
-    for (const leftover of ['output.4242.part', 'output.decoded.wav', 'output.encoded']) await writeFile(join(media, leftover), 'half-written');
-    const job = { inputPath: join(media, 'input'), outputPath: join(media, 'output'), input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' }, settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2' } } as const;
+    for (const leftover of ['output.4242.part', 'output.decoded.wav', 'output.encoded'])
+      await writeFile(join(media, leftover), 'half-written');
+    const job = {
+      inputPath: join(media, 'input'),
+      outputPath: join(media, 'output'),
+      input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' },
+      settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2' },
+    } as const;
     const result = await processMedia(job, { ffmpegPath: 'ffmpeg' });
     assert.equal(result.params.processing, 'speech enhancement, loudness');
     assert.deepEqual((await readdir(media)).sort(), ['input', 'output']);
@@ -210,14 +299,28 @@ describe('engine: loudness processing of audio and video', function () {
     const media = join(dir, 'failing-media');
     await mkdir(media);
     await copyFile(speechWav, join(media, 'input'));
-    const job = { inputPath: join(media, 'input'), outputPath: join(media, 'output'), input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' }, settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2' } } as const;
+    const job = {
+      inputPath: join(media, 'input'),
+      outputPath: join(media, 'output'),
+      input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' },
+      settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2' },
+    } as const;
     // The thread that took the second channel dies.
-    const help = { threads: 2, runElsewhere: () => Promise.reject(new Error('the thread running part of this job stopped unexpectedly')) };
-    await assert.rejects(processMedia(job, { ffmpegPath: 'ffmpeg' }, help), (err: { code?: string; message: string }) => {
-      assert.equal(err.code, 'ENHANCEMENT_FAILED');
-      assert.equal(err.message, 'speech enhancement failed: the thread running part of this job stopped unexpectedly');
-      return true;
-    });
+    const help = {
+      threads: 2,
+      runElsewhere: () => Promise.reject(new Error('the thread running part of this job stopped unexpectedly')),
+    };
+    await assert.rejects(
+      processMedia(job, { ffmpegPath: 'ffmpeg' }, help),
+      (err: { code?: string; message: string }) => {
+        assert.equal(err.code, 'ENHANCEMENT_FAILED');
+        assert.equal(
+          err.message,
+          'speech enhancement failed: the thread running part of this job stopped unexpectedly',
+        );
+        return true;
+      },
+    );
     assert.deepEqual(await readdir(media), ['input']);
   });
 
@@ -229,7 +332,10 @@ describe('engine: loudness processing of audio and video', function () {
       const failed = await settled(without, res.json.uid, 30_000);
       assert.equal(failed.enhancement_status, 'FAILED');
       assert.equal(failed.error.code, 'FFMPEG_REQUIRED');
-      assert.match(failed.error.message, /decoding MP3 needs ffmpeg, which the engine did not find .*send WAV, which never needs it/);
+      assert.match(
+        failed.error.message,
+        /decoding MP3 needs ffmpeg, which the engine did not find .*send WAV, which never needs it/,
+      );
       const wav = await upload(without, await readFile(speechWav), 'talk.wav');
       assert.equal((await settled(without, wav.json.uid, 30_000)).enhancement_status, 'COMPLETED');
     } finally {

@@ -43,16 +43,63 @@ describe('engine: loudness targets and true-peak ceilings, swept and measured by
 
   const signals: Signal[] = [
     // The shipped speech sample (16 kHz, 16-bit) through the full chain, as the example flows send it.
-    { name: 'speech', file: 'speech.wav', model: { enhancement_model: 'LARK_V2' }, cases: [[-5, -1], [-9, -2], [-10, -3], [-16, -1], [-20, 0], [-23, -9], [-30, -4], [-5, -1, 'MP3'], [-16, -1, 'MP3']] },
+    {
+      name: 'speech',
+      file: 'speech.wav',
+      model: { enhancement_model: 'LARK_V2' },
+      cases: [
+        [-5, -1],
+        [-9, -2],
+        [-10, -3],
+        [-16, -1],
+        [-20, 0],
+        [-23, -9],
+        [-30, -4],
+        [-5, -1, 'MP3'],
+        [-16, -1, 'MP3'],
+      ],
+    },
     // Music and noise with the lightest enhancement: the loudness stage is what is under test.
-    { name: 'music', file: 'music.wav', model: { enhancement_model: 'FINCH', enhancement_level: 1 }, cases: [[-5, 0], [-8, -1], [-12, -6], [-14, -1], [-18, -3], [-24, -9], [-30, -2], [-8, -1, 'MP3']] },
-    { name: 'noise', file: 'noise.wav', model: { enhancement_model: 'FINCH', enhancement_level: 1 }, cases: [[-6, -1], [-10, -9], [-13, -3], [-16, -2], [-20, -6], [-26, 0], [-30, -5]] },
+    {
+      name: 'music',
+      file: 'music.wav',
+      model: { enhancement_model: 'FINCH', enhancement_level: 1 },
+      cases: [
+        [-5, 0],
+        [-8, -1],
+        [-12, -6],
+        [-14, -1],
+        [-18, -3],
+        [-24, -9],
+        [-30, -2],
+        [-8, -1, 'MP3'],
+      ],
+    },
+    {
+      name: 'noise',
+      file: 'noise.wav',
+      model: { enhancement_model: 'FINCH', enhancement_level: 1 },
+      cases: [
+        [-6, -1],
+        [-10, -9],
+        [-13, -3],
+        [-16, -2],
+        [-20, -6],
+        [-26, 0],
+        [-30, -5],
+      ],
+    },
   ];
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'loudness-sweep-'));
     await copyFile(SPEECH_SAMPLE, join(dir, 'speech.wav'));
-    await writeWavFile(join(dir, 'music.wav'), { sampleRate: 44_100, channels: 2, bits: 24 }, 8, musicLike(44_100, 2, 3, -24));
+    await writeWavFile(
+      join(dir, 'music.wav'),
+      { sampleRate: 44_100, channels: 2, bits: 24 },
+      8,
+      musicLike(44_100, 2, 3, -24),
+    );
     const noise = whiteNoise(48_000 * 8, 11).map((x) => x * 10 ** (-30 / 20) * Math.sqrt(3)); // -30 dBFS RMS
     await writeFloatWav(join(dir, 'noise.wav'), 48_000, [noise]);
   });
@@ -64,25 +111,64 @@ describe('engine: loudness targets and true-peak ceilings, swept and measured by
         const media = join(dir, `${signal.name}${target}${ceiling}${transcode ?? ''}`);
         await mkdir(media);
         await copyFile(join(dir, signal.file), join(media, 'input'));
-        const settings: ProcessSettings = { loudness_target: target, true_peak: ceiling, ...signal.model, ...(transcode ? { transcode } : {}) };
-        const result = await processMedia({ inputPath: join(media, 'input'), outputPath: join(media, 'output'), input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' }, settings });
+        const settings: ProcessSettings = {
+          loudness_target: target,
+          true_peak: ceiling,
+          ...signal.model,
+          ...(transcode ? { transcode } : {}),
+        };
+        const result = await processMedia({
+          inputPath: join(media, 'input'),
+          outputPath: join(media, 'output'),
+          input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' },
+          settings,
+        });
         const params = result.params as unknown as Reported;
         const measured = await ffmpegLoudness(join(media, 'output'));
-        if (process.env.SWEEP_LOG) console.log(`      ffmpeg ${measured.integratedLufs} LUFS ${measured.truePeakDbtp.toFixed(2)} dBTP, limiting ${params.limiter_reduction_db}, reached ${params.target_reached}`);
+        if (process.env.SWEEP_LOG)
+          console.log(
+            `      ffmpeg ${measured.integratedLufs} LUFS ${measured.truePeakDbtp.toFixed(2)} dBTP, limiting ${params.limiter_reduction_db}, reached ${params.target_reached}`,
+          );
         const said = `report ${JSON.stringify({ out: params.output_loudness_lufs, peak: params.output_true_peak_dbtp, limiting: params.limiter_reduction_db, reached: params.target_reached })}`;
 
-        assert.ok(measured.truePeakDbtp <= ceiling + METER_TOLERANCE_DB, `ffmpeg reads ${measured.truePeakDbtp.toFixed(2)} dBTP over the ${ceiling} dBTP ceiling; ${said}`);
-        assert.ok(Math.abs(params.output_true_peak_dbtp - measured.truePeakDbtp) <= METER_TOLERANCE_DB, `the reported true peak is what ffmpeg reads (${measured.truePeakDbtp.toFixed(2)}); ${said}`);
-        assert.ok(Math.abs(params.output_loudness_lufs - measured.integratedLufs) <= 0.05, `the reported loudness is what ffmpeg reads (${measured.integratedLufs}); ${said}`);
-        assert.ok(params.limiter_reduction_db <= DEFAULT_MAX_LIMITING_DB + 0.05, `the limiter stays within its bound; ${said}`);
+        assert.ok(
+          measured.truePeakDbtp <= ceiling + METER_TOLERANCE_DB,
+          `ffmpeg reads ${measured.truePeakDbtp.toFixed(2)} dBTP over the ${ceiling} dBTP ceiling; ${said}`,
+        );
+        assert.ok(
+          Math.abs(params.output_true_peak_dbtp - measured.truePeakDbtp) <= METER_TOLERANCE_DB,
+          `the reported true peak is what ffmpeg reads (${measured.truePeakDbtp.toFixed(2)}); ${said}`,
+        );
+        assert.ok(
+          Math.abs(params.output_loudness_lufs - measured.integratedLufs) <= 0.05,
+          `the reported loudness is what ffmpeg reads (${measured.integratedLufs}); ${said}`,
+        );
+        assert.ok(
+          params.limiter_reduction_db <= DEFAULT_MAX_LIMITING_DB + 0.05,
+          `the limiter stays within its bound; ${said}`,
+        );
         if (params.target_reached === true) {
-          assert.ok(Math.abs(measured.integratedLufs - target) <= ON_TARGET_LU, `reached, and ffmpeg reads ${measured.integratedLufs} LUFS; ${said}`);
+          assert.ok(
+            Math.abs(measured.integratedLufs - target) <= ON_TARGET_LU,
+            `reached, and ffmpeg reads ${measured.integratedLufs} LUFS; ${said}`,
+          );
         } else {
           assert.equal(params.target_reached, false);
           // Out of reach only because the limiter took all it may: short of the target, never past it.
-          assert.ok(params.limiter_reduction_db >= DEFAULT_MAX_LIMITING_DB - 0.05, `unreached with limiting to spare; ${said}`);
-          assert.ok(measured.integratedLufs < target - ON_TARGET_LU, `unreached, yet ffmpeg reads ${measured.integratedLufs} LUFS; ${said}`);
-          assert.match(params.note ?? '', new RegExp(`^${target} LUFS is out of reach under the ${ceiling} dBTP limit with at most ${DEFAULT_MAX_LIMITING_DB} dB of limiting`));
+          assert.ok(
+            params.limiter_reduction_db >= DEFAULT_MAX_LIMITING_DB - 0.05,
+            `unreached with limiting to spare; ${said}`,
+          );
+          assert.ok(
+            measured.integratedLufs < target - ON_TARGET_LU,
+            `unreached, yet ffmpeg reads ${measured.integratedLufs} LUFS; ${said}`,
+          );
+          assert.match(
+            params.note ?? '',
+            new RegExp(
+              `^${target} LUFS is out of reach under the ${ceiling} dBTP limit with at most ${DEFAULT_MAX_LIMITING_DB} dB of limiting`,
+            ),
+          );
         }
         const tally = outcomes.get(signal.name) ?? { reached: 0, unreached: 0 };
         tally[params.target_reached ? 'reached' : 'unreached']++;

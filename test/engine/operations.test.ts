@@ -4,12 +4,24 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { makeMp4, makeWav } from '../fixtures/media';
-import { AUDIO_BODY, call, KEY, metadata, multipart, settled, startTestEngine, upload, type TestEngine } from './helpers';
+import {
+  AUDIO_BODY,
+  call,
+  KEY,
+  metadata,
+  multipart,
+  settled,
+  startTestEngine,
+  upload,
+  type TestEngine,
+} from './helpers';
 
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 /** A file server for enhance-json fetches: `routes` maps a path to a status, body and headers. */
-async function fileServer(routes: Record<string, { status: number; body?: Buffer; headers?: Record<string, string> }>): Promise<{ url: string; server: Server }> {
+async function fileServer(
+  routes: Record<string, { status: number; body?: Buffer; headers?: Record<string, string> }>,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     const route = routes[req.url ?? ''] ?? { status: 404 };
     res.writeHead(route.status, route.headers);
@@ -46,10 +58,16 @@ describe('engine: operations and the status table of decisions.md', function () 
   });
 
   const enhanceJson = (body: unknown, headers: Record<string, string> = {}) =>
-    call(`${engine.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY, ...headers }, body: JSON.stringify(body) });
+    call(`${engine.url}/v1/media/enhance-json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, ...headers },
+      body: JSON.stringify(body),
+    });
 
   it('POST /v2/medias: 201 with the metadata object', async () => {
-    const res = await upload(engine, wav, 'episode.wav', { media_enhancement: JSON.stringify({ loudness_target: -14, transcode: 'WAV' }) });
+    const res = await upload(engine, wav, 'episode.wav', {
+      media_enhancement: JSON.stringify({ loudness_target: -14, transcode: 'WAV' }),
+    });
     assert.equal(res.status, 201);
     const m = res.json;
     assert.equal(typeof m.uid, 'string');
@@ -57,7 +75,13 @@ describe('engine: operations and the status table of decisions.md', function () 
     assert.ok(['PENDING', 'PROCESSING', 'COMPLETED'].includes(m.enhancement_status));
     assert.match(m.inserted_at, ISO_UTC);
     assert.match(m.updated_at, ISO_UTC);
-    assert.deepEqual(m.enhancement_params, { loudness_target: -14, true_peak: -1, enhancement_level: 100, enhancement_model: 'LARK_V2', transcode: 'WAV' });
+    assert.deepEqual(m.enhancement_params, {
+      loudness_target: -14,
+      true_peak: -1,
+      enhancement_level: 100,
+      enhancement_model: 'LARK_V2',
+      transcode: 'WAV',
+    });
     assert.equal(m.internal, undefined, 'nothing engine-only leaks');
   });
 
@@ -82,18 +106,29 @@ describe('engine: operations and the status table of decisions.md', function () 
     const { json } = await upload(engine, wav, 'range.wav');
     await settled(engine, json.uid);
     const whole = (await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } })).bytes;
-    const part = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY, range: 'bytes=100-' } });
+    const part = await call(`${engine.url}/v2/medias/${json.uid}/file`, {
+      headers: { 'x-api-key': KEY, range: 'bytes=100-' },
+    });
     assert.equal(part.status, 206);
     assert.equal(part.headers['content-range'], `bytes 100-${whole.length - 1}/${whole.length}`);
     assert.ok(part.bytes.equals(whole.subarray(100)));
-    const outside = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY, range: `bytes=${whole.length}-` } });
+    const outside = await call(`${engine.url}/v2/medias/${json.uid}/file`, {
+      headers: { 'x-api-key': KEY, range: `bytes=${whole.length}-` },
+    });
     assert.equal(outside.status, 416);
   });
 
   it('POST /v1/videos: 201 with the video record', async () => {
-    const res = await upload(engine, makeMp4(), 'clip.mp4', { video_enhancement: JSON.stringify({ enhancement_level: 40, enhancement_model: 'FINCH' }) }, '/v1/videos');
+    const res = await upload(
+      engine,
+      makeMp4(),
+      'clip.mp4',
+      { video_enhancement: JSON.stringify({ enhancement_level: 40, enhancement_model: 'FINCH' }) },
+      '/v1/videos',
+    );
     assert.equal(res.status, 201);
-    for (const field of ['uid', 'inserted_at', 'updated_at', 'file_name', 'enhancement_status']) assert.equal(typeof res.json[field], 'string', field);
+    for (const field of ['uid', 'inserted_at', 'updated_at', 'file_name', 'enhancement_status'])
+      assert.equal(typeof res.json[field], 'string', field);
     assert.equal(res.json.enhancement_level, 40);
     assert.equal(res.json.enhancement_model, 'FINCH');
     assert.equal(typeof res.json.enhancement_params, 'object');
@@ -158,29 +193,53 @@ describe('engine: operations and the status table of decisions.md', function () 
   });
 
   it('422 with a detail array listing every bad field of a JSON body', async () => {
-    const res = await enhanceJson({ ...AUDIO_BODY, file_download_url: 'ftp://x', loudness_target_level: 0, model_arch: 'X', transcode_kind: undefined });
+    const res = await enhanceJson({
+      ...AUDIO_BODY,
+      file_download_url: 'ftp://x',
+      loudness_target_level: 0,
+      model_arch: 'X',
+      transcode_kind: undefined,
+    });
     assert.equal(res.status, 422);
     const locs = res.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort();
-    assert.deepEqual(locs, ['body.file_download_url', 'body.loudness_target_level', 'body.model_arch', 'body.transcode_kind']);
+    assert.deepEqual(locs, [
+      'body.file_download_url',
+      'body.loudness_target_level',
+      'body.model_arch',
+      'body.transcode_kind',
+    ]);
     for (const d of res.json.detail) assert.ok(typeof d.msg === 'string' && typeof d.type === 'string');
   });
 
   it('422 for malformed JSON, a wrong Content-Type, a bad multipart part, a bad step, a multipart body without file', async () => {
-    const badJson = await call(`${engine.url}/v1/media/enhance-json`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: '{"file_name": ' });
+    const badJson = await call(`${engine.url}/v1/media/enhance-json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: '{"file_name": ',
+    });
     assert.equal(badJson.status, 422);
     assert.deepEqual(badJson.json.detail[0].loc, ['body']);
     const wrongType = await enhanceJson(AUDIO_BODY, { 'content-type': 'text/plain' });
     assert.equal(wrongType.status, 422);
-    const badPart = await upload(engine, wav, 'a.wav', { media_enhancement: JSON.stringify({ loudness_target: -80, bogus: 1 }) });
+    const badPart = await upload(engine, wav, 'a.wav', {
+      media_enhancement: JSON.stringify({ loudness_target: -80, bogus: 1 }),
+    });
     assert.equal(badPart.status, 422);
-    assert.deepEqual(badPart.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort(), ['body.media_enhancement.bogus', 'body.media_enhancement.loudness_target']);
+    assert.deepEqual(badPart.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort(), [
+      'body.media_enhancement.bogus',
+      'body.media_enhancement.loudness_target',
+    ]);
     const notJsonPart = await upload(engine, wav, 'a.wav', { media_enhancement: '{oops' });
     assert.equal(notJsonPart.status, 422);
     const badStep = await call(`${engine.url}/v2/medias/abc/file?step=FOO`, { headers: { 'x-api-key': KEY } });
     assert.equal(badStep.status, 422);
     assert.deepEqual(badStep.json.detail[0].loc, ['query', 'step']);
     const { body, headers } = multipart(undefined, '', { media_enhancement: '{}' });
-    const noFile = await call(`${engine.url}/v2/medias`, { method: 'POST', headers: { ...headers, 'x-api-key': KEY }, body });
+    const noFile = await call(`${engine.url}/v2/medias`, {
+      method: 'POST',
+      headers: { ...headers, 'x-api-key': KEY },
+      body,
+    });
     assert.equal(noFile.status, 422);
     assert.deepEqual(noFile.json.detail[0].loc, ['body', 'file']);
     const garbage = await call(`${engine.url}/v2/medias`, {
@@ -208,7 +267,11 @@ describe('engine: operations and the status table of decisions.md', function () 
       [Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(64)]), 'x.bin'],
       [Buffer.concat([Buffer.from('FORM\0\0\0\0AIFF'), Buffer.alloc(64)]), 'x.bin'],
     ] as const) {
-      assert.equal((await upload(engine, bytes, name)).status, 201, `${bytes.subarray(0, 4).toString('latin1')} is media`);
+      assert.equal(
+        (await upload(engine, bytes, name)).status,
+        201,
+        `${bytes.subarray(0, 4).toString('latin1')} is media`,
+      );
     }
   });
 

@@ -27,7 +27,9 @@ describe('engine: retention of finished media', function () {
   }
 
   async function bytesOnDisk(uid: string): Promise<number> {
-    const sizes = await Promise.all(['input', 'output'].map((file) => fsp.stat(join(engine!.dataDir, 'media', uid, file)).then((s) => s.size)));
+    const sizes = await Promise.all(
+      ['input', 'output'].map((file) => fsp.stat(join(engine!.dataDir, 'media', uid, file)).then((s) => s.size)),
+    );
     return sizes[0] + sizes[1];
   }
 
@@ -35,15 +37,23 @@ describe('engine: retention of finished media', function () {
     const removed: RemovedMedia[] = [];
     // Room for two media (each its input and its output, the same size for a WAV in and out).
     const budget = Math.round(2.5 * 2 * wav.length);
-    engine = await startTestEngine({ retention: { maxTotalBytes: budget, maxAgeMs: null, graceMs: 0 }, onRemoved: (r) => removed.push(r) });
+    engine = await startTestEngine({
+      retention: { maxTotalBytes: budget, maxAgeMs: null, graceMs: 0 },
+      onRemoved: (r) => removed.push(r),
+    });
     const uids: string[] = [];
     for (let i = 0; i < 4; i++) {
       uids.push(await finishedMedia(`take ${i}.wav`));
       await sleep(50); // each sweep follows its job; this keeps their finishing times apart
     }
     await sleep(200);
-    assert.deepEqual(removed.map((r) => r.record.uid), uids.slice(0, 2), 'the two oldest went, in order');
-    for (const r of removed) assert.match(r.reason, /finished media took [\d.]+ MiB, more than the [\d.]+ MiB kept; this was the oldest/);
+    assert.deepEqual(
+      removed.map((r) => r.record.uid),
+      uids.slice(0, 2),
+      'the two oldest went, in order',
+    );
+    for (const r of removed)
+      assert.match(r.reason, /finished media took [\d.]+ MiB, more than the [\d.]+ MiB kept; this was the oldest/);
     for (const uid of uids.slice(0, 2)) {
       assert.equal((await metadata(engine, uid)).status, 404);
       assert.equal(existsSync(join(engine.dataDir, 'media', uid)), false, 'its folder is gone');
@@ -57,7 +67,10 @@ describe('engine: retention of finished media', function () {
   });
 
   it('never removes a media that is still processing, however far over the limits', async () => {
-    engine = await startTestEngine({ processingDelayMs: 2_000, retention: { maxTotalBytes: 1, maxAgeMs: 1, graceMs: 300, sweepIntervalMs: 50 } });
+    engine = await startTestEngine({
+      processingDelayMs: 2_000,
+      retention: { maxTotalBytes: 1, maxAgeMs: 1, graceMs: 300, sweepIntervalMs: 50 },
+    });
     const res = await upload(engine, wav, 'long job.wav');
     // Nobody asks for it for longer than the grace period while it processes: only its state keeps it.
     await sleep(1_200);
@@ -68,7 +81,9 @@ describe('engine: retention of finished media', function () {
   });
 
   it('keeps a finished media while it is asked for within the grace period, and removes it once left alone', async () => {
-    engine = await startTestEngine({ retention: { maxTotalBytes: 1, maxAgeMs: null, graceMs: 1_000, sweepIntervalMs: 50 } });
+    engine = await startTestEngine({
+      retention: { maxTotalBytes: 1, maxAgeMs: null, graceMs: 1_000, sweepIntervalMs: 50 },
+    });
     const uid = await finishedMedia('followed.wav');
     // A wait that keeps asking, then the download it leads to: the media is there for both.
     for (let i = 0; i < 6; i++) {
@@ -92,7 +107,10 @@ describe('engine: retention of finished media', function () {
     await engine.close();
     await sleep(600);
     const removed: RemovedMedia[] = [];
-    engine = await startTestEngine({ retention: { maxAgeMs: 500, graceMs: 0 }, onRemoved: (r) => removed.push(r) }, dataDir);
+    engine = await startTestEngine(
+      { retention: { maxAgeMs: 500, graceMs: 0 }, onRemoved: (r) => removed.push(r) },
+      dataDir,
+    );
     const deadline = Date.now() + 10_000;
     while (removed.length === 0) {
       assert.ok(Date.now() < deadline, 'the start sweeps what is due');

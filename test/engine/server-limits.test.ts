@@ -53,12 +53,19 @@ describe('engine: server limits', function () {
     for (let i = 0; i < 5; i++) sockets.push((await open(engine)).socket); // idle: they send nothing
     const agent = new Agent({ connections: 1 });
     try {
-      const res = await request(`${engine.url}/v2/medias/x/metadata`, { headers: { 'x-api-key': KEY }, dispatcher: agent });
+      const res = await request(`${engine.url}/v2/medias/x/metadata`, {
+        headers: { 'x-api-key': KEY },
+        dispatcher: agent,
+      });
       const body = (await res.body.json()) as { detail: string };
       assert.equal(res.statusCode, 503);
       assert.match(body.detail, /more connections open than the 5 it serves at once; retry later/);
       assert.ok(Number(res.headers['retry-after']) > 0);
-      assert.equal(res.headers['x-ratelimit-limit'], '100000', 'an answer of a limited operation carries the rate-limit headers');
+      assert.equal(
+        res.headers['x-ratelimit-limit'],
+        '100000',
+        'an answer of a limited operation carries the rate-limit headers',
+      );
     } finally {
       await agent.close();
     }
@@ -82,14 +89,20 @@ describe('engine: server limits', function () {
     assert.match(third.json.detail, /already has 2 uploads in progress.*retry when one has finished/);
     assert.ok(Number(third.headers['retry-after']) > 0);
     assert.equal(third.headers['x-ratelimit-limit'], '10');
-    assert.equal((await upload(engine, wav, 'other.wav', {}, '/v2/medias', OTHER_KEY)).status, 201, 'each key has its own uploads');
+    assert.equal(
+      (await upload(engine, wav, 'other.wav', {}, '/v2/medias', OTHER_KEY)).status,
+      201,
+      'each key has its own uploads',
+    );
     for (const s of sockets.splice(0)) s.destroy();
     await eventually(() => upload(engine!, wav, 'later.wav'), 201);
   });
 
   it('answers 431 to a head over the size limit and to more header fields than allowed, and keeps serving', async () => {
     engine = await startTestEngine({ server: { maxHeaderBytes: 8 * 1024, maxHeaderCount: 50 } });
-    const big = await request(`${engine.url}/v2/medias/x/metadata`, { headers: { 'x-api-key': KEY, 'x-filler': 'a'.repeat(10 * 1024) } }).catch((err: Error) => err);
+    const big = await request(`${engine.url}/v2/medias/x/metadata`, {
+      headers: { 'x-api-key': KEY, 'x-filler': 'a'.repeat(10 * 1024) },
+    }).catch((err: Error) => err);
     assert.ok(!(big instanceof Error), `an answer, not ${String(big)}`);
     assert.equal(big.statusCode, 431);
     await big.body.dump();
@@ -133,7 +146,9 @@ describe('engine: server limits', function () {
   });
 
   it('does not cut an honest slow upload that takes longer than every timeout but the idle one', async () => {
-    engine = await startTestEngine({ server: { headersTimeoutMs: 300, idleTimeoutMs: 2_000, keepAliveTimeoutMs: 300 } });
+    engine = await startTestEngine({
+      server: { headersTimeoutMs: 300, idleTimeoutMs: 2_000, keepAliveTimeoutMs: 300 },
+    });
     const slow = await open(engine);
     sockets.push(slow.socket);
     const { head, body } = uploadHead(KEY);

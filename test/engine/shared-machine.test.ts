@@ -39,7 +39,11 @@ describe('engine: on a shared machine', function () {
     const dir = await fsp.mkdtemp(join(tmpdir(), 'me-keyfile-'));
     const key = 'key-from-a-file-0123456789';
     await fsp.writeFile(join(dir, 'keys'), `${key}\n`, { mode: 0o600 });
-    const child = spawn(process.execPath, [CLI, '--port', '0', '--data-dir', join(dir, 'data'), '--key-file', join(dir, 'keys'), '--quiet'], { env: { ...process.env, MEDIA_ENHANCE_KEYS: '' } });
+    const child = spawn(
+      process.execPath,
+      [CLI, '--port', '0', '--data-dir', join(dir, 'data'), '--key-file', join(dir, 'keys'), '--quiet'],
+      { env: { ...process.env, MEDIA_ENHANCE_KEYS: '' } },
+    );
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -50,7 +54,11 @@ describe('engine: on a shared machine', function () {
         });
         child.once('exit', (code) => reject(new Error(`the engine exited (${code}): ${out}`)));
       });
-      assert.equal((await call(`${url}/v2/medias/x/metadata`, { headers: { 'x-api-key': key } })).status, 404, 'the key from the file is accepted');
+      assert.equal(
+        (await call(`${url}/v2/medias/x/metadata`, { headers: { 'x-api-key': key } })).status,
+        404,
+        'the key from the file is accepted',
+      );
       assert.equal((await call(`${url}/v2/medias/x/metadata`, { headers: { 'x-api-key': KEY } })).status, 401);
       const commandLine = (await fsp.readFile(`/proc/${child.pid}/cmdline`, 'utf8')).replaceAll('\0', ' ');
       assert.ok(!commandLine.includes(key), 'ps shows the file, not the key');
@@ -60,9 +68,15 @@ describe('engine: on a shared machine', function () {
       await new Promise((resolve) => child.once('exit', resolve));
       await fsp.rm(dir, { recursive: true, force: true });
     }
-    const help = await new Promise<string>((resolve, reject) => execFile(process.execPath, [CLI, '--help'], (err, stdout) => (err ? reject(err) : resolve(stdout))));
+    const help = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [CLI, '--help'], (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
     const keys = help.slice(help.indexOf('Keys'));
-    assert.ok(keys.indexOf('MEDIA_ENHANCE_KEYS') < keys.indexOf('--key-file') && keys.indexOf('--key-file') < keys.indexOf('--key <key>'), 'the environment and the key file come first');
+    assert.ok(
+      keys.indexOf('MEDIA_ENHANCE_KEYS') < keys.indexOf('--key-file') &&
+        keys.indexOf('--key-file') < keys.indexOf('--key <key>'),
+      'the environment and the key file come first',
+    );
     assert.match(help, /process list \(ps\)/);
   });
 });

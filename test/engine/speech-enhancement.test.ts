@@ -60,7 +60,12 @@ describe('engine: speech enhancement before loudness', function () {
   it('a noisy 44.1 kHz stereo recording comes out cleaner, at the target, at 44.1 kHz, and the metadata says what was done', async () => {
     const engine = await startTestEngine({ workers: 2 });
     try {
-      const { params, out } = await enhance(engine, noisyStereo, { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2', enhancement_level: 100 });
+      const { params, out } = await enhance(engine, noisyStereo, {
+        loudness_target: -16,
+        true_peak: -1,
+        enhancement_model: 'LARK_V2',
+        enhancement_level: 100,
+      });
       const output = await readWav(out);
       assert.equal(output.sampleRate, rate);
       assert.equal(output.channels.length, 2);
@@ -79,7 +84,7 @@ describe('engine: speech enhancement before loudness', function () {
       assert.equal(speech.noise_reduction.wet_percent, 100);
       assert.ok(speech.noise_reduction.noise_floor_reduction_db > 10, JSON.stringify(speech.noise_reduction));
       assert.equal(typeof speech.leveler.gain_min_db, 'number');
-      assert.equal(speech.channel_threads, 2, 'the two channels ran on the pool\'s two threads');
+      assert.equal(speech.channel_threads, 2, "the two channels ran on the pool's two threads");
     } finally {
       await engine.dispose();
     }
@@ -88,8 +93,18 @@ describe('engine: speech enhancement before loudness', function () {
   it('FINCH at level 1 leaves the noise almost as it was; level 100 takes it away', async () => {
     const engine = await startTestEngine({ workers: 1 });
     try {
-      const light = await enhance(engine, noisyStereo, { loudness_target: -20, true_peak: -1, enhancement_model: 'FINCH', enhancement_level: 1 });
-      const full = await enhance(engine, noisyStereo, { loudness_target: -20, true_peak: -1, enhancement_model: 'FINCH', enhancement_level: 100 });
+      const light = await enhance(engine, noisyStereo, {
+        loudness_target: -20,
+        true_peak: -1,
+        enhancement_model: 'FINCH',
+        enhancement_level: 1,
+      });
+      const full = await enhance(engine, noisyStereo, {
+        loudness_target: -20,
+        true_peak: -1,
+        enhancement_model: 'FINCH',
+        enhancement_level: 100,
+      });
       const before = speechOverPauses(noisyLeft);
       const lightGain = speechOverPauses((await readWav(light.out)).channels[0]) - before;
       const fullGain = speechOverPauses((await readWav(full.out)).channels[0]) - before;
@@ -103,12 +118,15 @@ describe('engine: speech enhancement before loudness', function () {
     }
   });
 
-  it('input loudness in the metadata is the uploaded file\'s, measured before enhancement', async () => {
+  it("input loudness in the metadata is the uploaded file's, measured before enhancement", async () => {
     const engine = await startTestEngine();
     try {
       const { params } = await enhance(engine, noisyStereo, { loudness_target: -16, true_peak: -1 });
       const reference = await ffmpegLoudness(noisyPath);
-      assert.ok(Math.abs(params.input_loudness_lufs - reference.integratedLufs) <= 0.1, `${params.input_loudness_lufs} vs ffmpeg ${reference.integratedLufs}`);
+      assert.ok(
+        Math.abs(params.input_loudness_lufs - reference.integratedLufs) <= 0.1,
+        `${params.input_loudness_lufs} vs ffmpeg ${reference.integratedLufs}`,
+      );
     } finally {
       await engine.dispose();
     }

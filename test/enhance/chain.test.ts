@@ -20,7 +20,11 @@ function segmentalSnr(reference: Float32Array, output: Float32Array, sampleRate:
   }
   const gain = cross / power;
   const frame = sampleRate / 100;
-  const loudest = Math.max(...Array.from({ length: Math.floor(reference.length / frame) }, (_, k) => rms(reference, k * frame, (k + 1) * frame)));
+  const loudest = Math.max(
+    ...Array.from({ length: Math.floor(reference.length / frame) }, (_, k) =>
+      rms(reference, k * frame, (k + 1) * frame),
+    ),
+  );
   let sum = 0;
   let count = 0;
   for (let at = 0; at + frame <= reference.length; at += frame) {
@@ -46,7 +50,13 @@ describe('enhance: the speech-enhancement chain on files', function () {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  async function enhance(name: string, channels: Float32Array[], options: EnhanceOptions, run?: EnhanceRun, sampleRate = rate) {
+  async function enhance(
+    name: string,
+    channels: Float32Array[],
+    options: EnhanceOptions,
+    run?: EnhanceRun,
+    sampleRate = rate,
+  ) {
     const input = join(dir, `${name}.wav`);
     const output = join(dir, `${name}.out.wav`);
     await writeFloatWav(input, sampleRate, channels);
@@ -71,8 +81,16 @@ describe('enhance: the speech-enhancement chain on files', function () {
   it('noisy speech (white noise, 5 dB SNR): noise in pauses >= 15 dB lower, segmental SNR up >= 5 dB, reported', async () => {
     const noisy = mix(clean, whiteNoise(clean.length, 3), 5);
     const { output, report } = await enhance('noisy', [noisy], { model: 'FINCH', level: 100 });
-    const { output: reference } = await enhance('clean-reference', [clean], { model: 'FINCH', level: 100, stages: { denoise: false } });
-    const { output: unprocessed } = await enhance('noisy-reference', [noisy], { model: 'FINCH', level: 100, stages: { denoise: false } });
+    const { output: reference } = await enhance('clean-reference', [clean], {
+      model: 'FINCH',
+      level: 100,
+      stages: { denoise: false },
+    });
+    const { output: unprocessed } = await enhance('noisy-reference', [noisy], {
+      model: 'FINCH',
+      level: 100,
+      stages: { denoise: false },
+    });
     const lowered = pauseLevel(unprocessed[0]) - pauseLevel(output[0]);
     assert.ok(lowered >= 15, `noise in pauses lowered by ${lowered.toFixed(1)} dB`);
     const gained = segmentalSnr(reference[0], output[0], rate) - segmentalSnr(reference[0], unprocessed[0], rate);
@@ -83,7 +101,11 @@ describe('enhance: the speech-enhancement chain on files', function () {
 
   it('clean speech comes out nearly unchanged (segmental SNR >= 20 dB against the chain without noise reduction)', async () => {
     const { output } = await enhance('clean', [clean], { model: 'FINCH', level: 100 });
-    const { output: reference } = await enhance('clean-reference', [clean], { model: 'FINCH', level: 100, stages: { denoise: false } });
+    const { output: reference } = await enhance('clean-reference', [clean], {
+      model: 'FINCH',
+      level: 100,
+      stages: { denoise: false },
+    });
     const snr = segmentalSnr(reference[0], output[0], rate);
     assert.ok(snr >= 20, `segmental SNR ${snr.toFixed(1)} dB`);
   });
@@ -92,7 +114,11 @@ describe('enhance: the speech-enhancement chain on files', function () {
     // Alternating turns of the sample: odd turns 12 dB quieter, with a faint noise floor.
     const turn = clean.length;
     const speakers = new Float32Array(turn * 4);
-    for (let t = 0; t < 4; t++) speakers.set(clean.map((s) => s * (t % 2 ? 0.25 : 1)), t * turn);
+    for (let t = 0; t < 4; t++)
+      speakers.set(
+        clean.map((s) => s * (t % 2 ? 0.25 : 1)),
+        t * turn,
+      );
     const floor = whiteNoise(speakers.length, 9).map((n) => n * 1e-4);
     const input = speakers.map((s, i) => s + floor[i]);
     const turnLoudness = (signal: Float32Array, t: number) => {
@@ -136,7 +162,13 @@ describe('enhance: the speech-enhancement chain on files', function () {
     const channels = [mix(left, whiteNoise(left.length, 4), 10), mix(right, whiteNoise(left.length, 5), 10)];
     const one = await enhance('stereo-one', channels, { model: 'LARK_V2', level: 80 }, { threads: 1 }, 44_100);
     const lent: ChannelTask[] = [];
-    const two = await enhance('stereo-two', channels, { model: 'LARK_V2', level: 80 }, { threads: 2, runElsewhere: (task) => (lent.push(task), runChannelTask(task)) }, 44_100);
+    const two = await enhance(
+      'stereo-two',
+      channels,
+      { model: 'LARK_V2', level: 80 },
+      { threads: 2, runElsewhere: (task) => (lent.push(task), runChannelTask(task)) },
+      44_100,
+    );
     assert.equal(one.sampleRate, 44_100);
     assert.equal(one.output.length, 2);
     assert.equal(one.output[0].length, left.length);
@@ -153,6 +185,10 @@ describe('enhance: the speech-enhancement chain on files', function () {
     }
     assert.equal(lag, 0);
     assert.ok(activeRms(one.output[1]) < activeRms(one.output[0]), 'channels kept in their places');
-    assert.deepEqual((await readdir(dir)).filter((name) => name.includes('.out.wav.')), [], 'no work file left');
+    assert.deepEqual(
+      (await readdir(dir)).filter((name) => name.includes('.out.wav.')),
+      [],
+      'no work file left',
+    );
   });
 });

@@ -12,7 +12,12 @@ async function noisySpeech(): Promise<{ noisy: Float32Array; sampleRate: number 
   return { noisy: samples.map((s) => s + level * noise()), sampleRate };
 }
 
-async function denoise(input: Float32Array, sampleRate: number, wet: number, track = new FrameTrack()): Promise<Float32Array> {
+async function denoise(
+  input: Float32Array,
+  sampleRate: number,
+  wet: number,
+  track = new FrameTrack(),
+): Promise<Float32Array> {
   const denoiser = await ChannelDenoiser.create(await loadRnnoise(), sampleRate, wet, track);
   const out = new Float32Array(input.length);
   let at = 0;
@@ -54,10 +59,11 @@ describe('enhance: RNNoise noise reduction of one channel', function () {
   it('48 kHz with no noise reduction (level 0) gives the input back sample for sample', async () => {
     const input = new Float32Array(48_000).map((_, i) => 0.3 * Math.sin(i / 7) * Math.sin(i / 3000));
     const output = await denoise(input, 48_000, 0);
-    for (let i = 0; i < input.length; i++) assert.ok(Math.abs(output[i] - input[i]) < 1e-7, `sample ${i}: ${output[i]} vs ${input[i]}`);
+    for (let i = 0; i < input.length; i++)
+      assert.ok(Math.abs(output[i] - input[i]) < 1e-7, `sample ${i}: ${output[i]} vs ${input[i]}`);
   });
 
-  it('compensates RNNoise\'s frame of latency: the denoised speech is in step with the input, to the sample', async () => {
+  it("compensates RNNoise's frame of latency: the denoised speech is in step with the input, to the sample", async () => {
     const { noisy, sampleRate } = await noisySpeech();
     const output = await denoise(noisy, sampleRate, 1);
     assert.equal(bestLag(noisy, output, RNNOISE_FRAME), 0);
@@ -95,12 +101,21 @@ describe('enhance: RNNoise noise reduction of one channel', function () {
     const measured = 10 * Math.log10(before / after);
     assert.ok(measured > 12, `noise in pauses lowered by ${measured.toFixed(1)} dB`);
     const reported = track.noiseFloorReductionDb()!;
-    assert.ok(Math.abs(reported - measured) < 4, `reported ${reported.toFixed(1)} dB, measured ${measured.toFixed(1)} dB`);
+    assert.ok(
+      Math.abs(reported - measured) < 4,
+      `reported ${reported.toFixed(1)} dB, measured ${measured.toFixed(1)} dB`,
+    );
     // Speech kept: the output stays within 3 dB of the clean speech's level.
-    assert.ok(Math.abs(db(rms(output) / rms(clean))) < 3, `speech level changed by ${db(rms(output) / rms(clean)).toFixed(1)} dB`);
+    assert.ok(
+      Math.abs(db(rms(output) / rms(clean))) < 3,
+      `speech level changed by ${db(rms(output) / rms(clean)).toFixed(1)} dB`,
+    );
     // The voice track: one frame per 10 ms, speech heard in most of them but not in all.
     assert.equal(track.frames, Math.ceil((noisy.length * 3) / RNNOISE_FRAME));
     const voiced = Array.from(track.voice.subarray(0, track.frames)).filter((v) => v > 0.5).length;
-    assert.ok(voiced > track.frames * 0.3 && voiced < track.frames * 0.95, `${voiced} of ${track.frames} frames are voiced`);
+    assert.ok(
+      voiced > track.frames * 0.3 && voiced < track.frames * 0.95,
+      `${voiced} of ${track.frames} frames are voiced`,
+    );
   });
 });

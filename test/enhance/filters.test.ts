@@ -7,14 +7,18 @@ import { humNotches, stopHalfWidthHz } from '../../src/enhance/hum-filter';
 import { db, rms } from './speech-sample';
 
 function sine(sampleRate: number, frequency: number, seconds: number): Float32Array {
-  return Float32Array.from({ length: Math.round(sampleRate * seconds) }, (_, i) => 0.5 * Math.sin((2 * Math.PI * frequency * i) / sampleRate));
+  return Float32Array.from(
+    { length: Math.round(sampleRate * seconds) },
+    (_, i) => 0.5 * Math.sin((2 * Math.PI * frequency * i) / sampleRate),
+  );
 }
 
 /** The gain a cascade gives a sine (dB), measured on its last second, streamed in uneven blocks. */
 function measuredGainDb(cascade: FilterCascade, sampleRate: number, frequency: number, seconds: number): number {
   const input = sine(sampleRate, frequency, seconds);
   const output = input.slice();
-  for (let at = 0, n = 1000; at < output.length; at += n, n = 500 + ((n * 7 + 333) % 8000)) cascade.process(output.subarray(at, at + n), Math.min(n, output.length - at));
+  for (let at = 0, n = 1000; at < output.length; at += n, n = 500 + ((n * 7 + 333) % 8000))
+    cascade.process(output.subarray(at, at + n), Math.min(n, output.length - at));
   return db(rms(output, output.length - sampleRate) / rms(input, input.length - sampleRate));
 }
 
@@ -36,7 +40,10 @@ describe('enhance: filters', () => {
           const measured = measuredGainDb(highPass(rate, 80, 4), rate, frequency, 2);
           assert.ok(ok(designed), `${frequency} Hz designed ${designed.toFixed(3)} dB`);
           assert.ok(ok(measured), `${frequency} Hz measured ${measured.toFixed(3)} dB`);
-          assert.ok(Math.abs(measured - designed) < 0.02, `${frequency} Hz: measured ${measured.toFixed(3)} vs designed ${designed.toFixed(3)}`);
+          assert.ok(
+            Math.abs(measured - designed) < 0.02,
+            `${frequency} Hz: measured ${measured.toFixed(3)} vs designed ${designed.toFixed(3)}`,
+          );
         }
         assert.equal(highPass(rate, 80, 4).sections.length, 2);
       });
@@ -107,7 +114,8 @@ describe('enhance: filters', () => {
           const gain = measuredGainDb(humNotches(rate, hum), rate, between, 1.5);
           assert.ok(Math.abs(gain) <= 0.5, `${between.toFixed(1)} Hz: ${gain.toFixed(3)} dB`);
         }
-        for (const frequency of [1000, 3000, 0.45 * rate]) assert.ok(Math.abs(measuredGainDb(humNotches(rate, hum), rate, frequency, 2)) <= 0.05);
+        for (const frequency of [1000, 3000, 0.45 * rate])
+          assert.ok(Math.abs(measuredGainDb(humNotches(rate, hum), rate, frequency, 2)) <= 0.05);
         const cascade = humNotches(rate, hum);
         for (let frequency = 1; frequency < rate / 2; frequency += frequency < 1000 ? 0.05 : 5) {
           if (hum.harmonicsHz.some((h) => Math.abs(frequency - h) < 20 * stopHalfWidthHz(h))) continue;
@@ -118,7 +126,12 @@ describe('enhance: filters', () => {
     }
 
     it('puts no notch at or near Nyquist', () => {
-      const cascade = humNotches(8000, { mainsHz: 50, fundamentalHz: 50, harmonicsHz: [50, 3999, 4000, 4100], prominenceDb: 30 });
+      const cascade = humNotches(8000, {
+        mainsHz: 50,
+        fundamentalHz: 50,
+        harmonicsHz: [50, 3999, 4000, 4100],
+        prominenceDb: 30,
+      });
       assert.equal(cascade.sections.length, 2);
     });
 
@@ -131,7 +144,9 @@ describe('enhance: filters', () => {
       const filters = [humNotches(48_000, hum), humNotches(48_000, hum)];
       const together = [left.slice(), right.slice()];
       for (let at = 0; at < left.length; at += 4096) {
-        together.forEach((samples, c) => filters[c].process(samples.subarray(at, at + 4096), Math.min(4096, left.length - at)));
+        together.forEach((samples, c) =>
+          filters[c].process(samples.subarray(at, at + 4096), Math.min(4096, left.length - at)),
+        );
       }
       assert.deepEqual(together, alone);
     });

@@ -19,7 +19,13 @@ function detect(channels: Float32Array[], sampleRate: number, blockFrames = 32_7
 }
 
 /** Mains hum: harmonic h at amplitude level * amplitudes[h - 1] (peak), each at its own phase. */
-function hum(length: number, sampleRate: number, fundamental: number, level: number, amplitudes = [1, 1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 6, 1 / 7, 1 / 8]): Float32Array {
+function hum(
+  length: number,
+  sampleRate: number,
+  fundamental: number,
+  level: number,
+  amplitudes = [1, 1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 6, 1 / 7, 1 / 8],
+): Float32Array {
   const out = new Float32Array(length);
   amplitudes.forEach((amplitude, i) => {
     const w = (2 * Math.PI * fundamental * (i + 1)) / sampleRate;
@@ -42,7 +48,11 @@ function upsampleBy3(samples: Float32Array): Float32Array {
 /** Roughly pink (-3 dB/octave from 20 Hz up): white noise through octave-spaced one-pole low-passes. */
 function pinkNoise(length: number, sampleRate: number, seed: number, level: number): Float32Array {
   const white = seededNoise(seed);
-  const poles = Array.from({ length: 10 }, (_, k) => ({ a: Math.exp((-2 * Math.PI * 20 * 2 ** k) / sampleRate), gain: 2 ** (k / 2), y: 0 }));
+  const poles = Array.from({ length: 10 }, (_, k) => ({
+    a: Math.exp((-2 * Math.PI * 20 * 2 ** k) / sampleRate),
+    gain: 2 ** (k / 2),
+    y: 0,
+  }));
   return Float32Array.from({ length }, () => {
     const x = white();
     return level * poles.reduce((sum, p) => sum + (p.y = p.a * p.y + (1 - p.a) * x) / p.gain, 0);
@@ -58,7 +68,12 @@ function steadyVoice(sampleRate: number, seconds: number, pitch: number, seed: n
   const formants = [
     [700, 80],
     [1200, 100],
-  ].map(([frequency, bandwidth]) => ({ r: Math.exp((-Math.PI * bandwidth) / sampleRate), c: 2 * Math.cos((2 * Math.PI * frequency) / sampleRate), y1: 0, y2: 0 }));
+  ].map(([frequency, bandwidth]) => ({
+    r: Math.exp((-Math.PI * bandwidth) / sampleRate),
+    c: 2 * Math.cos((2 * Math.PI * frequency) / sampleRate),
+    y1: 0,
+    y2: 0,
+  }));
   const out = new Float32Array(Math.round(sampleRate * seconds));
   let [phase, left, length, voiced] = [0, 0, 1, false];
   for (let i = 0; i < out.length; i++) {
@@ -89,13 +104,19 @@ function assertHum(report: HumReport, mains: 50 | 60, fundamental: number, harmo
   for (const h of harmonics) {
     const found = report.harmonicsHz.find((f) => Math.abs(f - h * fundamental) < 1);
     assert.ok(found !== undefined, `harmonic ${h} not reported: ${report.harmonicsHz}`);
-    assert.ok(Math.abs(found - h * fundamental) <= stopHalfWidthHz(found), `harmonic ${h} at ${found} for ${h * fundamental}`);
+    assert.ok(
+      Math.abs(found - h * fundamental) <= stopHalfWidthHz(found),
+      `harmonic ${h} at ${found} for ${h * fundamental}`,
+    );
   }
   assert.ok(report.prominenceDb >= 12);
 }
 
 function assertNoHum(report: HumReport): void {
-  assert.deepEqual({ ...report, prominenceDb: 0 }, { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb: 0 });
+  assert.deepEqual(
+    { ...report, prominenceDb: 0 },
+    { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb: 0 },
+  );
 }
 
 describe('enhance: hum detector', () => {
@@ -121,12 +142,21 @@ describe('enhance: hum detector', () => {
   it('finds 60 Hz hum as 60, and in a stereo file whose channels differ (mixed to mono)', () => {
     assertHum(detect([add(speech16, hum(speech16.length, 16_000, 60, fromDb(-50)))], 16_000), 60, 60, [1, 2, 3]);
     const buzz = hum(speech48.length, 48_000, 59.8, fromDb(-50));
-    const stereo = [add(speech48, buzz), add(speech48.map((s, i) => 0.5 * (speech48[i + 4800] ?? 0) - 0.1 * s), buzz)];
+    const stereo = [
+      add(speech48, buzz),
+      add(
+        speech48.map((s, i) => 0.5 * (speech48[i + 4800] ?? 0) - 0.1 * s),
+        buzz,
+      ),
+    ];
     assertHum(detect(stereo, 48_000, 10_000), 60, 59.8, [1, 2, 3]);
   });
 
   it('finds a ground-loop hum whose fundamental is weak and whose 2nd and 3rd harmonics are strong', () => {
-    const report = detect([add(speech16, hum(speech16.length, 16_000, 50.1, fromDb(-50), [0.01, 1, 0.7, 0.3]))], 16_000);
+    const report = detect(
+      [add(speech16, hum(speech16.length, 16_000, 50.1, fromDb(-50), [0.01, 1, 0.7, 0.3]))],
+      16_000,
+    );
     assertHum(report, 50, 50.1, [2, 3]);
   });
 
@@ -134,7 +164,10 @@ describe('enhance: hum detector', () => {
     const rate = 8000;
     const noise = seededNoise(11);
     const [w1, w2] = [1, 2].map((h) => (2 * Math.PI * 50.05 * h) / rate);
-    const samples = Float32Array.from({ length: rate * 360 }, (_, i) => 1e-3 * noise() + 0.003 * Math.sin(w1 * i) + 0.002 * Math.sin(w2 * i + 1));
+    const samples = Float32Array.from(
+      { length: rate * 360 },
+      (_, i) => 1e-3 * noise() + 0.003 * Math.sin(w1 * i) + 0.002 * Math.sin(w2 * i + 1),
+    );
     assertHum(detect([samples], rate), 50, 50.05, [1, 2]);
   });
 

@@ -17,7 +17,12 @@ const toDb = (gain: number) => 20 * Math.log10(gain);
 
 describe('enhance: speech leveler', () => {
   it('brings a quiet and a loud speaker (12 dB apart) to within 3 dB of each other', () => {
-    const track = turns([[5, -30], [5, -18], [5, -30], [5, -18]]);
+    const track = turns([
+      [5, -30],
+      [5, -18],
+      [5, -30],
+      [5, -18],
+    ]);
     const plan = planLeveler(track);
     // The level each turn ends at: its level plus the mean gain over its frames.
     const turnLevel = (start: number, levelDb: number) => {
@@ -32,24 +37,51 @@ describe('enhance: speech leveler', () => {
   });
 
   it('never boosts or cuts by more than 12 dB', () => {
-    const plan = planLeveler(turns([[4, -60], [4, -10], [4, -60], [4, -10]]));
+    const plan = planLeveler(
+      turns([
+        [4, -60],
+        [4, -10],
+        [4, -60],
+        [4, -10],
+      ]),
+    );
     for (const gain of plan.gains) assert.ok(Math.abs(toDb(gain)) <= MAX_GAIN_DB + 1e-3, `gain ${toDb(gain)} dB`);
     assert.ok(plan.maxGainDb > MAX_GAIN_DB - 0.5, 'the range is used up to its bound');
   });
 
   it('holds the gain in pauses at or below unity: noise in a pause after a quiet speaker is not raised', () => {
-    const track = turns([[5, -30], [5, -18], [5, -30], [5, -18]], 2);
+    const track = turns(
+      [
+        [5, -30],
+        [5, -18],
+        [5, -30],
+        [5, -18],
+      ],
+      2,
+    );
     const plan = planLeveler(track);
     let pauseGain = -Infinity;
-    for (let k = 0; k < track.frames; k++) if (track.voice[k] < 0.5) pauseGain = Math.max(pauseGain, toDb(plan.gains[k]));
+    for (let k = 0; k < track.frames; k++)
+      if (track.voice[k] < 0.5) pauseGain = Math.max(pauseGain, toDb(plan.gains[k]));
     // Only the smoothing's edge reaches a pause: its middle stays at or below 0 dB.
     const middleOfFirstPause = Math.round(6 * TRACK_RATE);
-    assert.ok(toDb(plan.gains[middleOfFirstPause]) <= 0.01, `gain ${toDb(plan.gains[middleOfFirstPause]).toFixed(2)} dB mid-pause`);
+    assert.ok(
+      toDb(plan.gains[middleOfFirstPause]) <= 0.01,
+      `gain ${toDb(plan.gains[middleOfFirstPause]).toFixed(2)} dB mid-pause`,
+    );
     assert.ok(pauseGain < 6, `largest gain in a pause ${pauseGain.toFixed(1)} dB`);
   });
 
   it('changes the gain smoothly: no step larger than 0.01 dB between two samples at 48 kHz', () => {
-    const track = turns([[3, -35], [3, -15], [3, -35], [3, -15]], 0.3);
+    const track = turns(
+      [
+        [3, -35],
+        [3, -15],
+        [3, -35],
+        [3, -15],
+      ],
+      0.3,
+    );
     const plan = planLeveler(track);
     const gain = new LevelerGain(plan, 48_000);
     const frames = Math.floor((track.frames / TRACK_RATE) * 48_000);

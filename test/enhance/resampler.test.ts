@@ -26,7 +26,8 @@ async function resample(input: Float32Array, from: number, to: number): Promise<
 function tones(sampleRate: number, seconds: number, frequencies: number[]): Float32Array {
   const out = new Float32Array(Math.round(sampleRate * seconds));
   for (let i = 0; i < out.length; i++) {
-    for (const f of frequencies) out[i] += (0.25 / frequencies.length) * Math.sin((2 * Math.PI * f * i) / sampleRate + f);
+    for (const f of frequencies)
+      out[i] += (0.25 / frequencies.length) * Math.sin((2 * Math.PI * f * i) / sampleRate + f);
   }
   return out;
 }

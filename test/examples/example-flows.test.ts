@@ -6,7 +6,21 @@ import { join } from 'node:path';
 import { deployExamples, EXAMPLES_STAMP, exampleFlows, type FlowNode } from '../../scripts/example-flows';
 
 const EXAMPLES = join(__dirname, '..', '..', '..', 'examples');
-const CORE_TYPES = new Set(['comment', 'inject', 'debug', 'catch', 'switch', 'change', 'trigger', 'delay', 'function', 'watch', 'file in', 'http in', 'http response']);
+const CORE_TYPES = new Set([
+  'comment',
+  'inject',
+  'debug',
+  'catch',
+  'switch',
+  'change',
+  'trigger',
+  'delay',
+  'function',
+  'watch',
+  'file in',
+  'http in',
+  'http response',
+]);
 
 describe('example flows', () => {
   const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'));
@@ -15,17 +29,32 @@ describe('example flows', () => {
     assert.equal(files.length, 5);
     for (const file of files) {
       const nodes = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as FlowNode[];
-      assert.ok(nodes.some((n) => n.type === 'comment' && typeof n.info === 'string' && n.info.length > 100), `${file} has a comment that explains it`);
-      for (const node of nodes) assert.ok(CORE_TYPES.has(node.type) || node.type.startsWith('media-enhance-'), `${file}: ${node.type}`);
+      assert.ok(
+        nodes.some((n) => n.type === 'comment' && typeof n.info === 'string' && n.info.length > 100),
+        `${file} has a comment that explains it`,
+      );
+      for (const node of nodes)
+        assert.ok(CORE_TYPES.has(node.type) || node.type.startsWith('media-enhance-'), `${file}: ${node.type}`);
       const ids = nodes.map((n) => n.id);
       assert.equal(new Set(ids).size, ids.length, `${file}: unique ids`);
       for (const node of nodes) {
-        for (const output of (node.wires as string[][] | undefined) ?? []) for (const target of output) assert.ok(ids.includes(target), `${file}: ${node.id} is wired to ${target}, which exists`);
+        for (const output of (node.wires as string[][] | undefined) ?? [])
+          for (const target of output)
+            assert.ok(ids.includes(target), `${file}: ${node.id} is wired to ${target}, which exists`);
       }
     }
   });
 
-  const example = (prefix: string) => JSON.parse(readFileSync(join(EXAMPLES, files.find((f) => f.startsWith(prefix))!), 'utf8')) as FlowNode[];
+  const example = (prefix: string) =>
+    JSON.parse(
+      readFileSync(
+        join(
+          EXAMPLES,
+          files.find((f) => f.startsWith(prefix))!,
+        ),
+        'utf8',
+      ),
+    ) as FlowNode[];
 
   it('watch a folder: audio and video go through enhance file, then out of inbox/; any other file gets a log line that says why', () => {
     const nodes = example('02');
@@ -34,11 +63,28 @@ describe('example flows', () => {
     const route = (filename: string) => {
       const kind = nodes.find((n) => n.type === 'switch' && n.property === 'filename')!;
       const rules = kind.rules as Array<{ t: string; v?: string; case?: boolean }>;
-      const index = rules.findIndex((rule) => rule.t === 'else' || new RegExp(rule.v!, rule.case ? 'i' : '').test(filename));
+      const index = rules.findIndex(
+        (rule) => rule.t === 'else' || new RegExp(rule.v!, rule.case ? 'i' : '').test(filename),
+      );
       return (kind.wires as string[][])[index].map((id) => byId.get(id)!);
     };
-    for (const media of ['talk.wav', 'Talk.WAV', 'show.mp3', 'take.flac', 'memo.m4a', 'old.aiff', 'clip.mp4', 'Clip.MOV', 'talk.mkv', 'screen.webm']) {
-      assert.deepEqual(route(media).map((n) => n.type), ['media-enhance-file'], media);
+    for (const media of [
+      'talk.wav',
+      'Talk.WAV',
+      'show.mp3',
+      'take.flac',
+      'memo.m4a',
+      'old.aiff',
+      'clip.mp4',
+      'Clip.MOV',
+      'talk.mkv',
+      'screen.webm',
+    ]) {
+      assert.deepEqual(
+        route(media).map((n) => n.type),
+        ['media-enhance-file'],
+        media,
+      );
     }
     for (const other of ['notes.txt', 'cover.jpg', 'README']) {
       const [why] = route(other);
@@ -51,7 +97,7 @@ describe('example flows', () => {
     // Done or failed, the input is moved out of inbox/ by the same node, which says which.
     const enhance = nodes.find((n) => n.type === 'media-enhance-file')!;
     const failures = nodes.find((n) => n.type === 'catch')!;
-    assert.deepEqual(failures.scope, [enhance.id], 'the Catch node takes the enhance node\'s failures only');
+    assert.deepEqual(failures.scope, [enhance.id], "the Catch node takes the enhance node's failures only");
     const [mover] = (enhance.wires as string[][])[0].map((id) => byId.get(id)!);
     assert.deepEqual(failures.wires, enhance.wires);
     assert.equal(mover.type, 'function');
@@ -77,8 +123,15 @@ describe('example flows', () => {
       const log = deployExamples(userDir, EXAMPLES);
       const flows = readFlows();
       assert.equal(flows.filter((n) => n.type === 'tab').length, 5);
-      assert.equal(flows.filter((n) => n.type === 'media-enhance-config').length, 1, 'one built-in engine shared by every example');
-      assert.equal(log.filter((line) => /^added the example ".+" \(\d+ nodes\) on a tab of its own$/.test(line)).length, 5);
+      assert.equal(
+        flows.filter((n) => n.type === 'media-enhance-config').length,
+        1,
+        'one built-in engine shared by every example',
+      );
+      assert.equal(
+        log.filter((line) => /^added the example ".+" \(\d+ nodes\) on a tab of its own$/.test(line)).length,
+        5,
+      );
       assert.equal(deployExamples(userDir, EXAMPLES).length, 0, 'a second start adds nothing');
       assert.deepEqual(readFlows(), flows);
     });
@@ -95,7 +148,11 @@ describe('example flows', () => {
       config.mode = 'remote';
       config.baseUrl = 'https://127.0.0.1:8443';
       const deletedTab = tabs[1].id;
-      const mine = [...flows.filter((n) => n.id !== deletedTab && n.z !== deletedTab), { id: 'my-tab', type: 'tab', label: 'mine' }, { id: 'my-inject', type: 'inject', z: 'my-tab' }];
+      const mine = [
+        ...flows.filter((n) => n.id !== deletedTab && n.z !== deletedTab),
+        { id: 'my-tab', type: 'tab', label: 'mine' },
+        { id: 'my-inject', type: 'inject', z: 'my-tab' },
+      ];
       writeFlows(mine);
       assert.deepEqual(deployExamples(userDir, EXAMPLES), []);
       assert.deepEqual(readFlows(), mine);
@@ -113,7 +170,10 @@ describe('example flows', () => {
       const older = readFlows().filter((n) => n.id !== newTab.id && n.z !== newTab.id);
       writeFlows(older);
       const stamp = JSON.parse(readFileSync(join(userDir, EXAMPLES_STAMP), 'utf8')) as { added: string[] };
-      writeFileSync(join(userDir, EXAMPLES_STAMP), JSON.stringify({ added: stamp.added.filter((id) => older.some((n) => n.id === id)) }));
+      writeFileSync(
+        join(userDir, EXAMPLES_STAMP),
+        JSON.stringify({ added: stamp.added.filter((id) => older.some((n) => n.id === id)) }),
+      );
       const log = deployExamples(userDir, EXAMPLES);
       assert.equal(log.length, 1);
       assert.match(log[0], new RegExp(`^added the example "${newTab.label as string}"`));

@@ -6,9 +6,24 @@ import { join } from 'node:path';
 import { speechLike, writeWavFile } from '../fixtures/audio';
 import { ffmpegLoudness } from '../fixtures/ffmpeg';
 import { makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, localConfig, nextInput, sleep, statusTexts, stopHelper, TAB } from './flow-helper';
+import {
+  catchAll,
+  collect,
+  helper,
+  initHelper,
+  loadFlow,
+  localConfig,
+  nextInput,
+  sleep,
+  statusTexts,
+  stopHelper,
+  TAB,
+} from './flow-helper';
 
-type Loudness = Record<'input' | 'output', Record<'integrated_lufs' | 'true_peak_dbtp' | 'loudness_range_lu', number | null>>;
+type Loudness = Record<
+  'input' | 'output',
+  Record<'integrated_lufs' | 'true_peak_dbtp' | 'loudness_range_lu', number | null>
+>;
 
 describe('nodes: enhance file, the whole job in one node', function () {
   this.timeout(90_000);
@@ -24,11 +39,28 @@ describe('nodes: enhance file, the whole job in one node', function () {
   afterEach(() => helper.unload());
 
   function flowWith(node: Record<string, unknown>): object[] {
-    return [TAB, localConfig(), { id: 'file', type: 'media-enhance-file', z: 'tab', service: 'svc', ...node, wires: [['out']] }, { id: 'out', type: 'helper', z: 'tab' }, ...catchAll()];
+    return [
+      TAB,
+      localConfig(),
+      { id: 'file', type: 'media-enhance-file', z: 'tab', service: 'svc', ...node, wires: [['out']] },
+      { id: 'out', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ];
   }
 
   it('turns a path into an enhanced file in the folder, at the target loudness, with msg.loudness and its progress in the status', async () => {
-    await loadFlow(flowWith({ loudnessTarget: '-18', truePeak: '-2', enhancementLevel: '100', model: 'LARK_V2', transcode: '', output: 'file', folder: 'outbox', fileName: '' }));
+    await loadFlow(
+      flowWith({
+        loudnessTarget: '-18',
+        truePeak: '-2',
+        enhancementLevel: '100',
+        model: 'LARK_V2',
+        transcode: '',
+        output: 'file',
+        folder: 'outbox',
+        fileName: '',
+      }),
+    );
     const out = nextInput(helper.getNode('out'));
     helper.getNode('file').receive({ filename: speech, topic: 'episode 7' });
     const msg = await out;
@@ -37,7 +69,11 @@ describe('nodes: enhance file, the whole job in one node', function () {
     assert.equal(msg.payload, expected);
     assert.equal(msg.inputFilename, speech);
     assert.equal(msg.topic, 'episode 7', 'the rest of the message goes on');
-    assert.deepEqual(await fsp.readdir(join(userDir, 'outbox')), ['Épisode 7_enhanced.wav'], 'one finished file, nothing partial');
+    assert.deepEqual(
+      await fsp.readdir(join(userDir, 'outbox')),
+      ['Épisode 7_enhanced.wav'],
+      'one finished file, nothing partial',
+    );
     const measured = await ffmpegLoudness(expected);
     assert.ok(Math.abs(measured.integratedLufs - -18) <= 0.5, `${measured.integratedLufs} LUFS, target -18`);
     assert.ok(measured.truePeakDbtp <= -1.9, `${measured.truePeakDbtp} dBTP, limit -2`);
@@ -53,14 +89,21 @@ describe('nodes: enhance file, the whole job in one node', function () {
     await sleep(300);
     const texts = statusTexts(helper.getNode('file')).map(String);
     // Over loopback the transfers end before a status is due; the processing shows, counting.
-    assert.ok(texts.some((t) => /^processing \d+s$/.test(t)), texts.join(', '));
+    assert.ok(
+      texts.some((t) => /^processing \d+s$/.test(t)),
+      texts.join(', '),
+    );
     assert.equal(texts.at(-1), 'done');
   });
 
   it('takes a Buffer and gives a Buffer, with msg.enhancement overriding the node', async () => {
     await loadFlow(flowWith({ loudnessTarget: '-16', truePeak: '-1', output: 'buffer', folder: '' }));
     const out = nextInput(helper.getNode('out'));
-    helper.getNode('file').receive({ payload: await fsp.readFile(speech), filename: 'memo.wav', enhancement: { loudness_target: -23, transcode: 'MP3' } });
+    helper.getNode('file').receive({
+      payload: await fsp.readFile(speech),
+      filename: 'memo.wav',
+      enhancement: { loudness_target: -23, transcode: 'MP3' },
+    });
     const msg = await out;
     assert.ok(Buffer.isBuffer(msg.payload));
     assert.equal(msg.contentType, 'audio/mpeg');
@@ -79,7 +122,10 @@ describe('nodes: enhance file, the whole job in one node', function () {
     helper.getNode('file').receive({ filename: speech, outputFilename: '../elsewhere.wav' });
     const error = (await caught) as { error: { message: string; code: string } };
     assert.equal(error.error.code, 'VALIDATION');
-    assert.match(error.error.message, /^msg\.outputFilename: must be a file name without a folder part \(got "\.\.\/elsewhere\.wav"\)$/);
+    assert.match(
+      error.error.message,
+      /^msg\.outputFilename: must be a file name without a folder part \(got "\.\.\/elsewhere\.wav"\)$/,
+    );
     assert.deepEqual(await fsp.readdir(join(userDir, 'named')), ['show 7 final.wav']);
   });
 

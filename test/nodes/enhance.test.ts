@@ -5,7 +5,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { makeMp4, makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, localConfig, nextInput, statusTexts, stopHelper, TAB } from './flow-helper';
+import {
+  catchAll,
+  collect,
+  helper,
+  initHelper,
+  loadFlow,
+  localConfig,
+  nextInput,
+  statusTexts,
+  stopHelper,
+  TAB,
+} from './flow-helper';
 
 describe('nodes: enhance audio and enhance video', function () {
   this.timeout(60_000);
@@ -34,7 +45,19 @@ describe('nodes: enhance audio and enhance video', function () {
     await loadFlow([
       TAB,
       localConfig(),
-      { id: 'audio', type: 'media-enhance-audio', z: 'tab', service: 'svc', loudnessTarget: '-16', peakLimit: '-1', enhancementLevel: '0.8', transcode: '', model: 'LARK_V2', fileName: '', wires: [['wait', 'accepted']] },
+      {
+        id: 'audio',
+        type: 'media-enhance-audio',
+        z: 'tab',
+        service: 'svc',
+        loudnessTarget: '-16',
+        peakLimit: '-1',
+        enhancementLevel: '0.8',
+        transcode: '',
+        model: 'LARK_V2',
+        fileName: '',
+        wires: [['wait', 'accepted']],
+      },
       { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '', wires: [['completed']] },
       { id: 'accepted', type: 'helper', z: 'tab' },
       { id: 'completed', type: 'helper', z: 'tab' },
@@ -43,13 +66,19 @@ describe('nodes: enhance audio and enhance video', function () {
     const errors = collect(helper.getNode('caught'));
     const accepted = nextInput(helper.getNode('accepted'));
     const completed = nextInput(helper.getNode('completed'));
-    helper.getNode('audio').receive({ payload: `${filesUrl}/shows/episode%201.wav`, enhancement: { model_arch: 'FINCH' } });
+    helper
+      .getNode('audio')
+      .receive({ payload: `${filesUrl}/shows/episode%201.wav`, enhancement: { model_arch: 'FINCH' } });
 
     const answer = await accepted;
     const generated = (answer.payload as { generated_name: string }).generated_name;
     assert.equal(typeof generated, 'string');
     assert.equal(answer.media_uid, generated);
-    const final = (await completed).payload as { enhancement_status: string; file_name: string; enhancement_params: Record<string, unknown> };
+    const final = (await completed).payload as {
+      enhancement_status: string;
+      file_name: string;
+      enhancement_params: Record<string, unknown>;
+    };
     assert.equal(final.enhancement_status, 'COMPLETED');
     assert.equal(final.file_name, 'episode 1.wav');
     assert.equal(errors.length, 0, JSON.stringify(errors.map((e) => e.error)));
@@ -59,13 +88,29 @@ describe('nodes: enhance audio and enhance video', function () {
     await loadFlow([
       TAB,
       localConfig(),
-      { id: 'audio', type: 'media-enhance-audio', z: 'tab', service: 'svc', loudnessTarget: '-23', peakLimit: '-2', enhancementLevel: '1', transcode: 'WAV', model: 'LARK', fileName: 'ignored.wav', wires: [['wait']] },
+      {
+        id: 'audio',
+        type: 'media-enhance-audio',
+        z: 'tab',
+        service: 'svc',
+        loudnessTarget: '-23',
+        peakLimit: '-2',
+        enhancementLevel: '1',
+        transcode: 'WAV',
+        model: 'LARK',
+        fileName: 'ignored.wav',
+        wires: [['wait']],
+      },
       { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', wires: [['completed']] },
       { id: 'completed', type: 'helper', z: 'tab' },
       ...catchAll(),
     ]);
     const completed = nextInput(helper.getNode('completed'));
-    helper.getNode('audio').receive({ payload: { some: 'object' }, url: `${filesUrl}/shows/episode%201.wav`, filename: '/in/box/Interview.wav' });
+    helper.getNode('audio').receive({
+      payload: { some: 'object' },
+      url: `${filesUrl}/shows/episode%201.wav`,
+      filename: '/in/box/Interview.wav',
+    });
     const final = (await completed).payload as { file_name: string };
     assert.equal(final.file_name, 'Interview.wav');
   });
@@ -77,7 +122,17 @@ describe('nodes: enhance audio and enhance video', function () {
     await loadFlow([
       TAB,
       localConfig(),
-      { id: 'video', type: 'media-enhance-video', z: 'tab', service: 'svc', loudnessTarget: '-14', truePeak: '-1', enhancementLevel: '50', model: 'LARK_V2', wires: [['records']] },
+      {
+        id: 'video',
+        type: 'media-enhance-video',
+        z: 'tab',
+        service: 'svc',
+        loudnessTarget: '-14',
+        truePeak: '-1',
+        enhancementLevel: '50',
+        model: 'LARK_V2',
+        wires: [['records']],
+      },
       { id: 'records', type: 'helper', z: 'tab' },
       ...catchAll(),
     ]);
@@ -107,7 +162,8 @@ describe('nodes: enhance audio and enhance video', function () {
     ]);
     const accepted = collect(helper.getNode('accepted'));
     const errors = collect(helper.getNode('caught'));
-    for (let i = 0; i < 12; i++) helper.getNode('upload').receive({ payload: makeWav(0.2, 8000), filename: `take ${i}.wav` });
+    for (let i = 0; i < 12; i++)
+      helper.getNode('upload').receive({ payload: makeWav(0.2, 8000), filename: `take ${i}.wav` });
     const deadline = Date.now() + 50_000;
     while (accepted.length + errors.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.equal(errors.length, 0, JSON.stringify(errors.map((e) => e.error)));

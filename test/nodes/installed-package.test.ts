@@ -8,7 +8,14 @@ import { once } from 'node:events';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { PACKAGE_NAME as MODULE, ROOT as REPO, packPackage, spawnNodeRed, unpackPackage, waitForNodeRed } from '../../scripts/node-red-process';
+import {
+  PACKAGE_NAME as MODULE,
+  ROOT as REPO,
+  packPackage,
+  spawnNodeRed,
+  unpackPackage,
+  waitForNodeRed,
+} from '../../scripts/node-red-process';
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
 
@@ -64,13 +71,21 @@ describe('the packed package in a real Node-RED', function () {
     if (userDir) await fsp.rm(userDir, { recursive: true, force: true });
   });
 
-  async function get(path: string, accept = 'application/json'): Promise<{ status: number; text: string; type: string }> {
+  async function get(
+    path: string,
+    accept = 'application/json',
+  ): Promise<{ status: number; text: string; type: string }> {
     const res = await request(`${base}${path}`, { headers: { accept } });
     return { status: res.statusCode, text: await res.body.text(), type: String(res.headers['content-type']) };
   }
 
   it('registers the seven nodes without error, with their editor, help and icons', async () => {
-    const nodes = JSON.parse((await get('/nodes')).text) as { module: string; types: string[]; err?: string; enabled: boolean }[];
+    const nodes = JSON.parse((await get('/nodes')).text) as {
+      module: string;
+      types: string[];
+      err?: string;
+      enabled: boolean;
+    }[];
     const ours = nodes.filter((set) => set.module === MODULE);
     assert.deepEqual(ours.flatMap((set) => set.types).sort(), [...TYPES].sort());
     for (const set of ours) assert.equal(set.err, undefined, `${set.types}: ${set.err}`);
@@ -92,10 +107,21 @@ describe('the packed package in a real Node-RED', function () {
     const key = 'remote-key-4d1e8b2a9c';
     const flows = [
       { id: 'tab', type: 'tab', label: 'keys' },
-      { id: 'svc', type: 'media-enhance-config', name: 'remote', mode: 'remote', baseUrl: 'https://127.0.0.1:9', credentials: { apiKey: key } },
+      {
+        id: 'svc',
+        type: 'media-enhance-config',
+        name: 'remote',
+        mode: 'remote',
+        baseUrl: 'https://127.0.0.1:9',
+        credentials: { apiKey: key },
+      },
       { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', x: 200, y: 100, wires: [[]] },
     ];
-    const deployed = await request(`${base}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flows) });
+    const deployed = await request(`${base}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(flows),
+    });
     assert.equal(deployed.statusCode, 204, await deployed.body.text());
     const exported = await get('/flows');
     assert.ok(exported.text.includes('media-enhance-config'));
@@ -103,7 +129,10 @@ describe('the packed package in a real Node-RED', function () {
     const credentials = await get('/credentials/media-enhance-config/svc');
     assert.deepEqual(JSON.parse(credentials.text), { has_apiKey: true });
     assert.ok(!(await fsp.readFile(join(userDir, 'flows.json'), 'utf8')).includes(key), 'flows.json');
-    assert.ok(!(await fsp.readFile(join(userDir, 'flows_cred.json'), 'utf8')).includes(key), 'flows_cred.json is encrypted');
+    assert.ok(
+      !(await fsp.readFile(join(userDir, 'flows_cred.json'), 'utf8')).includes(key),
+      'flows_cred.json is encrypted',
+    );
     assert.ok(!output.includes(key), 'the log');
   });
 
@@ -113,12 +142,60 @@ describe('the packed package in a real Node-RED', function () {
     const flows = [
       { id: 'tab', type: 'tab', label: 'pipeline' },
       { id: 'svc', type: 'media-enhance-config', name: 'local', mode: 'local' },
-      { id: 'go', type: 'inject', z: 'tab', props: [{ p: 'filename', v: input, vt: 'str' }], repeat: '', once: false, x: 100, y: 100, wires: [['upload']] },
-      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', loudnessTarget: '-16', truePeak: '-1', enhancementLevel: '100', model: 'LARK_V2', transcode: '', x: 300, y: 100, wires: [['wait']] },
-      { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '60', x: 500, y: 100, wires: [['download']] },
-      { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'ENHANCED', output: 'file', folder: 'outbox', fileName: '', x: 700, y: 100, wires: [[]] },
+      {
+        id: 'go',
+        type: 'inject',
+        z: 'tab',
+        props: [{ p: 'filename', v: input, vt: 'str' }],
+        repeat: '',
+        once: false,
+        x: 100,
+        y: 100,
+        wires: [['upload']],
+      },
+      {
+        id: 'upload',
+        type: 'media-enhance-upload',
+        z: 'tab',
+        service: 'svc',
+        loudnessTarget: '-16',
+        truePeak: '-1',
+        enhancementLevel: '100',
+        model: 'LARK_V2',
+        transcode: '',
+        x: 300,
+        y: 100,
+        wires: [['wait']],
+      },
+      {
+        id: 'wait',
+        type: 'media-enhance-wait',
+        z: 'tab',
+        service: 'svc',
+        timeout: '60',
+        x: 500,
+        y: 100,
+        wires: [['download']],
+      },
+      {
+        id: 'download',
+        type: 'media-enhance-download',
+        z: 'tab',
+        service: 'svc',
+        step: 'ENHANCED',
+        output: 'file',
+        folder: 'outbox',
+        fileName: '',
+        x: 700,
+        y: 100,
+        wires: [[]],
+      },
     ];
-    const deployed = await request(`${base}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flows) });
+    const deployed = await request(`${base}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(flows),
+    });
     assert.equal(deployed.statusCode, 204, await deployed.body.text());
     await new Promise((r) => setTimeout(r, 1_000));
     const injected = await request(`${base}/inject/go`, { method: 'POST' });
@@ -131,7 +208,10 @@ describe('the packed package in a real Node-RED', function () {
       if (written.some((f) => f.endsWith('.wav'))) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    assert.ok(written.some((f) => f.endsWith('.wav')), `an output file appears (log:\n${output.slice(-2000)})`);
+    assert.ok(
+      written.some((f) => f.endsWith('.wav')),
+      `an output file appears (log:\n${output.slice(-2000)})`,
+    );
     assert.match(output, /built-in local engine listening on http:\/\/127\.0\.0\.1:\d+/);
   });
 
@@ -146,28 +226,89 @@ describe('the packed package in a real Node-RED', function () {
     const flows = [
       { id: 'tab', type: 'tab', label: 'restart' },
       { id: 'svc', type: 'media-enhance-config', name: 'local', mode: 'local' },
-      { id: 'go', type: 'inject', z: 'tab', props: [{ p: 'filename', v: input, vt: 'str' }, { p: 'episode', v: '42', vt: 'num' }], repeat: '', once: false, x: 100, y: 100, wires: [['upload']] },
-      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', loudnessTarget: '-16', truePeak: '-1', enhancementLevel: '100', model: 'LARK_V2', transcode: '', x: 300, y: 100, wires: [['wait']] },
-      { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '120', x: 500, y: 100, wires: [['record']] },
       {
-        id: 'record', type: 'function', z: 'tab', x: 700, y: 100, wires: [['append']],
+        id: 'go',
+        type: 'inject',
+        z: 'tab',
+        props: [
+          { p: 'filename', v: input, vt: 'str' },
+          { p: 'episode', v: '42', vt: 'num' },
+        ],
+        repeat: '',
+        once: false,
+        x: 100,
+        y: 100,
+        wires: [['upload']],
+      },
+      {
+        id: 'upload',
+        type: 'media-enhance-upload',
+        z: 'tab',
+        service: 'svc',
+        loudnessTarget: '-16',
+        truePeak: '-1',
+        enhancementLevel: '100',
+        model: 'LARK_V2',
+        transcode: '',
+        x: 300,
+        y: 100,
+        wires: [['wait']],
+      },
+      {
+        id: 'wait',
+        type: 'media-enhance-wait',
+        z: 'tab',
+        service: 'svc',
+        timeout: '120',
+        x: 500,
+        y: 100,
+        wires: [['record']],
+      },
+      {
+        id: 'record',
+        type: 'function',
+        z: 'tab',
+        x: 700,
+        y: 100,
+        wires: [['append']],
         func: 'msg.payload = JSON.stringify({ msgid: msg._msgid, uid: msg.media_uid, episode: msg.episode, state: msg.payload.enhancement_status }); return msg;',
       },
-      { id: 'append', type: 'file', z: 'tab', filename: arrived, filenameType: 'str', appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'none', x: 900, y: 100, wires: [] },
+      {
+        id: 'append',
+        type: 'file',
+        z: 'tab',
+        filename: arrived,
+        filenameType: 'str',
+        appendNewline: true,
+        createDir: true,
+        overwriteFile: 'false',
+        encoding: 'none',
+        x: 900,
+        y: 100,
+        wires: [],
+      },
     ];
-    const deployed = await request(`${base}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flows) });
+    const deployed = await request(`${base}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(flows),
+    });
     assert.equal(deployed.statusCode, 204, await deployed.body.text());
     await new Promise((r) => setTimeout(r, 1_000));
     assert.equal((await request(`${base}/inject/go`, { method: 'POST' })).statusCode, 200);
 
     const journal = join(userDir, 'media-enhance', 'svc', 'kept', 'wait');
-    const kept = async () => (await fsp.readdir(journal).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
+    const kept = async () =>
+      (await fsp.readdir(journal).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
     const deadline = Date.now() + 20_000;
     while ((await kept()).length === 0) {
       if (Date.now() > deadline) throw new Error(`the wait was never kept (log:\n${output.slice(-2000)})`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const entry = JSON.parse(await fsp.readFile(join(journal, (await kept())[0]), 'utf8')) as { mediaUid: string; msg: { _msgid: string } };
+    const entry = JSON.parse(await fsp.readFile(join(journal, (await kept())[0]), 'utf8')) as {
+      mediaUid: string;
+      msg: { _msgid: string };
+    };
     await killNodeRed();
     await startNodeRed();
 
@@ -180,7 +321,12 @@ describe('the packed package in a real Node-RED', function () {
     await new Promise((r) => setTimeout(r, 3_000)); // a second delivery would land meanwhile
     lines = (await fsp.readFile(arrived, 'utf8')).split('\n').filter(Boolean);
     assert.equal(lines.length, 1, `one message, not ${lines.length} (log:\n${output.slice(-2000)})`);
-    assert.deepEqual(JSON.parse(lines[0]), { msgid: entry.msg._msgid, uid: entry.mediaUid, episode: 42, state: 'COMPLETED' });
+    assert.deepEqual(JSON.parse(lines[0]), {
+      msgid: entry.msg._msgid,
+      uid: entry.mediaUid,
+      episode: 42,
+      state: 'COMPLETED',
+    });
     assert.deepEqual(await kept(), [], 'the journal entry ended with the message');
     assert.match(output, /resuming 1 message\(s\)/);
   });

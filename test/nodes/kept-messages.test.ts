@@ -9,7 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
 import { makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, placed, remoteConfig, sleep, stopHelper, TAB, unloadFlow } from './flow-helper';
+import {
+  catchAll,
+  collect,
+  helper,
+  initHelper,
+  loadFlow,
+  placed,
+  remoteConfig,
+  sleep,
+  stopHelper,
+  TAB,
+  unloadFlow,
+} from './flow-helper';
 
 describe('nodes: messages kept across redeploys', function () {
   this.timeout(90_000);
@@ -20,7 +32,10 @@ describe('nodes: messages kept across redeploys', function () {
 
   before(async () => {
     userDir = await initHelper();
-    engine = await startClientTestEngine({ processingDelayMs: 2_500, limits: { uploadMedia: null, getMetadata: null } });
+    engine = await startClientTestEngine({
+      processingDelayMs: 2_500,
+      limits: { uploadMedia: null, getMetadata: null },
+    });
   });
   after(async () => {
     await stopHelper();
@@ -29,14 +44,26 @@ describe('nodes: messages kept across redeploys', function () {
   afterEach(unloadFlow);
 
   function flow(extra: Record<string, unknown> = {}): object[] {
-    return [TAB, remoteConfig(engine.url), { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', wires: [['completed']], ...extra }, { id: 'completed', type: 'helper', z: 'tab' }, ...catchAll()];
+    return [
+      TAB,
+      remoteConfig(engine.url),
+      { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', wires: [['completed']], ...extra },
+      { id: 'completed', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ];
   }
 
   async function upload(count: number): Promise<string[]> {
     const { MediaEnhanceClient } = await import('../../src/client');
-    const client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, limits: { uploadMedia: null } });
+    const client = new MediaEnhanceClient({
+      baseUrl: engine.url,
+      apiKey: engine.apiKey,
+      limits: { uploadMedia: null },
+    });
     try {
-      return await Promise.all(Array.from({ length: count }, async () => (await client.uploadMedia({ file: makeWav(0.2, 8000) })).uid));
+      return await Promise.all(
+        Array.from({ length: count }, async () => (await client.uploadMedia({ file: makeWav(0.2, 8000) })).uid),
+      );
     } finally {
       await client.close();
     }
@@ -50,14 +77,21 @@ describe('nodes: messages kept across redeploys', function () {
     }
   }
 
-  const entries = async (nodeId: string) => (await fsp.readdir(waitsOf(nodeId)).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+  const entries = async (nodeId: string) =>
+    (await fsp.readdir(waitsOf(nodeId)).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
 
   /**
    * A download in progress on an engine that drips its answers (so a deploy can cut it): `uid` is a
    * 4 s upload of `original` (384 kB), `folder` the download folder; both go after the test.
    */
-  async function withSlowDownload(bytesPerSecond: number, test: (slow: ClientTestEngine, uid: string, original: Buffer, folder: string) => Promise<void>): Promise<void> {
-    const slow = await startClientTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: bytesPerSecond }, limits: { downloadFile: null } });
+  async function withSlowDownload(
+    bytesPerSecond: number,
+    test: (slow: ClientTestEngine, uid: string, original: Buffer, folder: string) => Promise<void>,
+  ): Promise<void> {
+    const slow = await startClientTestEngine({
+      faults: { dripRate: 1, dripBytesPerSecond: bytesPerSecond },
+      limits: { downloadFile: null },
+    });
     const { MediaEnhanceClient } = await import('../../src/client');
     const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
     const folder = await fsp.mkdtemp(join(tmpdir(), 'me-download-'));
@@ -76,7 +110,11 @@ describe('nodes: messages kept across redeploys', function () {
   it('a full deploy during twenty waits: twenty messages after it, each once, with its properties', async () => {
     await loadFlow(flow(), credentials());
     const uids = await upload(20);
-    uids.forEach((uid, i) => helper.getNode('wait').receive({ media_uid: uid, index: i, tags: { episode: i }, payload: Buffer.from(`audio ${i}`) }));
+    uids.forEach((uid, i) =>
+      helper
+        .getNode('wait')
+        .receive({ media_uid: uid, index: i, tags: { episode: i }, payload: Buffer.from(`audio ${i}`) }),
+    );
     await until(async () => (await entries('wait')).length === 20, 'the twenty waits are kept');
 
     await helper.setFlows(placed(flow()), 'full', credentials());
@@ -85,13 +123,21 @@ describe('nodes: messages kept across redeploys', function () {
     await until(() => completed.length >= 20, 'twenty messages arrive');
     await sleep(1_500); // a duplicate would arrive meanwhile
     assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
-    assert.deepEqual(completed.map((m) => m.index).sort((a, b) => Number(a) - Number(b)), uids.map((_, i) => i), 'each message once');
+    assert.deepEqual(
+      completed.map((m) => m.index).sort((a, b) => Number(a) - Number(b)),
+      uids.map((_, i) => i),
+      'each message once',
+    );
     for (const msg of completed) {
       const i = msg.index as number;
       assert.equal(msg.media_uid, uids[i]);
       assert.deepEqual(msg.tags, { episode: i });
       assert.equal((msg.payload as { enhancement_status: string }).enhancement_status, 'COMPLETED');
-      assert.deepEqual(msg.media_resumed, { dropped: [`payload (${`audio ${i}`.length} bytes of binary data)`] }, 'the Buffer payload is named as dropped');
+      assert.deepEqual(
+        msg.media_resumed,
+        { dropped: [`payload (${`audio ${i}`.length} bytes of binary data)`] },
+        'the Buffer payload is named as dropped',
+      );
     }
     assert.deepEqual(await entries('wait'), [], 'every kept wait ended with its message');
   });
@@ -102,14 +148,30 @@ describe('nodes: messages kept across redeploys', function () {
       const downloadFlow = () => [
         TAB,
         remoteConfig(slow.url),
-        { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [['saved']] },
+        {
+          id: 'download',
+          type: 'media-enhance-download',
+          z: 'tab',
+          service: 'svc',
+          step: 'PRE',
+          output: 'file',
+          folder,
+          wires: [['saved']],
+        },
         { id: 'saved', type: 'helper', z: 'tab' },
         ...catchAll(),
       ];
       await loadFlow(downloadFlow(), { svc: { apiKey: slow.apiKey } });
       helper.getNode('download').receive({ media_uid: uid, topic: 'talk' });
       const part = join(folder, `.${uid}.PRE.part`);
-      await until(async () => (await fsp.stat(part).then((st) => st.size, () => 0)) > 50_000, 'part of the file is on disk');
+      await until(
+        async () =>
+          (await fsp.stat(part).then(
+            (st) => st.size,
+            () => 0,
+          )) > 50_000,
+        'part of the file is on disk',
+      );
 
       await helper.setFlows(placed(downloadFlow()), 'full', { svc: { apiKey: slow.apiKey } });
       const saved = collect(helper.getNode('saved'));
@@ -120,19 +182,50 @@ describe('nodes: messages kept across redeploys', function () {
       assert.equal(saved.length, 1);
       assert.equal(saved[0].topic, 'talk');
       const written = await fsp.readFile(String(saved[0].filename));
-      assert.equal(createHash('sha256').update(written).digest('hex'), createHash('sha256').update(original).digest('hex'), 'the joined file is the upload, byte for byte');
+      assert.equal(
+        createHash('sha256').update(written).digest('hex'),
+        createHash('sha256').update(original).digest('hex'),
+        'the joined file is the upload, byte for byte',
+      );
       const fileRequests = slow.requests().filter((r) => r.path.includes('/file'));
-      assert.deepEqual(fileRequests.map((r) => r.status), [200, 206], 'the second request asked only for the rest');
+      assert.deepEqual(
+        fileRequests.map((r) => r.status),
+        [200, 206],
+        'the second request asked only for the rest',
+      );
       assert.deepEqual(await fsp.readdir(folder), ['talk.wav'], 'no part is left');
     });
   });
 
   it('a download node deleted mid-download: its message is dropped and its part file removed with it', async () => {
     await withSlowDownload(64 * 1024, async (slow, uid, _original, folder) => {
-      await loadFlow([TAB, remoteConfig(slow.url), { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, wires: [[]] }], { svc: { apiKey: slow.apiKey } });
+      await loadFlow(
+        [
+          TAB,
+          remoteConfig(slow.url),
+          {
+            id: 'download',
+            type: 'media-enhance-download',
+            z: 'tab',
+            service: 'svc',
+            step: 'PRE',
+            output: 'file',
+            folder,
+            wires: [[]],
+          },
+        ],
+        { svc: { apiKey: slow.apiKey } },
+      );
       helper.getNode('download').receive({ media_uid: uid });
       const part = join(folder, `.${uid}.PRE.part`);
-      await until(async () => (await fsp.stat(part).then((st) => st.size, () => 0)) > 20_000, 'part of the file is on disk');
+      await until(
+        async () =>
+          (await fsp.stat(part).then(
+            (st) => st.size,
+            () => 0,
+          )) > 20_000,
+        'part of the file is on disk',
+      );
 
       await helper.setFlows(placed([TAB, remoteConfig(slow.url)]), 'full', { svc: { apiKey: slow.apiKey } });
       await until(async () => (await fsp.readdir(folder)).length === 0, 'the part is removed');
@@ -145,7 +238,18 @@ describe('nodes: messages kept across redeploys', function () {
     const fileFlow = () => [
       TAB,
       remoteConfig(engine.url),
-      { id: 'file', type: 'media-enhance-file', z: 'tab', service: 'svc', loudnessTarget: '-16', truePeak: '-1', output: 'file', folder, fileName: '', wires: [['done']] },
+      {
+        id: 'file',
+        type: 'media-enhance-file',
+        z: 'tab',
+        service: 'svc',
+        loudnessTarget: '-16',
+        truePeak: '-1',
+        output: 'file',
+        folder,
+        fileName: '',
+        wires: [['done']],
+      },
       { id: 'done', type: 'helper', z: 'tab' },
       ...catchAll(),
     ];
@@ -163,7 +267,9 @@ describe('nodes: messages kept across redeploys', function () {
       assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
       assert.equal(done.length, 1);
       assert.equal(done[0].topic, 'memo');
-      assert.deepEqual(done[0].media_resumed, { dropped: [`payload (${makeWav(0.5, 16_000).length} bytes of binary data)`] });
+      assert.deepEqual(done[0].media_resumed, {
+        dropped: [`payload (${makeWav(0.5, 16_000).length} bytes of binary data)`],
+      });
       assert.equal(engine.requests().filter((r) => r.method === 'POST').length - uploadsBefore, 1, 'uploaded once');
       assert.deepEqual(await fsp.readdir(folder), ['memo_enhanced.wav']);
       assert.deepEqual(await entries('file'), []);
@@ -191,7 +297,10 @@ describe('nodes: messages kept across redeploys', function () {
         helper.getNode('upload').receive({ filename, topic: `take ${i}` });
         if (i === 0) await until(() => first.length === 1, 'the first upload teaches the client the limit');
       }
-      await until(async () => (await entries('upload')).length === 2 && first.length === 2, 'two uploads answered, two queued');
+      await until(
+        async () => (await entries('upload')).length === 2 && first.length === 2,
+        'two uploads answered, two queued',
+      );
       const accepted = () => limited.requests().filter((r) => r.method === 'POST' && r.status === 201).length;
       assert.equal(accepted(), 2);
 
@@ -214,7 +323,15 @@ describe('nodes: messages kept across redeploys', function () {
   it('a stop warns of the messages it ends that are not kept (a Buffer waiting to be uploaded)', async () => {
     const limited = await startClientTestEngine({ windowMs: 60_000, limits: { uploadMedia: 1 } });
     try {
-      await loadFlow([TAB, remoteConfig(limited.url), { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['uploaded']] }, { id: 'uploaded', type: 'helper', z: 'tab' }], { svc: { apiKey: limited.apiKey } });
+      await loadFlow(
+        [
+          TAB,
+          remoteConfig(limited.url),
+          { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['uploaded']] },
+          { id: 'uploaded', type: 'helper', z: 'tab' },
+        ],
+        { svc: { apiKey: limited.apiKey } },
+      );
       const uploaded = collect(helper.getNode('uploaded'));
       helper.getNode('upload').receive({ payload: makeWav(0.2, 8000), filename: 'a.wav' });
       await until(() => uploaded.length === 1, 'the first upload');
@@ -223,8 +340,14 @@ describe('nodes: messages kept across redeploys', function () {
       const upload = helper.getNode('upload');
       // A deploy without the node stops it (unloading the helper would first remove its spies).
       await helper.setFlows(placed([TAB]), 'full');
-      const warnings = upload.warn.getCalls().filter((call) => call.thisValue === upload).map((call) => String(call.args[0]));
-      assert.ok(warnings.some((w) => /stopped with 1 message\(s\) in progress that are not kept/.test(w)), warnings.join('\n'));
+      const warnings = upload.warn
+        .getCalls()
+        .filter((call) => call.thisValue === upload)
+        .map((call) => String(call.args[0]));
+      assert.ok(
+        warnings.some((w) => /stopped with 1 message\(s\) in progress that are not kept/.test(w)),
+        warnings.join('\n'),
+      );
     } finally {
       await limited.close();
     }
@@ -243,9 +366,18 @@ describe('nodes: messages kept across redeploys', function () {
     const completed = collect(helper.getNode('completed'));
     await until(() => completed.length === 1, 'the readable wait completes');
     assert.equal(completed[0].topic, 'kept');
-    const warnings = helper.getNode('wait').warn.getCalls().map((call) => String(call.args[0]));
-    assert.ok(warnings.some((w) => w.includes('1-cut-off.json') && /JSON/.test(w)), warnings.join('\n'));
-    assert.ok(warnings.some((w) => w.includes('2-not-a-wait.json') && w.includes('not a kept message')), warnings.join('\n'));
+    const warnings = helper
+      .getNode('wait')
+      .warn.getCalls()
+      .map((call) => String(call.args[0]));
+    assert.ok(
+      warnings.some((w) => w.includes('1-cut-off.json') && /JSON/.test(w)),
+      warnings.join('\n'),
+    );
+    assert.ok(
+      warnings.some((w) => w.includes('2-not-a-wait.json') && w.includes('not a kept message')),
+      warnings.join('\n'),
+    );
   });
 
   it('a kept wait that fails when resumed (its node now has a bad setting) goes to Catch once and is not kept again', async () => {
@@ -273,10 +405,25 @@ describe('nodes: messages kept across redeploys', function () {
     const log = helper.log();
     log.resetHistory();
 
-    await helper.setFlows(placed([TAB, remoteConfig(engine.url), { id: 'completed', type: 'helper', z: 'tab' }]), 'full', credentials());
-    await until(async () => (await fsp.stat(waitsOf('wait')).then(() => true, () => false)) === false, 'the journal is removed');
+    await helper.setFlows(
+      placed([TAB, remoteConfig(engine.url), { id: 'completed', type: 'helper', z: 'tab' }]),
+      'full',
+      credentials(),
+    );
+    await until(
+      async () =>
+        (await fsp.stat(waitsOf('wait')).then(
+          () => true,
+          () => false,
+        )) === false,
+      'the journal is removed',
+    );
     const lines = log.getCalls().map((call) => JSON.stringify(call.args[0]));
-    for (const uid of uids) assert.ok(lines.some((l) => l.includes(uid) && l.includes('deleted from the flows')), `no log line names ${uid}:\n${lines.join('\n')}`);
+    for (const uid of uids)
+      assert.ok(
+        lines.some((l) => l.includes(uid) && l.includes('deleted from the flows')),
+        `no log line names ${uid}:\n${lines.join('\n')}`,
+      );
   });
 
   it('with "keep waiting across restarts" off, nothing is kept and a redeploy ends the wait', async () => {

@@ -6,10 +6,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
 import { makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, nextInput, placed, remoteConfig, sleep, statusTexts, stopHelper, TAB, unloadFlow } from './flow-helper';
+import {
+  catchAll,
+  collect,
+  helper,
+  initHelper,
+  loadFlow,
+  nextInput,
+  placed,
+  remoteConfig,
+  sleep,
+  statusTexts,
+  stopHelper,
+  TAB,
+  unloadFlow,
+} from './flow-helper';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { hooks } = require('@node-red/util') as { hooks: { add(id: string, fn: (event: { msg: { topic?: unknown }; node: { id: string } }) => void): void; remove(id: string): void } };
+const { hooks } = require('@node-red/util') as {
+  hooks: {
+    add(id: string, fn: (event: { msg: { topic?: unknown }; node: { id: string } }) => void): void;
+    remove(id: string): void;
+  };
+};
 
 /**
  * Resolves when a node calls done() for a message with this topic, as Node-RED's onComplete hook sees
@@ -46,7 +65,15 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
     return [
       TAB,
       remoteConfig(engine.url),
-      { id: 'wait', type: 'media-enhance-wait', z: 'tab', name: waitName, service: 'svc', keepAcrossRestarts, wires: [['completed']] },
+      {
+        id: 'wait',
+        type: 'media-enhance-wait',
+        z: 'tab',
+        name: waitName,
+        service: 'svc',
+        keepAcrossRestarts,
+        wires: [['completed']],
+      },
       { id: 'completed', type: 'helper', z: 'tab' },
       ...catchAll(),
     ];
@@ -103,7 +130,17 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
           TAB,
           remoteConfig(slow.url),
           // Not kept across restarts (kept-messages.test.ts covers the download that continues instead).
-          { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'PRE', output: 'file', folder, keepAcrossRestarts: false, wires: [['saved']] },
+          {
+            id: 'download',
+            type: 'media-enhance-download',
+            z: 'tab',
+            service: 'svc',
+            step: 'PRE',
+            output: 'file',
+            folder,
+            keepAcrossRestarts: false,
+            wires: [['saved']],
+          },
           { id: 'saved', type: 'helper', z: 'tab' },
         ],
         { svc: { apiKey: slow.apiKey } },
@@ -121,7 +158,7 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
     }
   });
 
-  it('stopping the flows ends a wait within Node-RED\'s close limit', async () => {
+  it("stopping the flows ends a wait within Node-RED's close limit", async () => {
     await loadFlow(flow('stopping'), { svc: { apiKey: engine.apiKey } });
     const uid = await uploadOne();
     helper.getNode('wait').receive({ media_uid: uid });
@@ -143,7 +180,10 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
     assert.equal(error.index, 'bad');
     const deadline = Date.now() + 30_000;
     while (completed.length < 20 && Date.now() < deadline) await sleep(100);
-    assert.deepEqual(completed.map((m) => m.index).sort((a, b) => Number(a) - Number(b)), uids.map((_, i) => i));
+    assert.deepEqual(
+      completed.map((m) => m.index).sort((a, b) => Number(a) - Number(b)),
+      uids.map((_, i) => i),
+    );
     for (const msg of completed) assert.equal(msg.media_uid, uids[msg.index as number]);
   });
 });

@@ -5,7 +5,19 @@ import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { speechLike, writeWavFile } from '../fixtures/audio';
-import { catchAll, collect, helper, initHelper, loadFlow, localConfig, nextInput, sleep, stopHelper, TAB, type FlowNode } from './flow-helper';
+import {
+  catchAll,
+  collect,
+  helper,
+  initHelper,
+  loadFlow,
+  localConfig,
+  nextInput,
+  sleep,
+  stopHelper,
+  TAB,
+  type FlowNode,
+} from './flow-helper';
 
 /** The last status a node showed. */
 function lastStatus(node: FlowNode): { fill?: string; text?: string } {
@@ -30,10 +42,49 @@ describe('nodes: a loudness target out of reach ends on a yellow status', functi
     await loadFlow([
       TAB,
       localConfig(),
-      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', loudnessTarget: '-10', truePeak: '-3', enhancementLevel: '100', model: 'FINCH', transcode: '', wires: [['wait']] },
-      { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '60', wires: [['download', 'completed']] },
-      { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'ENHANCED', output: 'buffer', wires: [['downloaded']] },
-      { id: 'file', type: 'media-enhance-file', z: 'tab', service: 'svc', loudnessTarget: '-10', truePeak: '-3', enhancementLevel: '100', model: 'FINCH', transcode: '', output: 'buffer', folder: '', wires: [['filed']] },
+      {
+        id: 'upload',
+        type: 'media-enhance-upload',
+        z: 'tab',
+        service: 'svc',
+        loudnessTarget: '-10',
+        truePeak: '-3',
+        enhancementLevel: '100',
+        model: 'FINCH',
+        transcode: '',
+        wires: [['wait']],
+      },
+      {
+        id: 'wait',
+        type: 'media-enhance-wait',
+        z: 'tab',
+        service: 'svc',
+        timeout: '60',
+        wires: [['download', 'completed']],
+      },
+      {
+        id: 'download',
+        type: 'media-enhance-download',
+        z: 'tab',
+        service: 'svc',
+        step: 'ENHANCED',
+        output: 'buffer',
+        wires: [['downloaded']],
+      },
+      {
+        id: 'file',
+        type: 'media-enhance-file',
+        z: 'tab',
+        service: 'svc',
+        loudnessTarget: '-10',
+        truePeak: '-3',
+        enhancementLevel: '100',
+        model: 'FINCH',
+        transcode: '',
+        output: 'buffer',
+        folder: '',
+        wires: [['filed']],
+      },
       { id: 'completed', type: 'helper', z: 'tab' },
       { id: 'downloaded', type: 'helper', z: 'tab' },
       { id: 'filed', type: 'helper', z: 'tab' },
@@ -46,23 +97,33 @@ describe('nodes: a loudness target out of reach ends on a yellow status', functi
     helper.getNode('upload').receive({ payload: speech, filename: 'talk.wav' });
     helper.getNode('file').receive({ payload: speech, filename: 'talk.wav' });
 
-    const params = ((await completed).payload as { enhancement_params: Record<string, number | boolean> }).enhancement_params;
+    const params = ((await completed).payload as { enhancement_params: Record<string, number | boolean> })
+      .enhancement_params;
     await downloaded;
     await filed;
     assert.equal(params.target_reached, false);
-    assert.ok((params.limiter_reduction_db as number) <= 2.05, `settings.js bounds the limiting: ${params.limiter_reduction_db} dB`);
+    assert.ok(
+      (params.limiter_reduction_db as number) <= 2.05,
+      `settings.js bounds the limiting: ${params.limiter_reduction_db} dB`,
+    );
     await sleep(300); // a status line changes at most every 250 ms
     for (const id of ['wait', 'download', 'file']) {
       const status = lastStatus(helper.getNode(id));
       assert.equal(status.fill, 'yellow', `${id}: ${JSON.stringify(status)}`);
       assert.match(status.text ?? '', /^done: -\d+\.\d LUFS, target -10 not reachable$/, id);
     }
-    assert.equal(lastStatus(helper.getNode('wait')).text, `done: ${(params.output_loudness_lufs as number).toFixed(1)} LUFS, target -10 not reachable`);
+    assert.equal(
+      lastStatus(helper.getNode('wait')).text,
+      `done: ${(params.output_loudness_lufs as number).toFixed(1)} LUFS, target -10 not reachable`,
+    );
 
     // The same file to -30 LUFS is within reach.
     const again = nextInput(helper.getNode('filed'));
     helper.getNode('file').receive({ payload: speech, filename: 'talk.wav', enhancement: { loudness_target: -30 } });
-    assert.equal(((await again).media as { enhancement_params: { target_reached: boolean } }).enhancement_params.target_reached, true);
+    assert.equal(
+      ((await again).media as { enhancement_params: { target_reached: boolean } }).enhancement_params.target_reached,
+      true,
+    );
     await sleep(300);
     assert.deepEqual(lastStatus(helper.getNode('file')), { fill: 'green', shape: 'dot', text: 'done' });
     assert.equal(errors.length, 0, JSON.stringify(errors.map((e) => e.error)));

@@ -5,15 +5,53 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { measureWavFile } from '../../src/audio/measure';
 import { makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, statusTexts, initHelper, loadFlow, localConfig, nextInput, sleep, stopHelper, TAB } from './flow-helper';
+import {
+  catchAll,
+  collect,
+  helper,
+  statusTexts,
+  initHelper,
+  loadFlow,
+  localConfig,
+  nextInput,
+  sleep,
+  stopHelper,
+  TAB,
+} from './flow-helper';
 
 function pipeline(download: Record<string, unknown>): object[] {
   return [
     TAB,
     localConfig(),
-    { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', loudnessTarget: '-16', truePeak: '-1', enhancementLevel: '100', model: 'LARK_V2', transcode: '', wires: [['wait', 'uploaded']] },
-    { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '60', wires: [['download', 'completed']] },
-    { id: 'download', type: 'media-enhance-download', z: 'tab', service: 'svc', step: 'ENHANCED', ...download, wires: [['downloaded']] },
+    {
+      id: 'upload',
+      type: 'media-enhance-upload',
+      z: 'tab',
+      service: 'svc',
+      loudnessTarget: '-16',
+      truePeak: '-1',
+      enhancementLevel: '100',
+      model: 'LARK_V2',
+      transcode: '',
+      wires: [['wait', 'uploaded']],
+    },
+    {
+      id: 'wait',
+      type: 'media-enhance-wait',
+      z: 'tab',
+      service: 'svc',
+      timeout: '60',
+      wires: [['download', 'completed']],
+    },
+    {
+      id: 'download',
+      type: 'media-enhance-download',
+      z: 'tab',
+      service: 'svc',
+      step: 'ENHANCED',
+      ...download,
+      wires: [['downloaded']],
+    },
     { id: 'uploaded', type: 'helper', z: 'tab' },
     { id: 'completed', type: 'helper', z: 'tab' },
     { id: 'downloaded', type: 'helper', z: 'tab' },
@@ -52,10 +90,21 @@ describe('nodes: upload -> wait -> download on the built-in engine', function ()
     const out = await downloaded;
     assert.equal(out.topic, 'kept');
     assert.equal(out.contentType, 'audio/wav');
-    assert.equal((out.filename as string).startsWith(join(userDir, 'outbox')), true, `written under the working folder: ${String(out.filename)}`);
+    assert.equal(
+      (out.filename as string).startsWith(join(userDir, 'outbox')),
+      true,
+      `written under the working folder: ${String(out.filename)}`,
+    );
     const measured = await measureWavFile(out.filename as string);
-    assert.ok(Math.abs(measured.integratedLufs - -16) <= 0.5, `normalized to the node's -16 LUFS: ${measured.integratedLufs}`);
-    assert.deepEqual(await fsp.readdir(join(userDir, 'outbox')), [(out.filename as string).split('/').pop()], 'no temporary file left beside it');
+    assert.ok(
+      Math.abs(measured.integratedLufs - -16) <= 0.5,
+      `normalized to the node's -16 LUFS: ${measured.integratedLufs}`,
+    );
+    assert.deepEqual(
+      await fsp.readdir(join(userDir, 'outbox')),
+      [(out.filename as string).split('/').pop()],
+      'no temporary file left beside it',
+    );
     assert.equal(errors.length, 0);
   });
 

@@ -3,7 +3,19 @@
 import assert from 'node:assert/strict';
 import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
 import { makeWav } from '../fixtures/media';
-import { catchAll, collect, helper, initHelper, loadFlow, placed, remoteConfig, sleep, statusTexts, stopHelper, TAB } from './flow-helper';
+import {
+  catchAll,
+  collect,
+  helper,
+  initHelper,
+  loadFlow,
+  placed,
+  remoteConfig,
+  sleep,
+  statusTexts,
+  stopHelper,
+  TAB,
+} from './flow-helper';
 
 const LIMIT = 3;
 const WINDOW_MS = 1_500;
@@ -36,7 +48,8 @@ describe('nodes: one config node, one client', function () {
     );
     const accepted = collect(helper.getNode('accepted'));
     const caught = collect(helper.getNode('caught'));
-    for (let i = 0; i < 15; i++) helper.getNode(i % 2 ? 'upload-b' : 'upload-a').receive({ payload: makeWav(0.1, 8000), index: i });
+    for (let i = 0; i < 15; i++)
+      helper.getNode(i % 2 ? 'upload-b' : 'upload-a').receive({ payload: makeWav(0.1, 8000), index: i });
     const deadline = Date.now() + 40_000;
     while (accepted.length + caught.length < 15 && Date.now() < deadline) await sleep(100);
 
@@ -49,8 +62,14 @@ describe('nodes: one config node, one client', function () {
       assert.ok(inWindow <= LIMIT, `${inWindow} uploads within ${WINDOW_MS} ms of ${first.at}`);
     }
     const texts = [...statusTexts(helper.getNode('upload-a')), ...statusTexts(helper.getNode('upload-b'))];
-    assert.ok(texts.some((t) => /^queued \d+(st|nd|rd|th)/.test(String(t))), `a waiting upload says where it is in line: ${JSON.stringify(texts)}`);
-    assert.ok(texts.some((t) => /^queued \d+(st|nd|rd|th), about \d+ s$/.test(String(t))), `and roughly how long it waits: ${JSON.stringify(texts)}`);
+    assert.ok(
+      texts.some((t) => /^queued \d+(st|nd|rd|th)/.test(String(t))),
+      `a waiting upload says where it is in line: ${JSON.stringify(texts)}`,
+    );
+    assert.ok(
+      texts.some((t) => /^queued \d+(st|nd|rd|th), about \d+ s$/.test(String(t))),
+      `and roughly how long it waits: ${JSON.stringify(texts)}`,
+    );
   });
 
   it('the API key is in no exported flow, message, status or log line, even when the service refuses it', async () => {
@@ -67,7 +86,10 @@ describe('nodes: one config node, one client', function () {
     for (const apiKey of [engine.apiKey, 'wrong-key-7f3a9c']) {
       // Deployed as the editor deploys: the key inside the config node, for the runtime to take out.
       await loadFlow(flow);
-      await helper.setFlows(placed(flow.map((n) => ((n as { id: string }).id === 'svc' ? { ...n, credentials: { apiKey } } : n))), 'full');
+      await helper.setFlows(
+        placed(flow.map((n) => ((n as { id: string }).id === 'svc' ? { ...n, credentials: { apiKey } } : n))),
+        'full',
+      );
       const seen = collect(helper.getNode('seen'));
       const caught = collect(helper.getNode('caught'));
       helper.getNode('upload').receive({ payload: makeWav(0.1, 8000) });
@@ -79,13 +101,19 @@ describe('nodes: one config node, one client', function () {
         JSON.stringify(helper._redNodes.getFlows().flows),
         ...[...seen, ...caught].map((msg) => JSON.stringify(msg, (_k, v) => (v?.type === 'Buffer' ? undefined : v))),
         ...['upload', 'wait', 'download'].flatMap((id) => statusTexts(helper.getNode(id)).map(String)),
-        ...helper.log().getCalls().map((call) => JSON.stringify(call.args)),
+        ...helper
+          .log()
+          .getCalls()
+          .map((call) => JSON.stringify(call.args)),
       );
       await helper.unload();
       for (const text of texts) {
         assert.ok(!text.includes(apiKey), `the key leaked into: ${text.slice(0, 200)}`);
       }
     }
-    assert.ok(texts.some((t) => t.includes('API key refused') || t.includes('AUTH')), 'the refusal itself is reported');
+    assert.ok(
+      texts.some((t) => t.includes('API key refused') || t.includes('AUTH')),
+      'the refusal itself is reported',
+    );
   });
 });
