@@ -1,4 +1,4 @@
-// Shapes of what the service returns. Unknown fields are kept, never rejected (decisions.md).
+// Shapes of what the service returns (docs/interface.md#responses). Unknown fields are kept, never rejected.
 
 /** v2 media metadata: at least `uid` and `enhancement_status`. */
 export interface MediaMetadata {

@@ -1,4 +1,5 @@
-// The five operations of the service interface, their paths and their rate limits (service-interface.md, "Limits").
+// The five operations of the service interface, their paths and their rate limits
+// (docs/interface.md#operations, docs/interface.md#rate-limits).
 
 export type EndpointId = 'enhanceAudio' | 'enhanceVideo' | 'uploadMedia' | 'getMetadata' | 'downloadFile';
 
@@ -29,6 +30,7 @@ export const PATHS = {
   file: (uid: string) => `/v2/medias/${encodeURIComponent(uid)}/file`,
 } as const;
 
+/** Sent on every answer of a rate-limited operation (docs/interface.md#headers). */
 export const RATE_LIMIT_HEADERS = {
   limit: 'x-ratelimit-limit',
   remaining: 'x-ratelimit-remaining',
@@ -36,6 +38,6 @@ export const RATE_LIMIT_HEADERS = {
   window: 'x-ratelimit-window',
 } as const;
 
-/** States the engine uses (decisions.md). COMPLETED and FAILED are terminal. */
+/** States the engine uses (docs/interface.md#media-states). COMPLETED and FAILED are terminal. */
 export const MEDIA_STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
 export type MediaState = (typeof MEDIA_STATES)[number];

@@ -1,5 +1,5 @@
 import { jsonStart } from './excerpt';
-// The field rules of the service interface (service-interface.md, decisions.md), written once.
+// The field rules of the service interface (docs/interface.md#fields-and-bounds), written once.
 // The client checks a request with them before sending it; the local engine answers 422 with them.
 // Both therefore speak the same FastAPI-style issue: {loc, msg, type} plus the offending input.
 
@@ -47,7 +47,7 @@ export interface EnhancementSettings {
   transcode?: TranscodeKind;
 }
 
-/** What the service applies when a v2/video member is missing (decisions.md). */
+/** What the service applies when a v2/video member is missing (docs/interface.md#fields-and-bounds). */
 export const SETTINGS_DEFAULTS = {
   loudness_target: -16,
   true_peak: -1,

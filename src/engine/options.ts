@@ -24,6 +24,7 @@ export interface AccessLogEntry {
  * What the HTTP server accepts at once and how long it waits (server.ts applies them). Uploads can be
  * several GiB from a slow line, so nothing bounds a request's total time by default: a transfer that
  * stalls (`idleTimeoutMs`) or headers that never end (`headersTimeoutMs`) are what get cut.
+ * What a client meets when one is reached: docs/interface.md#server-limits.
  */
 export interface ServerLimits {
   /** Largest request head (request line and headers). Default 16 KiB; over it: 431. */
