@@ -9,7 +9,7 @@ import type { Step } from '../contract/fields';
 import type { RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { MediaEnhanceError } from './errors';
-import { decideRetry, type DownloadFailed } from './retry-decision';
+import { decideRetry, type DownloadFailure } from './retry-decision';
 import { BODY_HIGH_WATER_MARK, headerText, type Response, type Transport, type WaitEvent } from './transport';
 import type { ProgressCallback } from './types';
 
@@ -98,7 +98,7 @@ export async function downloadToFile(
     : 0;
   let lastError: unknown;
   /** Throws (`error`, or "broke off" once the retries are spent) or waits, as `decideRetry` says. */
-  const retryOrThrow = async (attempt: number, failure: DownloadFailed['failure'], error: unknown) => {
+  const retryOrThrow = async (attempt: number, failure: DownloadFailure, error: unknown) => {
     const decision = decideRetry({ loop: 'download', failure, attempt, policy: ctx.retry, random: ctx.random });
     if (!decision.retry) {
       if (decision.reason !== 'retries-spent') throw error;

@@ -21,25 +21,31 @@ const FINAL_POLL_ERROR_CODES = new Set(['NOT_FOUND', 'AUTH', 'VALIDATION']);
 /** A failed poll waits this many poll intervals at most (one after the first failure, two after the second...). */
 const MAX_POLL_BACKOFF_INTERVALS = 4;
 
+/** What went wrong with one attempt of a request. */
+export type RequestFailure =
+  /** No answer: connecting or sending failed; `code` as Node.js and undici name it (may be empty). */
+  | {
+      kind: 'connection';
+      code: string;
+      /** How long the service has refused connections in a row, up to this refusal (0 at the first). */
+      refusedForMs: number;
+    }
+  /** The service answered with a status other than 2xx. */
+  | {
+      kind: 'status';
+      status: number;
+      /** The service's `Retry-After`, in ms. */
+      retryAfterMs?: number;
+      /** When the rate-limit window (as the service's headers describe it) has a place again, in ms from now. */
+      windowFreesInMs: number;
+    }
+  /** The service answered 2xx, then the connection broke while its answer was read. */
+  | { kind: 'answer-lost' };
+
 /** One attempt of a request (transport.ts) failed. */
 export interface RequestFailed {
   loop: 'request';
-  failure:
-    | /** No answer: connecting or sending failed; `code` as Node.js and undici name it (may be empty). */
-      {
-        kind: 'connection';
-        code: string;
-        refusedForMs: number;
-      } /** The service answered with a status other than 2xx. */
-    | {
-        kind: 'status';
-        status: number;
-        /** The service's `Retry-After`, in ms. */
-        retryAfterMs?: number;
-        /** When the rate-limit window (as the service's headers describe it) has a place again, in ms from now. */
-        windowFreesInMs: number;
-      } /** The service answered 2xx, then the connection broke while its answer was read. */
-    | { kind: 'answer-lost' };
+  failure: RequestFailure;
   /** A GET: the service may see it twice without harm. */
   idempotent: boolean;
   /** False when the body comes from a one-shot stream that cannot be sent again. */
@@ -52,14 +58,17 @@ export interface RequestFailed {
   random: () => number;
 }
 
-/** A download to a file (download.ts) got no complete body from one request. */
+/** Why one request of a download to a file gave no complete file. */
+export type DownloadFailure =
+  | 'cut' // the connection broke while the body streamed
+  | 'short' // the body ended before the length the service announced
+  | 'disk' // writing the file failed
+  | 'part-outdated'; // the kept part is longer than the file (416): the service's copy changed
+
+/** A download to a file (download.ts) got no complete file from one request. */
 export interface DownloadFailed {
   loop: 'download';
-  failure:
-    | 'cut' // the connection broke while the body streamed
-    | 'short' // the body ended before the length the service announced
-    | 'disk' // writing the file failed
-    | 'part-outdated'; // the kept part is longer than the file (416): the service's copy changed
+  failure: DownloadFailure;
   /** Which attempt failed: 0 for the first. */
   attempt: number;
   policy: RetryPolicy;

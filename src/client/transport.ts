@@ -5,7 +5,7 @@ import { parseRetryAfter, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { MediaEnhanceError, errorFromResponse, redactError } from './errors';
 import type { RollingWindowLimiter, Slot } from './rate-limiter';
-import { NOT_SENT_CODES, REFUSED_CODE, decideRetry, type RequestFailed } from './retry-decision';
+import { NOT_SENT_CODES, REFUSED_CODE, decideRetry, type RequestFailure } from './retry-decision';
 
 /** What a caller is told while its request waits: for a place in the window, or before a retry. */
 export interface WaitEvent {
@@ -130,7 +130,7 @@ export class Transport {
     /** When the service first refused the connection, in the current run of refusals. */
     let unreachableSince: number | undefined;
     /** Throws `error` or waits before the next attempt, as `decideRetry` says; `cause` is what the caller is told. */
-    const retryOrThrow = async (attempt: number, failure: RequestFailed['failure'], error: unknown, cause: string) => {
+    const retryOrThrow = async (attempt: number, failure: RequestFailure, error: unknown, cause: string) => {
       const decision = decideRetry({
         loop: 'request',
         failure,

@@ -4,8 +4,10 @@ import type { PollIntervals } from '../../src/client/poll-intervals';
 import {
   decideRetry,
   type DownloadFailed,
+  type DownloadFailure,
   type GiveUpReason,
   type RequestFailed,
+  type RequestFailure,
   type RetryDecision,
   type RetryQuestion,
   type RetryReason,
@@ -16,7 +18,7 @@ const policy: RetryPolicy = { maxRetries: 3, unreachableForMs: 10_000, baseDelay
 const intervals: PollIntervals = { initialMs: [3_000, 5_000], longMs: [5_000, 10_000], longAfterMs: 60_000 };
 const half = () => 0.5;
 
-function get(failure: RequestFailed['failure'], history: Partial<RequestFailed> = {}): RequestFailed {
+function get(failure: RequestFailure, history: Partial<RequestFailed> = {}): RequestFailed {
   return {
     loop: 'request',
     failure,
@@ -30,22 +32,19 @@ function get(failure: RequestFailed['failure'], history: Partial<RequestFailed> 
   };
 }
 
-function post(failure: RequestFailed['failure'], history: Partial<RequestFailed> = {}): RequestFailed {
+function post(failure: RequestFailure, history: Partial<RequestFailed> = {}): RequestFailed {
   return get(failure, { idempotent: false, ...history });
 }
 
-function status(
-  code: number,
-  said: { retryAfterMs?: number; windowFreesInMs?: number } = {},
-): RequestFailed['failure'] {
+function status(code: number, said: { retryAfterMs?: number; windowFreesInMs?: number } = {}): RequestFailure {
   return { kind: 'status', status: code, retryAfterMs: said.retryAfterMs, windowFreesInMs: said.windowFreesInMs ?? 0 };
 }
 
-function refused(refusedForMs: number): RequestFailed['failure'] {
+function refused(refusedForMs: number): RequestFailure {
   return { kind: 'connection', code: 'ECONNREFUSED', refusedForMs };
 }
 
-function download(failure: DownloadFailed['failure'], attempt: number): DownloadFailed {
+function download(failure: DownloadFailure, attempt: number): DownloadFailed {
   return { loop: 'download', failure, attempt, policy, random: half };
 }
 
