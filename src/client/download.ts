@@ -6,9 +6,10 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PATHS } from '../contract/endpoints';
 import type { Step } from '../contract/fields';
-import { fullJitterDelay, type RetryPolicy } from './backoff';
+import type { RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { MediaEnhanceError } from './errors';
+import { decideRetry, type DownloadFailure } from './retry-decision';
 import { BODY_HIGH_WATER_MARK, headerText, type Response, type Transport, type WaitEvent } from './transport';
 import type { ProgressCallback } from './types';
 
@@ -96,8 +97,31 @@ export async function downloadToFile(
       )
     : 0;
   let lastError: unknown;
+  /** Throws (`error`, or "broke off" once the retries are spent) or waits, as `decideRetry` says. */
+  const retryOrThrow = async (attempt: number, failure: DownloadFailure, error: unknown) => {
+    const decision = decideRetry({ loop: 'download', failure, attempt, policy: ctx.retry, random: ctx.random });
+    if (!decision.retry) {
+      if (decision.reason !== 'retries-spent') throw error;
+      throw new MediaEnhanceError(
+        'NETWORK',
+        `the download broke off ${ctx.retry.maxRetries + 1} times, the last: ${(lastError as Error)?.message} (GET ${PATHS.file(uid)})`,
+        {
+          mediaUid: uid,
+          retryable: true,
+          cause: lastError,
+        },
+      );
+    }
+    if (decision.afterMs === 0) return; // a short body or an outdated part is asked for again at once
+    await sleep(ctx.clock, decision.afterMs, options.signal).catch((cause: unknown) => {
+      throw options.signal?.aborted ? aborted(uid, cause) : cause;
+    });
+  };
   try {
-    for (let attempt = 0; attempt <= ctx.retry.maxRetries; attempt++) {
+    // A loop around a loop: each request below goes through the transport's retry loop (transport.ts), which
+    // retries until the service answers 2xx; this one resumes a body cut off after that. Each spends its own
+    // `maxRetries`: (maxRetries + 1)² requests at most, more while the service refuses connections.
+    for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
         res = await ctx.transport.send(
@@ -105,11 +129,10 @@ export async function downloadToFile(
         );
       } catch (err) {
         // A kept part longer than the file (the service's copy changed): start over.
-        if (err instanceof MediaEnhanceError && err.status === 416 && written > 0) {
-          written = 0;
-          continue;
-        }
-        throw err;
+        if (!(err instanceof MediaEnhanceError && err.status === 416 && written > 0)) throw err;
+        await retryOrThrow(attempt, 'part-outdated', err);
+        written = 0;
+        continue;
       }
       if (res.statusCode !== 206) written = 0; // the service sent the whole file again
       const total = res.statusCode === 206 ? rangeTotal(res) : contentLength(res);
@@ -127,37 +150,25 @@ export async function downloadToFile(
         // Wait for the file to be closed: a removal while it is still opening would leave it behind.
         if (!file.closed) await once(file, 'close').catch(() => undefined);
         if (options.signal?.aborted) throw aborted(uid, err);
-        if (connectionError === undefined) throw err; // the disk failed, not the connection: resuming cannot help
-        lastError = connectionError;
+        // Without a connection error, the disk failed.
+        if (connectionError !== undefined) lastError = connectionError;
+        await retryOrThrow(attempt, connectionError === undefined ? 'disk' : 'cut', err);
         // Resume from what reached the disk: bytes counted but still buffered in the write stream were lost with it.
         written = await fsp.stat(part.path).then(
           (s) => s.size,
           () => 0,
         );
-        await sleep(ctx.clock, fullJitterDelay(ctx.retry, attempt, ctx.random), options.signal).catch(
-          (cause: unknown) => {
-            throw options.signal?.aborted ? aborted(uid, cause) : cause;
-          },
-        );
         continue;
       }
       if (total !== undefined && written !== total) {
         lastError = new Error(`received ${written} of ${total} bytes`);
+        await retryOrThrow(attempt, 'short', lastError);
         continue;
       }
       const finalPath = intoFolder ? join(target, info.fileName) : target;
       await fsp.rename(part.path, finalPath);
       return { path: finalPath, contentType: info.contentType, fileName: info.fileName, size: written };
     }
-    throw new MediaEnhanceError(
-      'NETWORK',
-      `the download broke off ${ctx.retry.maxRetries + 1} times, the last: ${(lastError as Error)?.message} (GET ${PATHS.file(uid)})`,
-      {
-        mediaUid: uid,
-        retryable: true,
-        cause: lastError,
-      },
-    );
   } catch (err) {
     // Stopped (a redeploy, a restart): a later call continues from the part. Any other end removes it.
     if (!(part.resumable && options.signal?.aborted)) await fsp.rm(part.path, { force: true });

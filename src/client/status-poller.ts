@@ -4,6 +4,7 @@ import { MediaEnhanceError } from './errors';
 import type { MediaMetadata } from './types';
 import { nextPollDelay, type PollIntervals } from './poll-intervals';
 import type { RollingWindowLimiter, Slot } from './rate-limiter';
+import { decideRetry } from './retry-decision';
 
 export interface WaitOptions {
   signal?: AbortSignal;
@@ -33,8 +34,6 @@ interface Watch {
 }
 
 const FAILURE_STATES = new Set(['FAILED', 'ERROR', 'CANCELLED', 'CANCELED', 'REJECTED']);
-/** Errors after which asking again cannot help. */
-const FINAL_ERROR_CODES = new Set(['NOT_FOUND', 'AUTH', 'VALIDATION']);
 const REMEMBERED_TERMINAL_STATES = 1000;
 
 export function isCompleted(status: unknown): boolean {
@@ -215,15 +214,21 @@ export class StatusPoller {
       (err: unknown) => {
         watch.polling = false;
         if (this.stop.signal.aborted) return;
-        if (err instanceof MediaEnhanceError && FINAL_ERROR_CODES.has(err.code)) {
-          this.endWatch(watch, (waiter) => waiter.reject(err));
-        } else {
-          // A passing fault (network, 5xx, 429): ask again later, further apart each time.
+        // A loop around polls: each poll is sent once (`maxRetries: 0` in client.ts), and retried here.
+        const now = this.deps.clock.now();
+        const decision = decideRetry({
+          loop: 'poll',
+          code: err instanceof MediaEnhanceError ? err.code : undefined,
+          failures: watch.failures + 1,
+          waitedMs: now - watch.startedAt,
+          intervals: this.deps.intervals,
+          random: this.deps.random,
+        });
+        if (decision.retry) {
           watch.failures++;
-          const now = this.deps.clock.now();
-          watch.dueAt =
-            now +
-            nextPollDelay(this.deps.intervals, now - watch.startedAt, this.deps.random) * Math.min(4, watch.failures);
+          watch.dueAt = now + decision.afterMs;
+        } else {
+          this.endWatch(watch, (waiter) => waiter.reject(err));
         }
         this.run();
       },

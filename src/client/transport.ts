@@ -1,16 +1,11 @@
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { EndpointId } from '../contract/endpoints';
-import { fullJitterDelay, parseRetryAfter, type RetryPolicy } from './backoff';
+import { parseRetryAfter, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
-import {
-  MediaEnhanceError,
-  REFUSED_FOR_NOW_STATUSES,
-  RETRYABLE_STATUSES,
-  errorFromResponse,
-  redactError,
-} from './errors';
+import { MediaEnhanceError, errorFromResponse, redactError } from './errors';
 import type { RollingWindowLimiter, Slot } from './rate-limiter';
+import { NOT_SENT_CODES, REFUSED_CODE, decideRetry, type RequestFailure } from './retry-decision';
 
 /** What a caller is told while its request waits: for a place in the window, or before a retry. */
 export interface WaitEvent {
@@ -60,8 +55,6 @@ const MAX_REDIRECTS = 5;
 export const BODY_HIGH_WATER_MARK = 1024 * 1024;
 const ERROR_BODY_LIMIT = 64 * 1024;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Failures where the service cannot have seen the request: safe to send again, even a POST. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export interface TransportConfig {
   origin: string;
@@ -122,22 +115,43 @@ export class Transport {
   }
 
   /**
-   * The retry loop: each turn takes a place in the window, sends, and either returns, throws, or waits and
-   * goes round again. Failures count against `maxRetries`, except refused connections, which are tried
-   * for `unreachableForMs` (the service is restarting; such a request never reached it).
+   * The retry loop: each turn takes a place in the window and sends; a failure goes to `decideRetry`, and the
+   * loop throws or waits and goes round again. Loops around this one: a download to a file resumes a body
+   * cut off mid-way (download.ts); the status poller sends with `maxRetries: 0` and retries itself.
    */
   private async sendWithRetries<T>(spec: RequestSpec, read: (res: Response) => Promise<T>): Promise<T> {
-    const { clock, retry } = this.config;
+    const { clock, retry, random } = this.config;
     const limiter = this.config.limiterFor(spec.endpoint);
-    const maxRetries = spec.maxRetries ?? retry.maxRetries;
+    const policy = spec.maxRetries === undefined ? retry : { ...retry, maxRetries: spec.maxRetries };
     const idempotent = spec.method === 'GET';
-    /** Retries made for failures other than refused connections. */
+    const replayable = spec.replayable !== false;
+    /** Retries made that spent one of `maxRetries`. */
     let retries = 0;
     /** When the service first refused the connection, in the current run of refusals. */
     let unreachableSince: number | undefined;
-    const pause = async (attempt: number, waitMs: number, reason: WaitEvent['reason'], cause: string) => {
-      spec.onWait?.({ endpoint: spec.endpoint, reason, waitMs, attempt: attempt + 1, cause });
-      await sleep(clock, waitMs, spec.signal);
+    /** Throws `error` or waits before the next attempt, as `decideRetry` says; `cause` is what the caller is told. */
+    const retryOrThrow = async (attempt: number, failure: RequestFailure, error: unknown, cause: string) => {
+      const decision = decideRetry({
+        loop: 'request',
+        failure,
+        idempotent,
+        replayable,
+        attempt,
+        retries,
+        policy,
+        random,
+      });
+      if (!decision.retry) {
+        if (failure.kind === 'status' && decision.reason === 'not-replayable') {
+          (error as Error).message +=
+            '; not retried: the file was given as a one-shot stream, pass a path or a Buffer so it can be sent again';
+        }
+        throw error;
+      }
+      if (decision.spendsRetry) retries++;
+      const reason = decision.reason === 'rate-limited' ? 'rate-limited' : 'retry';
+      spec.onWait?.({ endpoint: spec.endpoint, reason, waitMs: decision.afterMs, attempt: attempt + 1, cause });
+      await sleep(clock, decision.afterMs, spec.signal);
     };
     for (let attempt = 0; ; attempt++) {
       const slot =
@@ -158,22 +172,13 @@ export class Transport {
       try {
         res = await this.dispatch(spec, slot);
       } catch (err) {
-        const refused = errorCode(err) === 'ECONNREFUSED';
-        const notSent = NOT_SENT_CODES.has(errorCode(err));
-        if (notSent) slot.refund();
+        const code = errorCode(err);
+        if (NOT_SENT_CODES.has(code)) slot.refund();
         else slot.settle(); // the service may have seen it: count it
-        if (spec.signal?.aborted || !((idempotent || notSent) && spec.replayable !== false)) throw err;
-        unreachableSince = refused ? (unreachableSince ?? clock.now()) : undefined;
-        const budgetLeft = refused
-          ? maxRetries > 0 && clock.now() - unreachableSince! < retry.unreachableForMs
-          : retries < maxRetries;
-        if (!budgetLeft) throw err;
-        const waitMs = fullJitterDelay(
-          retry,
-          refused ? Math.min(attempt, retry.maxRetries) : retries++,
-          this.config.random,
-        );
-        await pause(attempt, waitMs, 'retry', errorCode(err) || (err as Error).message);
+        if (spec.signal?.aborted) throw err;
+        unreachableSince = code === REFUSED_CODE ? (unreachableSince ?? clock.now()) : undefined;
+        const refusedForMs = unreachableSince === undefined ? 0 : clock.now() - unreachableSince;
+        await retryOrThrow(attempt, { kind: 'connection', code, refusedForMs }, err, code || (err as Error).message);
         continue;
       }
       unreachableSince = undefined;
@@ -181,33 +186,20 @@ export class Transport {
         try {
           return await read(res);
         } catch (err) {
+          // The reader's own verdict on the answer (not JSON) is final; so is an abort.
           if (err instanceof MediaEnhanceError || spec.signal?.aborted) throw err;
           // The service answered, then the connection broke while its answer was read.
-          if (!idempotent || spec.replayable === false || retries >= maxRetries) throw this.answerLost(err, spec);
-          await pause(
-            attempt,
-            fullJitterDelay(retry, retries++, this.config.random),
-            'retry',
-            errorCode(err) || (err as Error).message,
-          );
+          const cause = errorCode(err) || (err as Error).message;
+          await retryOrThrow(attempt, { kind: 'answer-lost' }, this.answerLost(err, spec), cause);
           continue;
         }
       }
-
       const retryAfterMs = parseRetryAfter(res.headers['retry-after'], clock.now());
       const text = await readBounded(res.body, ERROR_BODY_LIMIT);
       const error = errorFromResponse(describe(spec), res.statusCode, text, spec.mediaUid);
-      const retryable = (idempotent ? RETRYABLE_STATUSES : REFUSED_FOR_NOW_STATUSES).has(res.statusCode);
-      if (!retryable || retries >= maxRetries) throw error;
-      if (spec.replayable === false) {
-        error.message +=
-          '; not retried: the file was given as a one-shot stream, pass a path or a Buffer so it can be sent again';
-        throw error;
-      }
-      // Never earlier than the window allows: wait for a place to free, then add the jitter on top.
-      const notBefore = Math.max(retryAfterMs ?? 0, res.statusCode === 429 ? limiter.nextFreeAt() - clock.now() : 0);
-      const waitMs = notBefore + fullJitterDelay(retry, retries++, this.config.random);
-      await pause(attempt, waitMs, res.statusCode === 429 ? 'rate-limited' : 'retry', `HTTP ${res.statusCode}`);
+      const windowFreesInMs = limiter.nextFreeAt() - clock.now();
+      const failure = { kind: 'status', status: res.statusCode, retryAfterMs, windowFreesInMs } as const;
+      await retryOrThrow(attempt, failure, error, `HTTP ${res.statusCode}`);
     }
   }
 
