@@ -3,7 +3,7 @@
 // engine and stops it on close; a redeploy of the nodes that use it leaves both running.
 import { MediaEnhanceClient } from '../client/client';
 import { MediaEnhanceError } from '../client/errors';
-import { readConfigSettings, type ConfigSettings } from './config-options';
+import { readServiceConfig, type ServiceConfig } from './config-options';
 import { startLocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
 import { publishExampleMedia } from './example-media';
@@ -12,7 +12,7 @@ import { sweepJournalsAfterEachDeploy } from './journal-sweep';
 export const CONFIG_TYPE = 'media-enhance-config';
 
 export interface MediaEnhanceConfigNode extends RedNode {
-  /** The shared client; rejects with the reason when the service cannot be used (bad settings, no key, engine failed). */
+  /** The shared client; rejects with the reason when the service cannot be used (bad setting, no key, engine failed). */
   getClient(): Promise<MediaEnhanceClient>;
   /** Default timeout of wait nodes, from the config; undefined waits as long as the media is in progress. */
   waitTimeoutMs?: number;
@@ -23,9 +23,9 @@ interface OpenService {
   close(): Promise<void>;
 }
 
-async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings): Promise<OpenService> {
-  const common = { limits: settings.limits, requestTimeoutMs: settings.requestTimeoutMs };
-  if (settings.service === 'remote') {
+async function openService(RED: RedApi, node: RedNode, config: ServiceConfig): Promise<OpenService> {
+  const common = { limits: config.limits, requestTimeoutMs: config.requestTimeoutMs };
+  if (config.service === 'remote') {
     const apiKey = node.credentials?.apiKey;
     if (!apiKey)
       throw new MediaEnhanceError(
@@ -34,13 +34,13 @@ async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings)
       );
     const client = newRemoteClient({
       ...common,
-      baseUrl: settings.baseUrl!,
+      baseUrl: config.baseUrl!,
       apiKey,
-      allowInsecureHttp: settings.allowInsecureHttp,
+      allowInsecureHttp: config.allowInsecureHttp,
     });
     return { client, close: () => client.close() };
   }
-  const engine = await startLocalEngine(RED.settings, node.id, settings.limits, (line) => node.log(line));
+  const engine = await startLocalEngine(RED.settings, node.id, config.limits, (line) => node.log(line));
   // The client starts from the engine's own limits and window, so its first requests never meet a 429.
   const client = new MediaEnhanceClient({
     ...common,
@@ -80,9 +80,9 @@ export default function register(RED: RedApi): void {
       const node = this as MediaEnhanceConfigNode;
       let service: Promise<OpenService>;
       try {
-        const settings = readConfigSettings(def);
-        node.waitTimeoutMs = settings.waitTimeoutMs;
-        service = openService(RED, node, settings);
+        const config = readServiceConfig(def);
+        node.waitTimeoutMs = config.waitTimeoutMs;
+        service = openService(RED, node, config);
       } catch (err) {
         service = Promise.reject(err);
       }

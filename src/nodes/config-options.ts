@@ -1,11 +1,12 @@
-// The config node's settings as the editor saves them, turned into client options. A bad value is
-// reported with the setting's label, its value and the rule, the same way as a bad msg property.
+// The service a config node describes, read from what its editor saved: local or remote, and the
+// options of its client. A bad value is reported with the setting's label, its value and the rule, the
+// same way as a bad msg property.
 import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
 import { inputError } from './msg-inputs';
 import type { NodeDef } from './red';
 
-export interface ConfigSettings {
+export interface ServiceConfig {
   service: 'local' | 'remote';
   baseUrl?: string;
   allowInsecureHttp: boolean;
@@ -17,7 +18,7 @@ export interface ConfigSettings {
 }
 
 /** The editor property and label of each operation's limit. */
-export const LIMIT_SETTINGS: ReadonlyArray<{ endpoint: EndpointId; prop: string; label: string }> = [
+export const LIMIT_FIELDS: ReadonlyArray<{ endpoint: EndpointId; prop: string; label: string }> = [
   { endpoint: 'uploadMedia', prop: 'limitUpload', label: 'uploads per window' },
   { endpoint: 'getMetadata', prop: 'limitMetadata', label: 'status requests per window' },
   { endpoint: 'downloadFile', prop: 'limitDownload', label: 'downloads per window' },
@@ -45,10 +46,10 @@ function positiveNumber(def: NodeDef, prop: string, label: string, integer: bool
   return number;
 }
 
-export function readConfigSettings(def: NodeDef): ConfigSettings {
+export function readServiceConfig(def: NodeDef): ServiceConfig {
   const service = def.mode === 'remote' ? 'remote' : 'local';
   const limits: Partial<Record<EndpointId, number>> = {};
-  for (const { endpoint, prop, label } of LIMIT_SETTINGS) {
+  for (const { endpoint, prop, label } of LIMIT_FIELDS) {
     const limit = positiveNumber(def, prop, label, true);
     if (limit !== undefined) limits[endpoint] = limit;
   }
@@ -56,14 +57,14 @@ export function readConfigSettings(def: NodeDef): ConfigSettings {
     const value = positiveNumber(def, prop, label, false);
     return value === undefined ? undefined : value * 1000;
   };
-  const settings: ConfigSettings = {
+  const config: ServiceConfig = {
     service,
     allowInsecureHttp: def.allowInsecureHttp === true,
     limits,
     requestTimeoutMs: seconds('requestTimeout', 'request timeout (s)'),
     waitTimeoutMs: seconds('waitTimeout', 'wait timeout (s)'),
   };
-  if (settings.waitTimeoutMs !== undefined && settings.waitTimeoutMs > MAX_TIMER_MS) {
+  if (config.waitTimeoutMs !== undefined && config.waitTimeoutMs > MAX_TIMER_MS) {
     throw inputError(
       'setting "wait timeout (s)"',
       def.waitTimeout,
@@ -72,7 +73,7 @@ export function readConfigSettings(def: NodeDef): ConfigSettings {
   }
   if (service === 'remote') {
     if (isEmpty(def.baseUrl)) throw inputError('setting "base URL"', def.baseUrl, 'is required for a remote service');
-    settings.baseUrl = String(def.baseUrl).trim();
+    config.baseUrl = String(def.baseUrl).trim();
   }
-  return settings;
+  return config;
 }

@@ -6,7 +6,7 @@ import { handleMessages } from './message-jobs';
 import { inputError, readOverrides } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
 import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
-import { applyOverrides, settingsFromNode, type Settings } from './settings';
+import { enhancementOf, withOverrides, type Enhancement } from './enhancement';
 
 /** The URL to fetch: a string msg.payload, else msg.url. */
 function readUrl(msg: NodeMessage): { url: string; field: string } {
@@ -37,22 +37,26 @@ export default function register(RED: RedApi): void {
   RED.nodes.registerType('media-enhance-audio', function (this: RedNode, def: NodeDef) {
     RED.nodes.createNode(this, def);
     const service = serviceOf(RED, this, def);
-    const configured = settingsFromNode(def, AUDIO_FIELDS);
+    const configured = enhancementOf(def, AUDIO_FIELDS);
     const configuredName = typeof def.fileName === 'string' ? def.fileName.trim() : '';
     const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
     checkSettingsAtDeploy(this, () =>
-      applyOverrides(configured, {}, AUDIO_FIELDS, (s) => checkEnhanceJsonBody({ ...placeholder, ...s })),
+      withOverrides(configured, {}, AUDIO_FIELDS, (e) => checkEnhanceJsonBody({ ...placeholder, ...e })),
     );
 
     handleMessages(this, async (job) => {
       const { url, field } = readUrl(job.msg);
       const fileName = fileNameFor(job.msg, configuredName, url);
-      const withInputs = (settings: Settings) => ({ ...settings, file_download_url: url, file_name: fileName });
-      const settings = applyOverrides(
+      const withInputs = (enhancement: Enhancement) => ({
+        ...enhancement,
+        file_download_url: url,
+        file_name: fileName,
+      });
+      const enhancement = withOverrides(
         configured,
         readOverrides(job.msg),
         AUDIO_FIELDS,
-        (s) => checkEnhanceJsonBody(withInputs(s)),
+        (e) => checkEnhanceJsonBody(withInputs(e)),
         {
           file_download_url: field,
           file_name: 'msg.filename',
@@ -60,7 +64,7 @@ export default function register(RED: RedApi): void {
       );
       const client = await service.client();
       job.show({ text: 'requesting' });
-      const result = await client.enhanceAudio(withInputs(settings) as unknown as EnhanceJsonBody, {
+      const result = await client.enhanceAudio(withInputs(enhancement) as unknown as EnhanceJsonBody, {
         signal: job.signal,
         onWait: job.onWait,
       });

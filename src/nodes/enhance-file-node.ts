@@ -4,15 +4,14 @@
 // service measured in msg.loudness. The message is kept on disk until delivered: a restart or a redeploy
 // goes on where it stopped, uploading a file from a path again only if its upload had not been answered.
 import type { MediaMetadata } from '../client/types';
-import { UPLOAD_FIELDS } from './enhancement-fields';
+import { enhancementOf } from './enhancement';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, isPlainFileName, readFileOutput } from './file-output';
 import { handleMessages, showMediaStatus } from './message-jobs';
 import { MessageKeeper, remainingMs } from './message-keeper';
-import { checkUploadSettings, uploadMessageFile } from './message-upload';
+import { checkNodeEnhancement, sendMessageFile, UPLOAD } from './file-request';
 import { inputError } from './msg-inputs';
 import { checkSettingsAtDeploy, serviceOf } from './node-service';
 import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
-import { settingsFromNode } from './settings';
 
 /** Input and output loudness, true peak and loudness range, as the media's metadata gives them (null where it does not). */
 export function loudnessOf(
@@ -41,10 +40,10 @@ export default function register(RED: RedApi): void {
   RED.nodes.registerType('media-enhance-file', function (this: RedNode, def: NodeDef) {
     RED.nodes.createNode(this, def);
     const service = serviceOf(RED, this, def);
-    const configured = settingsFromNode(def, UPLOAD_FIELDS);
+    const configured = enhancementOf(def, UPLOAD.fields);
     const output = readFileOutput(def);
     const checkSettings = () => {
-      checkUploadSettings(configured);
+      checkNodeEnhancement(UPLOAD, configured);
       checkFileOutput(output, def);
     };
     checkSettingsAtDeploy(this, checkSettings);
@@ -59,7 +58,7 @@ export default function register(RED: RedApi): void {
       let uid = keeper.mediaUidOf(msg);
       if (uid === undefined) {
         await keeper.keepBeforeUpload(job);
-        uid = (await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory)).uid;
+        uid = (await sendMessageFile(UPLOAD, service, job, configured, RED.settings.fileWorkingDirectory)).uid;
       }
       const mediaSince = await keeper.keep(job, uid);
       const client = await service.client();

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fsp, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { NodeMessage, RedApi } from './red';
+import type { NodeMessage, RuntimeSettings } from './red';
 
 const ENTRY_SUFFIX = '.json';
 
@@ -44,8 +44,8 @@ export interface JournalContents {
 }
 
 /** The folder of every config node's journals. */
-export function journalRoot(settings: RedApi['settings']): string {
-  return join(settings.userDir ?? join(homedir(), '.node-red'), 'media-enhance');
+export function journalRoot(runtimeSettings: RuntimeSettings): string {
+  return join(runtimeSettings.userDir ?? join(homedir(), '.node-red'), 'media-enhance');
 }
 
 function safeSegment(id: string): string {
@@ -54,8 +54,8 @@ function safeSegment(id: string): string {
 
 export const KEPT_FOLDER = 'kept';
 
-export function keptFolder(settings: RedApi['settings'], configId: string, nodeId: string): string {
-  return join(journalRoot(settings), safeSegment(configId), KEPT_FOLDER, safeSegment(nodeId));
+export function keptFolder(runtimeSettings: RuntimeSettings, configId: string, nodeId: string): string {
+  return join(journalRoot(runtimeSettings), safeSegment(configId), KEPT_FOLDER, safeSegment(nodeId));
 }
 
 export class MessageJournal {

@@ -78,7 +78,7 @@ export async function readFileInput(msg: NodeMessage, workingDirectory: string |
   return { file: path, fileName: basename(path) };
 }
 
-/** `msg.enhancement`: absent, or an object whose members override the node's settings. */
+/** `msg.enhancement`: absent, or an object whose members override the node's enhancement. */
 export function readOverrides(msg: NodeMessage): Record<string, unknown> {
   const overrides = msg.enhancement;
   if (overrides === undefined || overrides === null) return {};

@@ -60,9 +60,12 @@ export interface RedApi {
   log: {
     warn(message: string): void;
   };
-  settings: {
-    userDir?: string;
-    fileWorkingDirectory?: string;
-    [name: string]: unknown;
-  };
+  settings: RuntimeSettings;
+}
+
+/** Node-RED's own settings (settings.js), as `RED.settings`. */
+export interface RuntimeSettings {
+  userDir?: string;
+  fileWorkingDirectory?: string;
+  [name: string]: unknown;
 }

@@ -1,10 +1,11 @@
-// A node's enhancement settings: what the editor saved, overridden per message by msg.enhancement,
-// checked with the interface's own rules (src/contract) so the error names where a bad value came from.
+// A node's enhancement: the request's enhancement members as the node's editor saved them, with the
+// message's overrides (msg.enhancement) applied, checked with the interface's own rules (src/contract)
+// so an error names where a bad value came from: `msg.enhancement.<member>` or `setting "<label>"`.
 import type { FieldIssue } from '../contract/fields';
 import { issuesError } from './msg-inputs';
 import type { NodeDef } from './red';
 
-export interface SettingField {
+export interface EnhancementField {
   /** The member's name in the request (and in msg.enhancement). */
   member: string;
   /** The node property the editor saves it in. */
@@ -16,40 +17,42 @@ export interface SettingField {
   whenEmpty?: null;
 }
 
-export type Settings = Record<string, unknown>;
+/** Enhancement members by name, as the request carries them. */
+export type Enhancement = Record<string, unknown>;
 
 /** Editor values are strings; a number-like string becomes a number, anything else stays for the check to name. */
-function coerce(value: unknown, field: SettingField): unknown {
+function coerce(value: unknown, field: EnhancementField): unknown {
   if (!field.numeric || typeof value !== 'string' || value.trim() === '') return value;
   const number = Number(value);
   return Number.isFinite(number) ? number : value;
 }
 
-export function settingsFromNode(def: NodeDef, fields: readonly SettingField[]): Settings {
-  const settings: Settings = {};
+/** The enhancement the node's editor saved; an empty value is left out (or null, where the field says so). */
+export function enhancementOf(def: NodeDef, fields: readonly EnhancementField[]): Enhancement {
+  const enhancement: Enhancement = {};
   for (const field of fields) {
     const value = def[field.prop];
     if (value === undefined || value === null || value === '') {
-      if (field.whenEmpty === null) settings[field.member] = null;
+      if (field.whenEmpty === null) enhancement[field.member] = null;
       continue;
     }
-    settings[field.member] = coerce(value, field);
+    enhancement[field.member] = coerce(value, field);
   }
-  return settings;
+  return enhancement;
 }
 
 /**
- * The node's settings with the message's overrides applied, or a VALIDATION error naming each bad
+ * The node's enhancement with the message's overrides applied, or a VALIDATION error naming each bad
  * value as `msg.enhancement.<member>` or `setting "<label>"`.
  */
-export function applyOverrides(
-  configured: Settings,
+export function withOverrides(
+  configured: Enhancement,
   overrides: Record<string, unknown>,
-  fields: readonly SettingField[],
-  check: (settings: Settings) => FieldIssue[],
-  /** Names of request members that are not settings, e.g. `{ file_download_url: 'msg.url' }`. */
+  fields: readonly EnhancementField[],
+  check: (enhancement: Enhancement) => FieldIssue[],
+  /** Names of request members that are not enhancement members, e.g. `{ file_download_url: 'msg.url' }`. */
   otherNames: Record<string, string> = {},
-): Settings {
+): Enhancement {
   const byMember = new Map(fields.map((f) => [f.member, f]));
   const unknown = Object.keys(overrides).filter((member) => !byMember.has(member));
   if (unknown.length > 0) {
@@ -63,7 +66,7 @@ export function applyOverrides(
       (loc) => `msg.enhancement.${String(loc[0])}`,
     );
   }
-  const merged: Settings = { ...configured };
+  const merged: Enhancement = { ...configured };
   for (const [member, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     merged[member] = coerce(value, byMember.get(member)!);
