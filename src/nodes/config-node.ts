@@ -8,6 +8,7 @@ import { startLocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
 import { publishExampleMedia } from './example-media';
 import { sweepJournalsAfterEachDeploy } from './journal-sweep';
+import { translator, type Translate } from './texts';
 
 export const CONFIG_TYPE = 'media-enhance-config';
 
@@ -23,15 +24,11 @@ interface OpenService {
   close(): Promise<void>;
 }
 
-async function openService(RED: RedApi, node: RedNode, config: ServiceConfig): Promise<OpenService> {
+async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t: Translate): Promise<OpenService> {
   const common = { limits: config.limits, requestTimeoutMs: config.requestTimeoutMs };
   if (config.service === 'remote') {
     const apiKey = node.credentials?.apiKey;
-    if (!apiKey)
-      throw new MediaEnhanceError(
-        'AUTH',
-        'setting "API key" is empty: enter the key of the remote service in the config node',
-      );
+    if (!apiKey) throw new MediaEnhanceError('AUTH', t('media-enhance-config.error.noApiKey'));
     const client = newRemoteClient({
       ...common,
       baseUrl: config.baseUrl!,
@@ -40,7 +37,7 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig): P
     });
     return { client, close: () => client.close() };
   }
-  const engine = await startLocalEngine(RED.settings, node.id, config.limits, (line) => node.log(line));
+  const engine = await startLocalEngine(RED.settings, node.id, config.limits, t, (line) => node.log(line));
   // The client starts from the engine's own limits and window, so its first requests never meet a 429.
   const client = new MediaEnhanceClient({
     ...common,
@@ -49,7 +46,7 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig): P
     baseUrl: engine.url,
     apiKey: engine.apiKey,
   });
-  node.log(`built-in local engine listening on ${engine.url}`);
+  node.log(t('media-enhance-config.log.listening', { url: engine.url }));
   return {
     client,
     close: async () => {
@@ -78,15 +75,16 @@ export default function register(RED: RedApi): void {
     function (this: RedNode, def: NodeDef) {
       RED.nodes.createNode(this, def);
       const node = this as MediaEnhanceConfigNode;
+      const t = translator(RED);
       let service: Promise<OpenService>;
       try {
         const config = readServiceConfig(def);
         node.waitTimeoutMs = config.waitTimeoutMs;
-        service = openService(RED, node, config);
+        service = openService(RED, node, config, t);
       } catch (err) {
-        service = Promise.reject(err);
+        service = Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
-      service.catch((err: Error) => node.error(`cannot use the service: ${err.message}`));
+      service.catch((err: Error) => node.error(t('media-enhance-config.error.cannotUse', { error: err.message })));
       node.getClient = () => service.then((open) => open.client);
       node.on('close', (_removed, done) => {
         service
@@ -97,7 +95,7 @@ export default function register(RED: RedApi): void {
           .then(
             () => done(),
             (err: Error) => {
-              node.warn(`closing: ${err.message}`);
+              node.warn(t('media-enhance-config.error.closing', { error: err.message }));
               done();
             },
           );

@@ -2,10 +2,9 @@
 import { basename } from 'node:path';
 import { checkEnhanceJsonBody, type EnhanceJsonBody } from '../contract/fields';
 import { AUDIO_FIELDS } from './enhancement-fields';
-import { handleMessages } from './message-jobs';
+import { mediaNode } from './media-node';
 import { inputError, readOverrides } from './msg-inputs';
-import { checkSettingsAtDeploy, serviceOf } from './node-service';
-import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
+import type { NodeMessage } from './red';
 import { enhancementOf, withOverrides, type Enhancement } from './enhancement';
 
 /** The URL to fetch: a string msg.payload, else msg.url. */
@@ -33,18 +32,14 @@ function fileNameFor(msg: NodeMessage, configured: string, url: string): string 
   return 'media';
 }
 
-export default function register(RED: RedApi): void {
-  RED.nodes.registerType('media-enhance-audio', function (this: RedNode, def: NodeDef) {
-    RED.nodes.createNode(this, def);
-    const service = serviceOf(RED, this, def);
-    const configured = enhancementOf(def, AUDIO_FIELDS);
-    const configuredName = typeof def.fileName === 'string' ? def.fileName.trim() : '';
-    const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
-    checkSettingsAtDeploy(this, () =>
+export default mediaNode('media-enhance-audio', { keepsMessages: false }, ({ def, service, t }) => {
+  const configured = enhancementOf(def, AUDIO_FIELDS);
+  const configuredName = typeof def.fileName === 'string' ? def.fileName.trim() : '';
+  const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
+  return {
+    checkSettings: () =>
       withOverrides(configured, {}, AUDIO_FIELDS, (e) => checkEnhanceJsonBody({ ...placeholder, ...e })),
-    );
-
-    handleMessages(this, async (job) => {
+    handle: async (job) => {
       const { url, field } = readUrl(job.msg);
       const fileName = fileNameFor(job.msg, configuredName, url);
       const withInputs = (enhancement: Enhancement) => ({
@@ -63,7 +58,7 @@ export default function register(RED: RedApi): void {
         },
       );
       const client = await service.client();
-      job.show({ text: 'requesting' });
+      job.show({ text: t('media-enhance-audio.status.requesting') });
       const result = await client.enhanceAudio(withInputs(enhancement) as unknown as EnhanceJsonBody, {
         signal: job.signal,
         onWait: job.onWait,
@@ -71,6 +66,6 @@ export default function register(RED: RedApi): void {
       job.msg.media_uid = result.generated_name;
       job.msg.payload = result;
       return job.msg;
-    });
-  });
-}
+    },
+  };
+});

@@ -6,19 +6,22 @@
 import type { MediaMetadata } from '../client/types';
 import { enhancementOf } from './enhancement';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, isPlainFileName, readFileOutput } from './file-output';
-import { handleMessages, showMediaStatus } from './message-jobs';
-import { MessageKeeper, remainingMs } from './message-keeper';
+import { mediaNode } from './media-node';
+import { showMediaStatus } from './message-jobs';
+import { remainingMs } from './message-keeper';
 import { checkNodeEnhancement, sendMessageFile, UPLOAD } from './file-request';
 import { inputError } from './msg-inputs';
-import { checkSettingsAtDeploy, serviceOf } from './node-service';
-import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
+import type { NodeMessage } from './red';
 
 /** Input and output loudness, true peak and loudness range, as the media's metadata gives them (null where it does not). */
 export function loudnessOf(
   metadata: MediaMetadata,
 ): Record<'input' | 'output', Record<'integrated_lufs' | 'true_peak_dbtp' | 'loudness_range_lu', number | null>> {
-  const params = (metadata.enhancement_params ?? {}) as Record<string, unknown>;
-  const figure = (key: string) => (typeof params[key] === 'number' ? (params[key] as number) : null);
+  const params: Record<string, unknown> = metadata.enhancement_params ?? {};
+  const figure = (key: string) => {
+    const value = params[key];
+    return typeof value === 'number' ? value : null;
+  };
   const side = (prefix: 'input' | 'output') => ({
     integrated_lufs: figure(`${prefix}_loudness_lufs`),
     true_peak_dbtp: figure(`${prefix}_true_peak_dbtp`),
@@ -36,20 +39,16 @@ function outputName(msg: NodeMessage, configured: string): string {
   return name;
 }
 
-export default function register(RED: RedApi): void {
-  RED.nodes.registerType('media-enhance-file', function (this: RedNode, def: NodeDef) {
-    RED.nodes.createNode(this, def);
-    const service = serviceOf(RED, this, def);
-    const configured = enhancementOf(def, UPLOAD.fields);
-    const output = readFileOutput(def);
-    const checkSettings = () => {
-      checkNodeEnhancement(UPLOAD, configured);
-      checkFileOutput(output, def);
-    };
-    checkSettingsAtDeploy(this, checkSettings);
-    const keeper = new MessageKeeper(RED, this, def);
-
-    const jobs = handleMessages(this, async (job) => {
+export default mediaNode('media-enhance-file', { keepsMessages: true }, ({ RED, def, service, keeper }) => {
+  const configured = enhancementOf(def, UPLOAD.fields);
+  const output = readFileOutput(def);
+  const checkSettings = () => {
+    checkNodeEnhancement(UPLOAD, configured);
+    checkFileOutput(output, def);
+  };
+  return {
+    checkSettings,
+    handle: async (job) => {
       checkSettings();
       const { msg } = job;
       const target = output.toFile ? outputName(msg, output.name) : '';
@@ -89,7 +88,6 @@ export default function register(RED: RedApi): void {
       msg.loudness = loudnessOf(media);
       job.media = media;
       return msg;
-    });
-    keeper.resumeInto(jobs);
-  });
-}
+    },
+  };
+});

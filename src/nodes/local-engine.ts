@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { EndpointId } from '../contract/endpoints';
 import { startEngine, type EngineHandle, type EngineOptions } from '../engine';
 import type { RuntimeSettings } from './red';
+import type { Translate } from './texts';
 
 /** The engine's options that Node-RED's settings.js may set under `mediaEnhance.engine` (all optional). */
 export type EngineTuning = Partial<
@@ -62,9 +63,11 @@ export async function startLocalEngine(
   runtimeSettings: RuntimeSettings,
   configId: string,
   limits: Partial<Record<EndpointId, number>>,
+  t: Translate,
   log: (line: string) => void,
 ): Promise<LocalEngine> {
-  const { dataDir: _root, ...tuning } = engineTuning(runtimeSettings);
+  // `dataDir` is the root of every config node's folder: the engine gets its own (engineDataDir) below.
+  const tuning = engineTuning(runtimeSettings);
   const apiKey = randomBytes(24).toString('base64url');
   const merged = { ...BUILT_IN_LIMITS, ...tuning.limits, ...limits };
   const handle: EngineHandle = await startEngine({
@@ -74,9 +77,10 @@ export async function startLocalEngine(
     port: 0,
     apiKeys: [apiKey],
     dataDir: engineDataDir(runtimeSettings, configId),
-    onRemoved: ({ record, reason }) => log(`removed finished media ${record.uid} ("${record.file_name}"): ${reason}`),
+    onRemoved: ({ record, reason }) =>
+      log(t('media-enhance-config.log.removed', { uid: record.uid, file: record.file_name, reason })),
     // The engine's own errors (why a fetch failed, an answer it could not write) go to Node-RED's log.
-    onErrorLine: (line) => log(`engine: ${line}`),
+    onErrorLine: (line) => log(t('media-enhance-config.log.engine', { line })),
   });
   return { url: handle.url, apiKey, windowMs: tuning.windowMs, limits: merged, close: () => handle.close() };
 }

@@ -61,6 +61,8 @@ export interface RedApi {
     warn(message: string): void;
   };
   settings: RuntimeSettings;
+  /** Node-RED's i18n: the message `namespace:key` in the runtime's language, placeholders filled (see texts.ts). */
+  _(key: string, values?: Record<string, unknown>): string;
 }
 
 /** Node-RED's own settings (settings.js), as `RED.settings`. */
