@@ -283,21 +283,22 @@ describe('the packed package in a real Node-RED', function () {
     assert.equal((await texts())[0], 'starting');
     assert.ok(!(await texts()).some((text) => text.includes('media-enhance')), 'no key shows instead of its text');
 
-    // A translation is a new file in the installed package; settings.js chooses the language.
-    const german = join(userDir, 'node_modules', ...MODULE.split('/'), 'nodes', 'locales', 'de');
+    // A translation is a new file in the installed package; settings.js chooses the language. Dutch,
+    // which Node-RED itself does not speak: its log stays English, as waitForNodeRed reads it.
+    const dutch = join(userDir, 'node_modules', ...MODULE.split('/'), 'nodes', 'locales', 'nl');
     try {
-      await fsp.mkdir(german);
-      const catalog = { 'media-enhance': { status: { done: 'fertig' } } };
-      await fsp.writeFile(join(german, 'media-enhance-config.json'), JSON.stringify(catalog));
-      await writeSettings(`, lang: 'de'`);
+      await fsp.mkdir(dutch);
+      const catalog = { 'media-enhance': { status: { done: 'klaar' } } };
+      await fsp.writeFile(join(dutch, 'media-enhance-config.json'), JSON.stringify(catalog));
+      await writeSettings(`, lang: 'nl'`);
       await killNodeRed();
       await startNodeRed();
       await fsp.rm(shown);
-      await injectAndSee('good', 'fertig');
+      await injectAndSee('good', 'klaar');
       // What the translation leaves out is English.
       assert.equal((await texts())[0], 'starting');
     } finally {
-      await fsp.rm(german, { recursive: true, force: true });
+      await fsp.rm(dutch, { recursive: true, force: true });
       await writeSettings('');
     }
   });
