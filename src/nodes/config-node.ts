@@ -4,6 +4,7 @@
 import { MediaEnhanceClient } from '../client/client';
 import { MediaEnhanceError } from '../client/errors';
 import { readServiceConfig, type ServiceConfig } from './config-options';
+import { fieldName, InputError } from './input-error';
 import { startLocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
 import { publishExampleMedia } from './example-media';
@@ -29,7 +30,7 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
   if (config.service === 'remote') {
     const apiKey = node.credentials?.apiKey;
     if (!apiKey) throw new MediaEnhanceError('AUTH', t('media-enhance-config.error.noApiKey'));
-    const client = newRemoteClient({
+    const client = newRemoteClient(t, {
       ...common,
       baseUrl: config.baseUrl!,
       apiKey,
@@ -57,13 +58,20 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
 }
 
 /** The client's own checks name its options (`baseUrl`); a flow author knows the config node's setting. */
-function newRemoteClient(options: ConstructorParameters<typeof MediaEnhanceClient>[0]): MediaEnhanceClient {
+function newRemoteClient(
+  t: Translate,
+  options: ConstructorParameters<typeof MediaEnhanceClient>[0],
+): MediaEnhanceClient {
   try {
     return new MediaEnhanceClient(options);
   } catch (err) {
     if (!(err instanceof MediaEnhanceError) || err.code !== 'VALIDATION') throw err;
-    const details = err.details.map((line) => line.replace(/^baseUrl:/, 'setting "base URL":'));
-    throw new MediaEnhanceError('VALIDATION', details.join('; '), { details });
+    const baseUrl = { prop: 'baseUrl', label: t('media-enhance-config.setting.baseUrl') };
+    const fields = err.details.map((line) => (line.startsWith('baseUrl:') ? baseUrl : line.split(':', 1)[0]));
+    const lines = err.details.map((line, i) =>
+      line.startsWith('baseUrl:') ? `${fieldName(t, fields[i])}:${line.slice('baseUrl:'.length)}` : line,
+    );
+    throw new InputError(lines, fields);
   }
 }
 
@@ -78,7 +86,7 @@ export default function register(RED: RedApi): void {
       const t = translator(RED);
       let service: Promise<OpenService>;
       try {
-        const config = readServiceConfig(def);
+        const config = readServiceConfig(t, def);
         node.waitTimeoutMs = config.waitTimeoutMs;
         service = openService(RED, node, config, t);
       } catch (err) {

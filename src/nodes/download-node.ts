@@ -5,7 +5,8 @@ import type { MediaMetadata } from '../client/types';
 import { STEPS, type Step } from '../contract/fields';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, readFileOutput } from './file-output';
 import { mediaNode } from './media-node';
-import { inputError, readMediaUid, readStep } from './msg-inputs';
+import { inputError } from './input-error';
+import { readMediaUid, readStep } from './msg-inputs';
 import type { NodeMessage } from './red';
 
 export default mediaNode('media-enhance-download', { keepsMessages: true }, ({ RED, def, service, keeper, t }) => {
@@ -14,16 +15,21 @@ export default mediaNode('media-enhance-download', { keepsMessages: true }, ({ R
   const { toFile, folder, name } = output;
   const checkSettings = () => {
     if (!(STEPS as readonly string[]).includes(step))
-      throw inputError('setting "file"', def.step, `must be one of ${STEPS.join(', ')}`);
-    checkFileOutput(output, def);
+      throw inputError(
+        t,
+        { prop: 'step', label: t('media-enhance-download.setting.step') },
+        def.step,
+        t('media-enhance.rule.oneOf', { values: STEPS.join(', ') }),
+      );
+    checkFileOutput(t, output, def);
   };
   return {
     checkSettings,
     firstStatus: { text: t('media-enhance-download.status.downloading') },
     handle: async (job) => {
       checkSettings();
-      const uid = readMediaUid(job.msg);
-      const wanted = readStep(job.msg, step);
+      const uid = readMediaUid(t, job.msg);
+      const wanted = readStep(t, job.msg, step);
       await keeper.keep(job, uid);
       job.media = carriedMetadata(job.msg, uid);
       const client = await service.client();

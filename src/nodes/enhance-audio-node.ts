@@ -3,20 +3,18 @@ import { basename } from 'node:path';
 import { checkEnhanceJsonBody, type EnhanceJsonBody } from '../contract/fields';
 import { AUDIO_FIELDS } from './enhancement-fields';
 import { mediaNode } from './media-node';
-import { inputError, readOverrides } from './msg-inputs';
+import { inputError } from './input-error';
+import { readOverrides } from './msg-inputs';
 import type { NodeMessage } from './red';
+import type { Translate } from './texts';
 import { enhancementOf, withOverrides, type Enhancement } from './enhancement';
 
 /** The URL to fetch: a string msg.payload, else msg.url. */
-function readUrl(msg: NodeMessage): { url: string; field: string } {
+function readUrl(t: Translate, msg: NodeMessage): { url: string; field: string } {
   if (typeof msg.payload === 'string' && msg.payload.trim() !== '')
     return { url: msg.payload.trim(), field: 'msg.payload' };
   if (typeof msg.url === 'string') return { url: msg.url.trim(), field: 'msg.url' };
-  throw inputError(
-    'msg.payload',
-    msg.payload,
-    'the URL of the audio file is required, as a string in msg.payload or msg.url',
-  );
+  throw inputError(t, 'msg.payload', msg.payload, t('media-enhance-audio.error.urlRequired'));
 }
 
 /** The name the service gives the media: msg.filename's base name, the node's setting, or the URL's last segment. */
@@ -38,9 +36,9 @@ export default mediaNode('media-enhance-audio', { keepsMessages: false }, ({ def
   const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
   return {
     checkSettings: () =>
-      withOverrides(configured, {}, AUDIO_FIELDS, (e) => checkEnhanceJsonBody({ ...placeholder, ...e })),
+      withOverrides(t, configured, {}, AUDIO_FIELDS, (e) => checkEnhanceJsonBody({ ...placeholder, ...e })),
     handle: async (job) => {
-      const { url, field } = readUrl(job.msg);
+      const { url, field } = readUrl(t, job.msg);
       const fileName = fileNameFor(job.msg, configuredName, url);
       const withInputs = (enhancement: Enhancement) => ({
         ...enhancement,
@@ -48,8 +46,9 @@ export default mediaNode('media-enhance-audio', { keepsMessages: false }, ({ def
         file_name: fileName,
       });
       const enhancement = withOverrides(
+        t,
         configured,
-        readOverrides(job.msg),
+        readOverrides(t, job.msg),
         AUDIO_FIELDS,
         (e) => checkEnhanceJsonBody(withInputs(e)),
         {

@@ -10,8 +10,9 @@ import { mediaNode } from './media-node';
 import { showMediaStatus } from './message-jobs';
 import { remainingMs } from './message-keeper';
 import { checkNodeEnhancement, sendMessageFile, UPLOAD } from './file-request';
-import { inputError } from './msg-inputs';
+import { inputError } from './input-error';
 import type { NodeMessage } from './red';
+import type { Translate } from './texts';
 
 /** Input and output loudness, true peak and loudness range, as the media's metadata gives them (null where it does not). */
 export function loudnessOf(
@@ -31,27 +32,27 @@ export function loudnessOf(
 }
 
 /** The output file's name: msg.outputFilename, else the node's setting, else the service's. */
-function outputName(msg: NodeMessage, configured: string): string {
+function outputName(t: Translate, msg: NodeMessage, configured: string): string {
   if (msg.outputFilename === undefined) return configured;
   const name = typeof msg.outputFilename === 'string' ? msg.outputFilename.trim() : '';
   if (!isPlainFileName(name))
-    throw inputError('msg.outputFilename', msg.outputFilename, 'must be a file name without a folder part');
+    throw inputError(t, 'msg.outputFilename', msg.outputFilename, t('media-enhance-file.error.plainFileName'));
   return name;
 }
 
-export default mediaNode('media-enhance-file', { keepsMessages: true }, ({ RED, def, service, keeper }) => {
+export default mediaNode('media-enhance-file', { keepsMessages: true }, ({ RED, def, service, keeper, t }) => {
   const configured = enhancementOf(def, UPLOAD.fields);
   const output = readFileOutput(def);
   const checkSettings = () => {
-    checkNodeEnhancement(UPLOAD, configured);
-    checkFileOutput(output, def);
+    checkNodeEnhancement(t, UPLOAD, configured);
+    checkFileOutput(t, output, def);
   };
   return {
     checkSettings,
     handle: async (job) => {
       checkSettings();
       const { msg } = job;
-      const target = output.toFile ? outputName(msg, output.name) : '';
+      const target = output.toFile ? outputName(t, msg, output.name) : '';
       // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
       const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
       let uid = keeper.mediaUidOf(msg);

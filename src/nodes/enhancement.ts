@@ -2,15 +2,16 @@
 // message's overrides (msg.enhancement) applied, checked with the interface's own rules (src/contract)
 // so an error names where a bad value came from: `msg.enhancement.<member>` or `setting "<label>"`.
 import type { FieldIssue } from '../contract/fields';
-import { issuesError } from './msg-inputs';
+import { issuesError } from './input-error';
 import type { NodeDef } from './red';
+import type { Translate } from './texts';
 
 export interface EnhancementField {
   /** The member's name in the request (and in msg.enhancement). */
   member: string;
   /** The node property the editor saves it in. */
   prop: string;
-  /** The label the editor shows. */
+  /** The key of its label, as errors name it (`setting "<label>"`). */
   label: string;
   numeric?: boolean;
   /** What an empty setting means: absent (the service's default) unless given. */
@@ -46,6 +47,7 @@ export function enhancementOf(def: NodeDef, fields: readonly EnhancementField[])
  * value as `msg.enhancement.<member>` or `setting "<label>"`.
  */
 export function withOverrides(
+  t: Translate,
   configured: Enhancement,
   overrides: Record<string, unknown>,
   fields: readonly EnhancementField[],
@@ -56,10 +58,12 @@ export function withOverrides(
   const byMember = new Map(fields.map((f) => [f.member, f]));
   const unknown = Object.keys(overrides).filter((member) => !byMember.has(member));
   if (unknown.length > 0) {
+    const permitted = fields.map((f) => f.member).join(', ');
     throw issuesError(
+      t,
       unknown.map((member) => ({
         loc: [member],
-        msg: `not a setting of this node; permitted: ${fields.map((f) => f.member).join(', ')}`,
+        msg: t('media-enhance.rule.notASetting', { permitted }),
         type: 'value_error.extra',
         input: overrides[member],
       })),
@@ -73,11 +77,11 @@ export function withOverrides(
   }
   const issues = check(merged);
   if (issues.length > 0) {
-    throw issuesError(issues, (loc) => {
+    throw issuesError(t, issues, (loc) => {
       const member = String(loc[loc.length - 1]);
       if (member in overrides) return `msg.enhancement.${member}`;
       const field = byMember.get(member);
-      return field ? `setting "${field.label}"` : (otherNames[member] ?? loc.join('.'));
+      return field ? { prop: field.prop, label: t(field.label) } : (otherNames[member] ?? loc.join('.'));
     });
   }
   return merged;

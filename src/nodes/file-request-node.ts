@@ -14,10 +14,10 @@ export function fileRequestNode<Answer extends { uid: string }>(
     keepsMessages: boolean;
   },
 ): (RED: RedApi) => void {
-  return mediaNode(type, options, ({ RED, def, service, keeper }) => {
+  return mediaNode(type, options, ({ RED, def, service, keeper, t }) => {
     const configured = enhancementOf(def, request.fields);
     return {
-      checkSettings: () => checkNodeEnhancement(request, configured),
+      checkSettings: () => checkNodeEnhancement(t, request, configured),
       handle: async (job) => {
         await keeper.keepBeforeUpload(job);
         const answer = await sendMessageFile(request, service, job, configured, RED.settings.fileWorkingDirectory);

@@ -10,6 +10,7 @@ import { UPLOAD_FIELDS, VIDEO_FIELDS } from './enhancement-fields';
 import type { Job } from './message-jobs';
 import { readFileInput, readOverrides, type FileToSend } from './msg-inputs';
 import type { NodeService } from './node-service';
+import type { Translate } from './texts';
 
 export interface FileRequest<Answer extends { uid: string }> {
   fields: readonly EnhancementField[];
@@ -37,10 +38,13 @@ export const ENHANCE_VIDEO: FileRequest<VideoRecord> = {
 
 /** The node's own enhancement, checked at deploy as it will be for every message. */
 export function checkNodeEnhancement<Answer extends { uid: string }>(
+  t: Translate,
   request: FileRequest<Answer>,
   configured: Enhancement,
 ): void {
-  withOverrides(configured, {}, request.fields, (enhancement) => checkEnhancementSettings(enhancement, request.part));
+  withOverrides(t, configured, {}, request.fields, (enhancement) =>
+    checkEnhancementSettings(enhancement, request.part),
+  );
 }
 
 /** Reads the message's file and overrides (bad input fails before anything is sent) and sends the request. */
@@ -51,10 +55,10 @@ export async function sendMessageFile<Answer extends { uid: string }>(
   configured: Enhancement,
   workingDirectory: string | undefined,
 ): Promise<Answer> {
-  const enhancement = withOverrides(configured, readOverrides(job.msg), request.fields, (merged) =>
+  const enhancement = withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) =>
     checkEnhancementSettings(merged, request.part),
   );
-  const file = await readFileInput(job.msg, workingDirectory);
+  const file = await readFileInput(job.t, job.msg, workingDirectory);
   const client = await service.client();
   return request.send(client, file, Object.keys(enhancement).length > 0 ? enhancement : null, {
     signal: job.signal,

@@ -1,7 +1,7 @@
 // How a media node reaches its config node's shared client; a node without one shows so at once and
 // fails each message with the reason.
 import type { MediaEnhanceClient } from '../client/client';
-import { MediaEnhanceError } from '../client/errors';
+import { fieldName, InputError } from './input-error';
 import type { MediaEnhanceConfigNode } from './config-node';
 import type { NodeDef, RedApi, RedNode } from './red';
 import { translator } from './texts';
@@ -17,9 +17,12 @@ export function serviceOf(RED: RedApi, node: RedNode, def: NodeDef): NodeService
     typeof def.service === 'string' ? (RED.nodes.getNode(def.service) as MediaEnhanceConfigNode | null) : null;
   if (!config) {
     const t = translator(RED);
-    // Named as every setting is in an error (`setting "<label>"`), which the red ring reads (status-text.ts).
-    const reason = `setting "service": ${t('media-enhance.error.noService')}`;
-    const missing = new MediaEnhanceError('VALIDATION', reason, { details: [reason] });
+    const setting = { prop: 'service', label: t('media-enhance.setting.service') };
+    const reason = t('media-enhance.input.lineWithoutValue', {
+      field: fieldName(t, setting),
+      rule: t('media-enhance.error.noService'),
+    });
+    const missing = new InputError([reason], [setting]);
     node.status({ fill: 'red', shape: 'ring', text: t('media-enhance.reason.noService') });
     return { client: () => Promise.reject(missing), waitTimeoutMs: () => undefined };
   }

@@ -4,6 +4,7 @@ import type { MediaEnhanceErrorCode } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
 import type { MediaMetadata } from '../client/types';
 import type { MediaState } from '../contract/endpoints';
+import { namesOnlySettings } from './input-error';
 import type { NodeStatus } from './red';
 import type { Translate } from './texts';
 
@@ -86,14 +87,10 @@ const REASONS: Record<MediaEnhanceErrorCode, string> = {
 
 /** The red-ring reason for an error: short; the full message goes to the log and Catch nodes. */
 export function failureText(t: Translate, err: unknown): string {
-  const { code, details } = (err ?? {}) as { code?: string; details?: unknown };
-  if (code === 'VALIDATION' && Array.isArray(details) && details.length > 0) {
-    // The node's own settings are named `setting "<label>"` (msg properties by their path): a bad
-    // setting is not the message's fault, and says so as the status shown at deploy does.
-    if (details.every((line) => String(line).startsWith('setting "service"')))
-      return t('media-enhance.reason.noService');
-    if (details.every((line) => String(line).startsWith('setting "'))) return t('media-enhance.reason.invalidSettings');
-  }
+  // A bad setting of the node is not the message's fault, and says so as the status shown at deploy does.
+  if (namesOnlySettings(err, 'service')) return t('media-enhance.reason.noService');
+  if (namesOnlySettings(err)) return t('media-enhance.reason.invalidSettings');
+  const { code } = (err ?? {}) as { code?: string };
   const key = code === undefined ? undefined : (REASONS[code as MediaEnhanceErrorCode] as string | undefined);
   return t(key ?? 'media-enhance.reason.error');
 }

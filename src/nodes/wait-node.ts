@@ -5,16 +5,19 @@ import { MAX_TIMER_MS } from '../client/clock';
 import { mediaNode } from './media-node';
 import { showMediaStatus } from './message-jobs';
 import { remainingMs } from './message-keeper';
-import { inputError, readMediaUid } from './msg-inputs';
+import { inputError } from './input-error';
+import { readMediaUid } from './msg-inputs';
 
 export default mediaNode('media-enhance-wait', { keepsMessages: true }, ({ def, service, keeper, t }) => {
   const timeout = def.timeout === undefined || def.timeout === '' ? undefined : Number(def.timeout);
   const checkSettings = () => {
     if (timeout !== undefined && !(timeout > 0 && timeout * 1000 <= MAX_TIMER_MS)) {
+      const setting = { prop: 'timeout', label: t('media-enhance-wait.setting.timeout') };
       throw inputError(
-        'setting "timeout (s)"',
+        t,
+        setting,
         def.timeout,
-        "must be a number of seconds from 1 to 2147483, or empty for the config node's default",
+        t('media-enhance-wait.error.timeout', { max: Math.floor(MAX_TIMER_MS / 1000) }),
       );
     }
   };
@@ -23,7 +26,7 @@ export default mediaNode('media-enhance-wait', { keepsMessages: true }, ({ def, 
     firstStatus: { text: t('media-enhance-wait.status.waiting') },
     handle: async (job) => {
       checkSettings();
-      const uid = readMediaUid(job.msg, { orPayload: true });
+      const uid = readMediaUid(t, job.msg, { orPayload: true });
       const mediaSince = await keeper.keep(job, uid);
       const timeoutMs = timeout === undefined ? service.waitTimeoutMs() : timeout * 1000;
       const client = await service.client();

@@ -13,8 +13,8 @@ const ROOT = join(__dirname, '..', '..', '..');
 /** The built nodes: the Node-RED 5 run copies dist/ and nodes/ but not src/. */
 const BUILT_NODES = join(ROOT, 'dist', 'src', 'nodes');
 const KEY = /^media-enhance(-[a-z]+)?\.[A-Za-z]+(\.[A-Za-z]+)+$/;
-/** The sections of a node's catalog that hold the nodes' texts; the rest is the editor's. */
-const TEXT_SECTIONS = ['status', 'log', 'error'];
+/** The sections of a node's catalog that hold the nodes' texts (`setting`: labels as errors name them); the rest is the editor's. */
+const TEXT_SECTIONS = ['status', 'log', 'error', 'setting'];
 
 interface Use {
   key: string;
