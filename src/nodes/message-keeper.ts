@@ -23,7 +23,7 @@ export class MessageKeeper {
     private readonly node: RedNode,
     def: NodeDef,
     /** The node offers the setting "keep ... across restarts"; a node that does not keeps nothing. */
-    offered = true,
+    offered: boolean,
   ) {
     this.t = translator(RED);
     if (!offered || typeof def.service !== 'string' || def.service === '') return;
