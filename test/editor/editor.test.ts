@@ -55,9 +55,15 @@ interface DialogField {
 }
 type DialogFields = Record<string, DialogField>;
 
+/** What the dialog checks call of the editor's RED. */
+interface DialogRed {
+  nodes: { eachNode(visit: (node: { type: string }) => void): void };
+  editor: { edit(node: unknown): void; getEditStack(): Record<string, unknown>[] };
+}
+
 /** In the page: the fields of the dialog on top, by property. */
 function readDialog(prefix: string): DialogFields {
-  const stack = RED.editor.getEditStack() as Record<string, unknown>[];
+  const stack = (RED as DialogRed).editor.getEditStack();
   const node = stack[stack.length - 1];
   const fields: DialogFields = {};
   for (const element of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>(
@@ -233,9 +239,10 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const shown: Record<string, DialogFields> = {};
     for (const type of PALETTE_TYPES) {
       await page.evaluate((t) => {
+        const red = RED as DialogRed;
         let found: unknown;
-        RED.nodes.eachNode((n: { type: string }) => void (n.type === t && !found && (found = n)));
-        RED.editor.edit(found);
+        red.nodes.eachNode((n) => void (n.type === t && !found && (found = n)));
+        red.editor.edit(found);
       }, type);
       await page.waitForSelector('#node-input-name', { state: 'visible' });
       shown[type] = await page.evaluate(readDialog, 'node-input');
