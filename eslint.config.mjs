@@ -6,7 +6,7 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'nodes/icons/'] },
+  { ignores: ['dist/', 'node_modules/', 'nodes/icons/', 'resources/media-enhance-editor.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

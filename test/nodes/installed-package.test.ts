@@ -16,6 +16,7 @@ import {
   unpackPackage,
   waitForNodeRed,
 } from '../../scripts/node-red-process';
+import { EDITOR_SCRIPT_FILE, editorScriptSrc } from '../../src/editor/editor-script';
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
 
@@ -101,6 +102,16 @@ describe('the packed package in a real Node-RED', function () {
     }
     const messages = JSON.parse((await get(`/nodes/messages?lng=en-US`)).text) as Record<string, unknown>;
     assert.ok(JSON.stringify(messages).includes('"paletteLabel":"wait for completion"'));
+  });
+
+  it('serves the editor script that every node file loads, as JavaScript', async () => {
+    const html = (await get('/nodes', 'text/html')).text;
+    const src = editorScriptSrc(MODULE);
+    assert.equal(html.split(`<script src="${src}"></script>`).length - 1, TYPES.length, 'each node file loads it');
+    const script = await get(`/${src}`, '*/*');
+    assert.equal(script.status, 200);
+    assert.match(script.type, /javascript/);
+    assert.equal(script.text, await fsp.readFile(join(REPO, 'resources', EDITOR_SCRIPT_FILE), 'utf8'));
   });
 
   it('keeps the API key out of the exported and saved flows, and out of the log', async () => {
