@@ -14,7 +14,7 @@ import {
   V1_ENHANCEMENT_LEVEL,
   V2_ENHANCEMENT_LEVEL,
 } from '../contract/fields';
-import { LIMIT_SETTINGS } from '../nodes/config-options';
+import { LIMIT_FIELDS } from '../nodes/config-options';
 import type { Bounds } from './validators';
 
 export interface EditorValues {
@@ -42,7 +42,7 @@ export interface EditorValues {
 export function editorValues(): EditorValues {
   // What the client uses when the config node leaves the request timeout empty.
   const client = resolveOptions({ baseUrl: 'http://127.0.0.1', apiKey: 'none' });
-  const limitPlaceholders = LIMIT_SETTINGS.flatMap(({ endpoint, prop }): [string, string][] => {
+  const limitPlaceholders = LIMIT_FIELDS.flatMap(({ endpoint, prop }): [string, string][] => {
     const limit = DEFAULT_RATE_LIMITS[endpoint];
     return limit === null ? [] : [[prop, String(limit)]];
   });

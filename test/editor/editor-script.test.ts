@@ -19,10 +19,10 @@ import {
 } from '../../src/contract/fields';
 import { EDITOR_GLOBAL, EDITOR_SCRIPT_FILE, editorScriptSrc, renderEditorScript } from '../../src/editor/editor-script';
 import { editorValues, type EditorValues } from '../../src/editor/editor-values';
-import { LIMIT_SETTINGS } from '../../src/nodes/config-options';
+import { LIMIT_FIELDS } from '../../src/nodes/config-options';
 import { AUDIO_FIELDS, UPLOAD_FIELDS, VIDEO_FIELDS } from '../../src/nodes/enhancement-fields';
 import type { NodeDef } from '../../src/nodes/red';
-import { settingsFromNode, type SettingField, type Settings } from '../../src/nodes/settings';
+import { enhancementOf, type EnhancementField, type Enhancement } from '../../src/nodes/enhancement';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const MODULE = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
@@ -73,7 +73,10 @@ function editorAccepts(type: string, def: NodeDefinition, prop: string, value: s
 }
 
 /** Each media node's settings as its runtime reads them, and the contract's check of the request they make. */
-const MEDIA_NODES: Record<string, { fields: readonly SettingField[]; check: (settings: Settings) => FieldIssue[] }> = {
+const MEDIA_NODES: Record<
+  string,
+  { fields: readonly EnhancementField[]; check: (settings: Enhancement) => FieldIssue[] }
+> = {
   'media-enhance-audio': {
     fields: AUDIO_FIELDS,
     check: (s) => checkEnhanceJsonBody({ file_download_url: 'https://example.com/a.wav', file_name: 'a.wav', ...s }),
@@ -126,7 +129,7 @@ describe('the editor script and the node dialogs, against the contract', () => {
       enhancement_model: SETTINGS_DEFAULTS.enhancement_model,
     };
     for (const [type, { fields, check }] of Object.entries(MEDIA_NODES)) {
-      const settings = settingsFromNode(newNode(type, definition(type)), fields);
+      const settings = enhancementOf(newNode(type, definition(type)), fields);
       assert.deepEqual(check(settings), [], `${type}'s defaults pass the contract's check`);
       if (type === 'media-enhance-audio') {
         // v1 names the members otherwise and takes the level as a fraction.
@@ -152,7 +155,7 @@ describe('the editor script and the node dialogs, against the contract', () => {
       const def = definition(type);
       for (const field of fields) {
         for (const value of SAMPLES) {
-          const settings = settingsFromNode({ ...newNode(type, def), [field.prop]: value }, fields);
+          const settings = enhancementOf({ ...newNode(type, def), [field.prop]: value }, fields);
           const contractAccepts = !check(settings).some((issue) => issue.loc.at(-1) === field.member);
           if (editorAccepts(type, def, field.prop, value) !== contractAccepts)
             disagreements.push(`${type} ${field.prop} ${JSON.stringify(value)}: contract ${contractAccepts}`);
@@ -193,7 +196,7 @@ describe('the editor script and the node dialogs, against the contract', () => {
 
   it("shows as placeholders the service's rate limits and the client's request timeout", () => {
     const { defaults, bounds } = loadEditorScript();
-    for (const { endpoint, prop } of LIMIT_SETTINGS) {
+    for (const { endpoint, prop } of LIMIT_FIELDS) {
       const limit = DEFAULT_RATE_LIMITS[endpoint];
       assert.equal(defaults[prop], limit === null ? undefined : String(limit), prop);
     }

@@ -19,7 +19,7 @@ import {
   V1_ENHANCEMENT_LEVEL,
   V2_ENHANCEMENT_LEVEL,
 } from '../../src/contract/fields';
-import { LIMIT_SETTINGS } from '../../src/nodes/config-options';
+import { LIMIT_FIELDS } from '../../src/nodes/config-options';
 import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type RunningProduct } from './product';
 
 // The editor's global, inside page.evaluate() callbacks.
@@ -302,8 +302,8 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     );
     const config = shown['media-enhance-config'];
     assert.deepEqual(
-      LIMIT_SETTINGS.map(({ prop }) => config[prop].placeholder),
-      LIMIT_SETTINGS.map(({ endpoint }) =>
+      LIMIT_FIELDS.map(({ prop }) => config[prop].placeholder),
+      LIMIT_FIELDS.map(({ endpoint }) =>
         DEFAULT_RATE_LIMITS[endpoint] === null
           ? labels('media-enhance-config', 'placeholder').noLimit
           : String(DEFAULT_RATE_LIMITS[endpoint]),
