@@ -18,8 +18,8 @@ import { settingsFromNode } from './settings';
 export function loudnessOf(
   metadata: MediaMetadata,
 ): Record<'input' | 'output', Record<'integrated_lufs' | 'true_peak_dbtp' | 'loudness_range_lu', number | null>> {
-  const params = (metadata.enhancement_params ?? {}) as Record<string, unknown>;
-  const figure = (key: string) => (typeof params[key] === 'number' ? (params[key] as number) : null);
+  const params = metadata.enhancement_params ?? {};
+  const figure = (key: string) => (typeof params[key] === 'number' ? params[key] : null);
   const side = (prefix: 'input' | 'output') => ({
     integrated_lufs: figure(`${prefix}_loudness_lufs`),
     true_peak_dbtp: figure(`${prefix}_true_peak_dbtp`),

@@ -15,7 +15,7 @@ export interface Job {
   signal: AbortSignal;
   show(status: JobStatus): void;
   /** For the client's `onWait`: "queued 2nd", "rate limited 12s". */
-  onWait(event: WaitEvent): void;
+  onWait: (event: WaitEvent) => void;
   /** For the client's `onProgress`: "uploading 42%". */
   progress(verb: string): ProgressCallback;
   /**
