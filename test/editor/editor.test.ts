@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { measureWavFile } from '../../src/audio/measure';
 import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type RunningProduct } from './product';
+import type { RedEditor } from './red-editor';
 
 // The editor's global, inside page.evaluate() callbacks.
-declare const RED: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare const RED: RedEditor;
 
 const PALETTE_TYPES = [
   'media-enhance-file',
@@ -92,7 +93,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const palette = await page.evaluate(() =>
       [...document.querySelectorAll('#red-ui-palette-container-media_enhance .red-ui-palette-node')].map((node) => ({
         type: node.getAttribute('data-palette-type'),
-        label: node.textContent!.replace(/\s+/g, ' ').trim(),
+        label: node.textContent.replace(/\s+/g, ' ').trim(),
         icon: /url\("?([^")]+)"?\)/.exec(
           (node.querySelector('.red-ui-palette-icon') as HTMLElement).style.backgroundImage,
         )?.[1],
@@ -137,8 +138,9 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       await page.evaluate((t) => RED.sidebar.help.show(t), type);
       await page.waitForFunction(
         ([sentence]) =>
-          (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement | null)?.innerText
-            .replace(/\s+/g, ' ')
+          document
+            .querySelector<HTMLElement>('.red-ui-sidebar-help-stack')
+            ?.innerText.replace(/\s+/g, ' ')
             .includes(sentence) ?? false,
         [firstSentence.replace(/\s+/g, ' ')],
         { timeout: 10_000 },
