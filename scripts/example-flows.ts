@@ -54,7 +54,7 @@ export function addNewExamples(
 export function deployExamples(userDir: string, examplesFolder: string): string[] {
   const flowFile = join(userDir, 'flows.json');
   const stampFile = join(userDir, EXAMPLES_STAMP);
-  const existing: FlowNode[] = existsSync(flowFile) ? JSON.parse(readFileSync(flowFile, 'utf8')) : [];
+  const existing = existsSync(flowFile) ? (JSON.parse(readFileSync(flowFile, 'utf8')) as FlowNode[]) : [];
   const addedBefore = new Set<string>(
     existsSync(stampFile)
       ? (JSON.parse(readFileSync(stampFile, 'utf8')) as { added: string[] }).added

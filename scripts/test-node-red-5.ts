@@ -30,7 +30,9 @@ function main(): void {
     for (const entry of ['dist', 'nodes', 'resources', 'icons', 'examples', 'README.md', 'LICENSE']) {
       cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
     }
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
     pkg.devDependencies['node-red'] = NODE_RED;
     pkg.devDependencies['@node-red/registry'] = NODE_RED;
     writeFileSync(join(project, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);

@@ -225,6 +225,7 @@ async function acceptedKeys(
     } catch (err) {
       throw new Error(
         `--key-file: cannot read "${keyFile}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        { cause: err },
       );
     }
     fromFile = text

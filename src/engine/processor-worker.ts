@@ -4,8 +4,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ProcessContext, Processor, ThreadHelp } from './processor';
 import type { FromWorker, ToWorker } from './worker-messages';
 
-const processor = require(workerData.processorModule as string) as Processor;
-const context = workerData.context as ProcessContext;
+const { processorModule, context } = workerData as { processorModule: string; context: ProcessContext };
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the module is named at run time, and loads before the first message
+const processor = require(processorModule) as Processor;
 const port = parentPort!;
 
 /** Tasks this thread asked the pool to run elsewhere, by request id. */
@@ -24,7 +25,8 @@ function describeError(err: unknown): { code: string; message: string } {
   };
 }
 
-port.on('message', async (message: ToWorker) => {
+// A job's or a task's failure is posted back as its answer, so nothing waits on the promise this returns.
+async function onMessage(message: ToWorker): Promise<void> {
   if (message.type === 'job') {
     const help: ThreadHelp = {
       threads: message.threads,
@@ -53,4 +55,6 @@ port.on('message', async (message: ToWorker) => {
     if (message.error) request?.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
     else request?.resolve(message.result);
   }
-});
+}
+
+port.on('message', (message: ToWorker) => void onMessage(message));

@@ -89,7 +89,7 @@ export class MediaRetention {
       this.lastAsked.delete(record.uid);
       total -= bytes;
       const reason = tooOld
-        ? `finished or last asked for ${spoken(idle)} ago, more than the ${spoken(maxAgeMs!)} kept`
+        ? `finished or last asked for ${spoken(idle)} ago, more than the ${spoken(maxAgeMs)} kept`
         : `finished media took ${mebibytes(total + bytes)}, more than the ${mebibytes(maxTotalBytes!)} kept; this was the oldest`;
       removed.push({ record, reason });
       this.onRemoved({ record, reason });

@@ -194,7 +194,7 @@ function parseSettings(raw: string | undefined, part: 'media_enhancement' | 'vid
   }
   const issues = checkEnhancementSettings(value, part);
   if (issues.length > 0) throw unprocessable(issues);
-  return (value ?? {}) as EnhancementSettings;
+  return value ?? {};
 }
 
 async function readText(req: IncomingMessage, limit: number): Promise<string> {

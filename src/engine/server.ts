@@ -54,7 +54,7 @@ export interface ServerParts {
   routes: routes.RouteContext;
   log(entry: AccessLogEntry): void;
   /** The engine's error log; never throws. */
-  logError(line: string): void;
+  logError: (line: string) => void;
 }
 
 function parseTarget(target: string | undefined): URL | undefined {

@@ -63,7 +63,7 @@ describe('client operations against the local engine', function () {
     assert.equal(typeof media.uid, 'string');
     assert.equal(media.file_name, 'episode.wav');
     const last = progress[progress.length - 1];
-    assert.ok(last[0] > wav.length && last[0] === last[1], `upload progress ended at ${last}`);
+    assert.ok(last[0] > wav.length && last[0] === last[1], `upload progress ended at ${last.join(',')}`);
 
     const states: string[] = [];
     const done = await client.waitForCompletion(media.uid, { timeoutMs: 20_000, onStatus: (s) => states.push(s) });

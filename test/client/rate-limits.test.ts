@@ -79,7 +79,7 @@ describe('client rate limits against the local engine', function () {
     // The service's Retry-After is whole seconds; the retry waits at least that long.
     assert.ok(
       rateLimited.every((e) => e.waitMs >= 900),
-      `waits: ${rateLimited.map((e) => e.waitMs)}`,
+      `waits: ${rateLimited.map((e) => e.waitMs).join(',')}`,
     );
   });
 

@@ -21,9 +21,10 @@ import {
 } from '../../src/contract/fields';
 import { LIMIT_FIELDS } from '../../src/nodes/config-options';
 import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type RunningProduct } from './product';
+import type { RedEditor } from './red-editor';
 
 // The editor's global, inside page.evaluate() callbacks.
-declare const RED: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare const RED: RedEditor;
 
 const PALETTE_TYPES = [
   'media-enhance-file',
@@ -55,15 +56,9 @@ interface DialogField {
 }
 type DialogFields = Record<string, DialogField>;
 
-/** What the dialog checks call of the editor's RED. */
-interface DialogRed {
-  nodes: { eachNode(visit: (node: { type: string }) => void): void };
-  editor: { edit(node: unknown): void; getEditStack(): Record<string, unknown>[] };
-}
-
 /** In the page: the fields of the dialog on top, by property. */
 function readDialog(prefix: string): DialogFields {
-  const stack = (RED as DialogRed).editor.getEditStack();
+  const stack = RED.editor.getEditStack();
   const node = stack[stack.length - 1];
   const fields: DialogFields = {};
   for (const element of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>(
@@ -146,7 +141,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const palette = await page.evaluate(() =>
       [...document.querySelectorAll('#red-ui-palette-container-media_enhance .red-ui-palette-node')].map((node) => ({
         type: node.getAttribute('data-palette-type'),
-        label: node.textContent!.replace(/\s+/g, ' ').trim(),
+        label: node.textContent.replace(/\s+/g, ' ').trim(),
         icon: /url\("?([^")]+)"?\)/.exec(
           (node.querySelector('.red-ui-palette-icon') as HTMLElement).style.backgroundImage,
         )?.[1],
@@ -191,8 +186,9 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       await page.evaluate((t) => RED.sidebar.help.show(t), type);
       await page.waitForFunction(
         ([sentence]) =>
-          (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement | null)?.innerText
-            .replace(/\s+/g, ' ')
+          document
+            .querySelector<HTMLElement>('.red-ui-sidebar-help-stack')
+            ?.innerText.replace(/\s+/g, ' ')
             .includes(sentence) ?? false,
         [firstSentence.replace(/\s+/g, ' ')],
         { timeout: 10_000 },
@@ -239,10 +235,9 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const shown: Record<string, DialogFields> = {};
     for (const type of PALETTE_TYPES) {
       await page.evaluate((t) => {
-        const red = RED as DialogRed;
         let found: unknown;
-        red.nodes.eachNode((n) => void (n.type === t && !found && (found = n)));
-        red.editor.edit(found);
+        RED.nodes.eachNode<{ type: string }>((n) => void (n.type === t && !found && (found = n)));
+        RED.editor.edit(found);
       }, type);
       await page.waitForSelector('#node-input-name', { state: 'visible' });
       shown[type] = await page.evaluate(readDialog, 'node-input');

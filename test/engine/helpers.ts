@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import FormData from 'form-data';
 import { request } from 'undici';
 import { startEngine, type EngineHandle, type EngineOptions } from '../../src/engine';
+import type { EngineJson } from './answers';
 
 export const KEY = 'engine-test-key-1';
 export const OTHER_KEY = 'engine-test-key-2';
@@ -57,7 +58,8 @@ export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  json: any;
+  /** The body as JSON; undefined when it is not JSON. */
+  json: EngineJson;
   bytes: Buffer;
 }
 
@@ -72,11 +74,11 @@ export async function call(
   });
   const bytes = Buffer.from(await res.body.arrayBuffer());
   const text = bytes.toString('utf8');
-  let json: unknown;
+  let json: EngineJson;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text) as EngineJson;
   } catch {
-    json = undefined;
+    json = undefined as unknown as EngineJson; // not JSON: a test that reads it fails on its assertion
   }
   return { status: res.statusCode, headers: res.headers, text, json, bytes };
 }
@@ -90,7 +92,7 @@ export function multipart(
   const form = new FormData();
   if (file) form.append('file', file, { filename: fileName, contentType: 'application/octet-stream' });
   for (const [name, value] of Object.entries(parts)) form.append(name, value);
-  return { body: form.getBuffer(), headers: form.getHeaders() as Record<string, string> };
+  return { body: form.getBuffer(), headers: form.getHeaders() };
 }
 
 export async function upload(
@@ -110,7 +112,7 @@ export async function metadata(engine: TestEngine, uid: string, key = KEY): Prom
 }
 
 /** Polls (quickly: a test, not a client) until the media leaves PENDING/PROCESSING. */
-export async function settled(engine: TestEngine, uid: string, timeoutMs = 10_000): Promise<any> {
+export async function settled(engine: TestEngine, uid: string, timeoutMs = 10_000): Promise<EngineJson> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const { json } = await metadata(engine, uid);

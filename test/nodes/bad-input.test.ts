@@ -135,7 +135,7 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
   ];
 
   for (const { node, msg, says } of cases) {
-    it(`${String(node.type).replace('media-enhance-', '')}: ${JSON.stringify(msg, (k, v) => (k === 'payload' && v?.type === 'Buffer' ? '<Buffer>' : v))} ${Object.keys(node).length > 1 ? `with ${JSON.stringify(node)}` : ''}`, async () => {
+    it(`${String(node.type).replace('media-enhance-', '')}: ${JSON.stringify(msg, (k, v: unknown) => (k === 'payload' && (v as { type?: unknown } | null)?.type === 'Buffer' ? '<Buffer>' : v))} ${Object.keys(node).length > 1 ? `with ${JSON.stringify(node)}` : ''}`, async () => {
       await loadFlow(flowOf([{ id: 'under-test', ...node }]), { svc: { apiKey: engine.apiKey } });
       const before = engine.requests().length;
       const caught = nextInput(helper.getNode('caught'));

@@ -89,7 +89,7 @@ describe('the packed package in a real Node-RED', function () {
     }[];
     const ours = nodes.filter((set) => set.module === MODULE);
     assert.deepEqual(ours.flatMap((set) => set.types).sort(), [...TYPES].sort());
-    for (const set of ours) assert.equal(set.err, undefined, `${set.types}: ${set.err}`);
+    for (const set of ours) assert.equal(set.err, undefined, `${set.types.join(',')}: ${set.err}`);
     const html = (await get('/nodes', 'text/html')).text;
     for (const type of TYPES) {
       assert.ok(html.includes(`RED.nodes.registerType('${type}'`), `${type} editor`);

@@ -22,7 +22,7 @@ import {
   unloadFlow,
 } from './flow-helper';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- an untyped CommonJS module, typed by the cast below
 const { hooks } = require('@node-red/util') as {
   hooks: {
     add(id: string, fn: (event: { msg: { topic?: unknown }; node: { id: string } }) => void): void;

@@ -99,7 +99,11 @@ describe('nodes: one config node, one client', function () {
       else assert.equal((caught[0].error as { code: string }).code, 'AUTH');
       texts.push(
         JSON.stringify(helper._redNodes.getFlows().flows),
-        ...[...seen, ...caught].map((msg) => JSON.stringify(msg, (_k, v) => (v?.type === 'Buffer' ? undefined : v))),
+        ...[...seen, ...caught].map((msg) =>
+          JSON.stringify(msg, (_k, v: unknown) =>
+            (v as { type?: unknown } | null)?.type === 'Buffer' ? undefined : v,
+          ),
+        ),
         ...['upload', 'wait', 'download'].flatMap((id) => statusTexts(helper.getNode(id)).map(String)),
         ...helper
           .log()
