@@ -7,7 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadRnnoise, RNNOISE_FRAME } from '../src/enhance/rnnoise';
-import { WorkerPool } from '../src/engine/worker-pool';
+import { WorkerPool } from '../src/engine/jobs/worker-pool';
 import { speechLike, writeWavFile } from '../test/fixtures/audio';
 import type { BenchReport } from './run';
 

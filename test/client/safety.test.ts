@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
-import { makeWav } from './engine';
+import { makeWav } from '../fixtures/media';
 
 const KEY = 'sk-test-0123456789abcdef';
 

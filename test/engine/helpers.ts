@@ -1,14 +1,11 @@
-// Black-box helpers: an engine on a free loopback port with a fresh data folder, and raw HTTP to it.
-import { promises as fsp } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Black-box helpers: the test engine (test/fixtures/test-engine.ts) as these tests start it, and raw HTTP to it.
 import FormData from 'form-data';
 import { request } from 'undici';
-import { startEngine, type EngineHandle, type EngineOptions } from '../../src/engine';
+import type { EngineOptions } from '../../src/engine';
+import { KEY, startTestEngine as startSharedTestEngine, type TestEngine } from '../fixtures/test-engine';
 import type { EngineJson } from './answers';
 
-export const KEY = 'engine-test-key-1';
-export const OTHER_KEY = 'engine-test-key-2';
+export { KEY, OTHER_KEY, type TestEngine } from '../fixtures/test-engine';
 
 /** A valid enhance-json body without its URL: each test adds the `file_download_url` it serves. */
 export const AUDIO_BODY = {
@@ -20,38 +17,9 @@ export const AUDIO_BODY = {
   model_arch: 'LARK_V2',
 };
 
-export interface TestEngine extends EngineHandle {
-  dataDir: string;
-  logLines: string[];
-  /** The engine's error log (onErrorLine). */
-  errorLines: string[];
-  /** Stops the engine and removes its data. */
-  dispose(): Promise<void>;
-}
-
-export async function startTestEngine(options: Partial<EngineOptions> = {}, dataDir?: string): Promise<TestEngine> {
-  const dir = dataDir ?? (await fsp.mkdtemp(join(tmpdir(), 'me-engine-test-')));
-  const logLines: string[] = [];
-  const errorLines: string[] = [];
-  const engine = await startEngine({
-    apiKeys: [KEY, OTHER_KEY],
-    dataDir: dir,
-    onLogLine: (line) => logLines.push(line),
-    onErrorLine: (line) => errorLines.push(line),
-    ...options,
-    // Tests poll fast; a test of the metadata limit sets its own.
-    limits: { getMetadata: 100_000, ...options.limits },
-  });
-  return {
-    ...engine,
-    dataDir: dir,
-    logLines,
-    errorLines,
-    dispose: async () => {
-      await engine.close();
-      await fsp.rm(dir, { recursive: true, force: true });
-    },
-  };
+/** A test engine for black-box tests: they poll fast, so metadata reads are not limited unless a test sets that limit. */
+export function startTestEngine(options: Partial<EngineOptions> = {}, dataDir?: string): Promise<TestEngine> {
+  return startSharedTestEngine({ ...options, limits: { getMetadata: 100_000, ...options.limits } }, dataDir);
 }
 
 export interface Answer {

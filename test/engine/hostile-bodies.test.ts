@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import FormData from 'form-data';
 import { request } from 'undici';
-import { HttpError, sendErrorSafely } from '../../src/engine/responses';
+import { HttpError, sendErrorSafely } from '../../src/engine/http/http-error';
 import { makeWav } from '../fixtures/media';
 import { AUDIO_BODY as AUDIO_SETTINGS, call, KEY, metadata, startTestEngine, upload, type TestEngine } from './helpers';
 import { detailText, issues } from './answers';

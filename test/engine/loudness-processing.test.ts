@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processMedia } from '../../src/engine/enhance-processor';
+import { processMedia } from '../../src/engine/processors/enhance-processor';
 import { encodeWav, sine, speechLike, writeWavFile } from '../fixtures/audio';
 import { ffmpeg, ffmpegLoudness, streamCodecs, videoStreamMd5 } from '../fixtures/ffmpeg';
 import { call, KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';

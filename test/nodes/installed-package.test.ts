@@ -15,7 +15,7 @@ import {
   spawnNodeRed,
   unpackPackage,
   waitForNodeRed,
-} from '../../scripts/node-red-process';
+} from '../fixtures/node-red-process';
 import { EDITOR_SCRIPT_FILE, editorScriptSrc } from '../../src/editor/editor-script';
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';

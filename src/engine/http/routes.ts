@@ -8,16 +8,16 @@ import {
   type EnhanceJsonBody,
   type EnhancementSettings,
   type FieldIssue,
-} from '../contract/fields';
-import type { Faults } from './faults';
-import type { Jobs } from './jobs';
-import { excerpt } from '../contract/excerpt';
-import { sniffMediaType } from './media-type';
+} from '../../contract/fields';
+import type { Faults } from '../faults';
+import type { Jobs } from '../jobs/jobs';
+import { excerpt } from '../../contract/excerpt';
+import { sniffMediaType } from '../storage/media-type';
 import { receiveUpload } from './multipart';
-import { respond } from './respond';
-import type { MediaRetention } from './retention';
-import { HttpError, unprocessable } from './responses';
-import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from './store';
+import { writeAnswer } from './write-answer';
+import type { MediaRetention } from '../storage/retention';
+import { HttpError, unprocessable } from './http-error';
+import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from '../storage/store';
 
 export interface RouteContext {
   store: MediaStore;
@@ -159,7 +159,7 @@ export async function file(
       'content-range': `bytes */${size}`,
     });
   if (range) {
-    await respond(
+    await writeAnswer(
       res,
       206,
       { ...fileHeaders, 'content-range': `bytes ${range.start}-${range.end}/${size}` },
@@ -167,7 +167,7 @@ export async function file(
       ctx.faults,
     );
   } else {
-    await respond(res, 200, fileHeaders, { path, start: 0, end: size - 1 }, ctx.faults);
+    await writeAnswer(res, 200, fileHeaders, { path, start: 0, end: size - 1 }, ctx.faults);
   }
 }
 

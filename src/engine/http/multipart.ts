@@ -4,10 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import type { UploadFs } from './faults';
-import { HttpError, isDiskFull, insufficientStorage, unprocessable } from './responses';
-import { SNIFF_BYTES } from './media-type';
-import { PRIVATE_FILE } from './store';
+import type { UploadFs } from '../faults';
+import { HttpError, isDiskFull, insufficientStorage, unprocessable } from './http-error';
+import { SNIFF_BYTES } from '../storage/media-type';
+import { PRIVATE_FILE } from '../storage/store';
 
 export interface ReceivedUpload {
   /** The file as written to disk (an incoming path). */

@@ -4,7 +4,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
 import type { FetchGuard } from './fetch-guard';
-import { ProcessingError } from './processor';
+import { ProcessingError } from '../processors/processor';
 
 const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

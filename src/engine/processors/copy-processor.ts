@@ -1,4 +1,5 @@
-// The default processor: the output is the input, unchanged, and the metadata says so.
+// A processor that changes nothing: the output is the input, and the metadata says so. Not the default
+// (that is enhance-processor); an engine started with this `processorModule` only stores and serves media.
 import { promises as fsp } from 'node:fs';
 import type { ProcessJob, ProcessResult } from './processor';
 

@@ -1,6 +1,6 @@
 // The seam between the engine and what it does to a media. A processor is a module run in the worker
 // threads; the default enhances speech and normalizes loudness (enhance-processor), another copies the input (copy-processor).
-import type { MediaType } from './media-type';
+import type { MediaType } from '../storage/media-type';
 
 export interface ProcessSettings {
   loudness_target: number;

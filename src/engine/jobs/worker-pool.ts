@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ProcessContext, ProcessJob, ProcessResult } from './processor';
-import { ProcessingError } from './processor';
+import type { ProcessContext, ProcessJob, ProcessResult } from '../processors/processor';
+import { ProcessingError } from '../processors/processor';
 import type { FromWorker, ToWorker, WorkerError } from './worker-messages';
 
 interface Pending {

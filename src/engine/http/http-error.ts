@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { FieldIssue } from '../contract/fields';
-import { excerpt } from '../contract/excerpt';
+import type { FieldIssue } from '../../contract/fields';
+import { excerpt } from '../../contract/excerpt';
 
 /** An answer the routes decide on; the server writes it (and applies faults on the way). */
 export class HttpError extends Error {

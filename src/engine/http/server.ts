@@ -1,15 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { EndpointId } from '../contract/endpoints';
-import { checkMediaUid } from '../contract/fields';
+import { PATHS, type EndpointId } from '../../contract/endpoints';
+import { checkMediaUid } from '../../contract/fields';
 import { loggedPath } from './access-log';
 import type { KeyChecker } from './auth';
 import type { Capacity } from './capacity';
-import type { Faults } from './faults';
-import type { AccessLogEntry, ServerLimits } from './options';
+import type { Faults } from '../faults';
+import type { AccessLogEntry, ServerLimits } from '../options';
 import type { RateLimits } from './rate-limit';
-import { respond } from './respond';
-import { HttpError, insufficientStorage, isDiskFull, sendErrorSafely, unprocessable } from './responses';
+import { writeAnswer } from './write-answer';
+import { HttpError, insufficientStorage, isDiskFull, sendErrorSafely, unprocessable } from './http-error';
 import { drainUnreadBody } from './unread-body';
 import * as routes from './routes';
 
@@ -19,23 +19,37 @@ interface Route {
   uid?: string;
 }
 
-/** Which operation a request is, by method and path; undefined for anything else. */
+/** Which operation a request is, by method and path (the contract's PATHS); undefined for anything else. */
 function match(method: string, pathname: string): Route | 'wrong-method' | undefined {
   const post = (endpoint: EndpointId): Route | 'wrong-method' =>
     method === 'POST' ? { endpoint, method: 'POST' } : 'wrong-method';
-  if (pathname === '/v1/media/enhance-json') return post('enhanceAudio');
-  if (pathname === '/v1/videos') return post('enhanceVideo');
-  if (pathname === '/v2/medias') return post('uploadMedia');
-  const media = /^\/v2\/medias\/([^/]+)\/(metadata|file)$/.exec(pathname);
-  if (!media) return undefined;
-  if (method !== 'GET' && method !== 'HEAD') return 'wrong-method';
-  let uid: string;
+  if (pathname === PATHS.enhanceAudio) return post('enhanceAudio');
+  if (pathname === PATHS.enhanceVideo) return post('enhanceVideo');
+  if (pathname === PATHS.uploadMedia) return post('uploadMedia');
+  const get = (endpoint: EndpointId, uid: string): Route | 'wrong-method' =>
+    method === 'GET' || method === 'HEAD' ? { endpoint, method: 'GET', uid } : 'wrong-method';
+  const metadataOf = uidIn(pathname, PATHS.metadata);
+  if (metadataOf !== undefined) return get('getMetadata', metadataOf);
+  const fileOf = uidIn(pathname, PATHS.file);
+  if (fileOf !== undefined) return get('downloadFile', fileOf);
+  return undefined;
+}
+
+/** Stands for the uid in a path the contract builds, to find where the uid goes. */
+const UID_MARK = 'UID';
+
+/** The uid when `pathname` is `pathOf(uid)` for some uid (one non-empty path segment); otherwise undefined. */
+function uidIn(pathname: string, pathOf: (uid: string) => string): string | undefined {
+  const [before, after] = pathOf(UID_MARK).split(UID_MARK);
+  if (pathname.length <= before.length + after.length) return undefined;
+  if (!pathname.startsWith(before) || !pathname.endsWith(after)) return undefined;
+  const segment = pathname.slice(before.length, pathname.length - after.length);
+  if (segment.includes('/')) return undefined;
   try {
-    uid = decodeURIComponent(media[1]);
+    return decodeURIComponent(segment);
   } catch {
-    uid = media[1];
+    return segment;
   }
-  return { endpoint: media[2] === 'metadata' ? 'getMetadata' : 'downloadFile', method: 'GET', uid };
 }
 
 const isUpload = (endpoint: EndpointId) => endpoint === 'uploadMedia' || endpoint === 'enhanceVideo';
@@ -66,7 +80,7 @@ function parseTarget(target: string | undefined): URL | undefined {
 }
 
 /**
- * The engine's HTTP server, with its limits (options.ts, ServerLimits, for what each is and why):
+ * The engine's HTTP server, with its limits (../options.ts, ServerLimits, for what each is and why):
  * - request head: at most `maxHeaderBytes` (Node answers 431) and `maxHeaderCount` fields (431 here);
  * - time: the head within `headersTimeoutMs` (Node answers 408 and closes: slowloris), nothing moving
  *   for `idleTimeoutMs` (408 and closed), `requestTimeoutMs` for a whole request (none by default: an
@@ -246,5 +260,5 @@ async function dispatch(
       return;
   }
   const text = Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(JSON.stringify(answer.body));
-  await respond(res, answer.status, { ...headers, 'content-type': 'application/json' }, text, parts.faults);
+  await writeAnswer(res, answer.status, { ...headers, 'content-type': 'application/json' }, text, parts.faults);
 }

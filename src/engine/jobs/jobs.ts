@@ -1,11 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { promises as fsp } from 'node:fs';
-import type { Faults } from './faults';
+import type { Faults } from '../faults';
 import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
-import { sniffMediaType, SNIFF_BYTES } from './media-type';
-import { ProcessingError } from './processor';
-import { PRIVATE_FILE, type MediaRecord, type MediaStore } from './store';
+import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
+import { ProcessingError } from '../processors/processor';
+import { PRIVATE_FILE, type MediaRecord, type MediaStore } from '../storage/store';
 import type { WorkerPool } from './worker-pool';
 
 export interface JobOptions {

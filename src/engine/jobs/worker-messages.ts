@@ -1,5 +1,5 @@
 // What the worker pool and its threads say to each other.
-import type { ProcessJob, ProcessResult } from './processor';
+import type { ProcessJob, ProcessResult } from '../processors/processor';
 
 export interface WorkerError {
   code: string;

@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
-const ROOT = resolve(__dirname, '..', '..');
+const ROOT = resolve(__dirname, '..', '..', '..');
 const NODE_RED = process.env.NODE_RED_5_VERSION ?? '^5.0.7';
 const NODE = process.env.NODE_22_VERSION ?? 'node@22';
 const SUITES = ['dist/test/nodes/**/*.test.js', 'dist/test/editor/**/*.test.js'];

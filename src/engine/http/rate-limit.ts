@@ -1,4 +1,4 @@
-import { RATE_LIMIT_HEADERS, type EndpointId } from '../contract/endpoints';
+import { RATE_LIMIT_HEADERS, type EndpointId } from '../../contract/endpoints';
 
 export interface RateDecision {
   allowed: boolean;

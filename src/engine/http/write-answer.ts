@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Faults } from './faults';
+import type { Faults } from '../faults';
 
 export type Body = Buffer | { path: string; start: number; end: number };
 
@@ -10,7 +10,7 @@ export type Body = Buffer | { path: string; start: number; end: number };
  * Writes an answer, passing it through the injected faults: a reset cuts the connection after half
  * the body, a drip sends the body slowly.
  */
-export async function respond(
+export async function writeAnswer(
   res: ServerResponse,
   status: number,
   headers: Record<string, string>,

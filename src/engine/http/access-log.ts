@@ -1,5 +1,5 @@
-import { STEPS } from '../contract/fields';
-import type { AccessLogEntry } from './options';
+import { STEPS } from '../../contract/fields';
+import type { AccessLogEntry } from '../options';
 
 /**
  * `2026-11-22T10:00:00.000Z POST /v2/medias 201 12.5ms`, stamped with the time the request arrived;

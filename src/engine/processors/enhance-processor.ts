@@ -11,9 +11,9 @@ import {
   replaceSoundtrack,
   type AudioContainer,
   type VideoContainer,
-} from '../audio/ffmpeg';
-import type { LoudnessMeasurement } from '../audio/loudness-meter';
-import { measureWavFile } from '../audio/measure';
+} from '../../audio/ffmpeg';
+import type { LoudnessMeasurement } from '../../audio/loudness-meter';
+import { measureWavFile } from '../../audio/measure';
 import {
   AIM_LU,
   DEFAULT_MAX_LIMITING_DB,
@@ -21,13 +21,13 @@ import {
   onTarget,
   type NormalizeOptions,
   type NormalizeReport,
-} from '../audio/normalize';
-import { readWavLayout } from '../audio/wav-format';
-import { enhanceWavFile } from '../enhance/chain';
-import type { EnhancementModel } from '../enhance/chain-types';
-import { runChannelTask, type ChannelTask } from '../enhance/channel-task';
-import { enhancementParams } from '../enhance/report';
-import type { MediaType } from './media-type';
+} from '../../audio/normalize';
+import { readWavLayout } from '../../audio/wav-format';
+import { enhanceWavFile } from '../../enhance/chain';
+import type { EnhancementModel } from '../../enhance/chain-types';
+import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
+import { enhancementParams } from '../../enhance/report';
+import type { MediaType } from '../storage/media-type';
 import {
   ProcessingError,
   type ProcessContext,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { EnhancementSettings } from '../contract/fields';
-import type { MediaState } from '../contract/endpoints';
+import type { EnhancementSettings } from '../../contract/fields';
+import type { MediaState } from '../../contract/endpoints';
 import type { MediaType } from './media-type';
 
 /** Where a media came from: the v1 JSON operation, the v1 video operation, or a v2 upload. */

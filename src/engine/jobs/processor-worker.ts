@@ -1,7 +1,7 @@
 // Runs in a worker thread: loads the processor module once, then processes one job per message, or a
 // part of another thread's job (a task) that the pool lent this thread for.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ProcessContext, Processor, ThreadHelp } from './processor';
+import type { ProcessContext, Processor, ThreadHelp } from '../processors/processor';
 import type { FromWorker, ToWorker } from './worker-messages';
 
 const { processorModule, context } = workerData as { processorModule: string; context: ProcessContext };
