@@ -1,5 +1,5 @@
-// Filling a node's dialog from the editor script's values when it opens (oneditprepare). Runs in the
-// browser like validators.ts: each function is copied into the editor script and uses only its
+// Filling a node's dialog from the editor script's values: its shared rows when the node registers, its
+// menus and hints when it opens (oneditprepare). Runs in the browser like validators.ts: each function is copied into the editor script and uses only its
 // parameters, `this` and the editor's jQuery.
 import type { DialogRows } from './dialog-rows';
 import type { EditorValues } from './editor-values';
@@ -84,8 +84,9 @@ export function showHints(this: EditorValues): void {
 /**
  * Puts the shared rows (dialog-rows.ts) in place of each marker in the node's template,
  * <div data-media-enhance-rows="<row> <row>..."></div>. Called as MediaEnhanceEditor.writeRows(type)
- * when the node registers: Node-RED has put the template in the page by then, and reads it only when a
- * dialog opens, so it fills, translates, checks and saves these rows as the ones written out.
+ * when the node registers: Node-RED puts a module's node files in the page whole before it runs their
+ * scripts, so the template is there, and it reads the template only when a dialog opens (buildEditForm),
+ * so it fills, translates, checks and saves these rows as the ones written out.
  */
 export function writeRows(this: { rows: DialogRows }, type: string): void {
   const rows = this.rows;
