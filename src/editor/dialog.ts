@@ -1,6 +1,7 @@
-// Filling a node's dialog from the editor script's values when it opens (oneditprepare). Runs in the
-// browser like validators.ts: each function is copied into the editor script and uses only its
+// Filling a node's dialog from the editor script's values: its shared rows when the node registers, its
+// menus and hints when it opens (oneditprepare). Runs in the browser like validators.ts: each function is copied into the editor script and uses only its
 // parameters, `this` and the editor's jQuery.
+import type { DialogRows } from './dialog-rows';
 import type { EditorValues } from './editor-values';
 
 /** The little of jQuery (the editor's `$`) these functions use. */
@@ -8,6 +9,7 @@ interface Selection {
   toArray(): object[];
   attr(name: string): string | undefined;
   attr(name: string, value: string): Selection;
+  text(): string;
   text(text: string): Selection;
   val(value: unknown): Selection;
   append(child: Selection): Selection;
@@ -29,6 +31,41 @@ export function fillChoices(
   select.val(selected);
 }
 
+/** What Node-RED passes as `this` to oneditprepare: the node being edited. */
+interface EditedNode {
+  type: string;
+  model?: unknown;
+  transcode?: unknown;
+  /** The node's translation of a key of its own (<type>.<key>). */
+  _(key: string): string;
+}
+
+/**
+ * Fills the shared menus (dialog-rows.ts) of an enhancement dialog: the model, fullest first, and the
+ * output format, "keep" first, labelled by the node's own translations; a dialog without one of them
+ * has an empty selection there, which jQuery leaves alone. `serviceDefault` adds a last model choice
+ * that leaves the model to the service. Called as MediaEnhanceEditor.fillEnhancementMenus(node, {...}).
+ */
+export function fillEnhancementMenus(
+  this: EditorValues,
+  node: EditedNode,
+  { serviceDefault }: { serviceDefault: boolean },
+): void {
+  const models = serviceDefault ? this.menus.models.concat('') : this.menus.models;
+  fillChoices(
+    '#node-input-model',
+    models,
+    (model) => node._(`${node.type}.option.${model || 'serviceDefault'}`),
+    node.model,
+  );
+  fillChoices(
+    '#node-input-transcode',
+    [''].concat(this.menus.transcodeKinds),
+    (kind) => kind || node._(`${node.type}.option.keep`),
+    node.transcode,
+  );
+}
+
 /**
  * Writes the bounds and defaults a dialog mentions: an element marked data-media-enhance-range="<bound>"
  * shows "(min to max)", an input marked data-media-enhance-placeholder="<default>" gets the default as its
@@ -44,5 +81,27 @@ export function showHints(this: EditorValues): void {
   }
 }
 
+/**
+ * Puts the shared rows (dialog-rows.ts) in place of each marker in the node's template,
+ * <div data-media-enhance-rows="<row> <row>..."></div>. Called as MediaEnhanceEditor.writeRows(type)
+ * when the node registers: Node-RED puts a module's node files in the page whole before it runs their
+ * scripts, so the template is there, and it reads the template only when a dialog opens (buildEditForm),
+ * so it fills, translates, checks and saves these rows as the ones written out.
+ */
+export function writeRows(this: { rows: DialogRows }, type: string): void {
+  const rows = this.rows;
+  const template = $(`script[data-template-name="${type}"]`);
+  const written = template.text().replace(/<div data-media-enhance-rows="([^"]*)"><\/div>/g, (_marker, names: string) =>
+    names
+      .split(' ')
+      .map((name) => {
+        if (!(name in rows)) throw new Error(`${type}: no shared dialog row named ${name}`);
+        return rows[name].replace(/\{type\}/g, type);
+      })
+      .join('\n'),
+  );
+  template.text(written);
+}
+
 /** The helpers the editor script offers, each as MediaEnhanceEditor.<its name>. */
-export const DIALOG_HELPERS = [fillChoices, showHints];
+export const DIALOG_HELPERS = [fillChoices, fillEnhancementMenus, showHints, writeRows];

@@ -1,8 +1,10 @@
 // The editor script: one browser file in the package's resources/ folder that every node's .html loads
 // before its own script. It puts on one global, MediaEnhanceEditor, the contract's bounds, choices and
-// defaults (editor-values.ts) and the dialogs' checks and helpers (validators.ts, dialog.ts), whose
-// source it copies: the checks that run in the browser are the ones the tests call in Node.
+// defaults (editor-values.ts), the rows several dialogs share (dialog-rows.ts) and the dialogs' checks
+// and helpers (validators.ts, dialog.ts), whose source it copies: the checks that run in the browser are
+// the ones the tests call in Node.
 import { DIALOG_HELPERS } from './dialog';
+import { dialogRows } from './dialog-rows';
 import type { EditorValues } from './editor-values';
 import { VALIDATOR_HELPERS, VALIDATORS } from './validators';
 
@@ -30,7 +32,8 @@ export function renderEditorScript(values: EditorValues): string {
     "  'use strict';",
     ...[...VALIDATOR_HELPERS, ...offered].map((fn) => indented(fn.toString())),
     indented(`var values = ${JSON.stringify(values, null, 2)};`),
-    `  window.${EDITOR_GLOBAL} = Object.assign(values, { ${members} });`,
+    indented(`var rows = ${JSON.stringify(dialogRows(values), null, 2)};`),
+    `  window.${EDITOR_GLOBAL} = Object.assign(values, { rows: rows, ${members} });`,
     '})();',
     '',
   ].join('\n');

@@ -31,6 +31,7 @@ const HTML_FILES = readdirSync(join(ROOT, 'nodes')).filter((f) => f.endsWith('.h
 type Validate = (this: unknown, value: unknown, opt: unknown) => unknown;
 interface NodeDefinition {
   defaults: Record<string, { value: unknown; validate?: Validate }>;
+  credentials?: Record<string, unknown>;
 }
 
 /** The editor script as the build wrote it, run as the browser runs it; its global. */
@@ -40,19 +41,38 @@ function loadEditorScript(): EditorValues & Record<string, unknown> {
   return window[EDITOR_GLOBAL] as EditorValues & Record<string, unknown>;
 }
 
-/** Each node's definition, from its .html's scripts run against the editor script. */
-function registerTypes(): Map<string, NodeDefinition> {
-  const editor = loadEditorScript();
+/** A node file's dialog template, as it stands in the file. */
+function templateOf(html: string): string {
+  return /<script type="text\/html" data-template-name="[^"]*">([\s\S]*?)<\/script>/.exec(html)![1];
+}
+
+/**
+ * Each node's definition, and its dialog template as Node-RED will read it, from its .html's scripts run
+ * on the editor script in a page that holds every template and no open dialog, as the editor runs them.
+ */
+function registerTypes(): { types: Map<string, NodeDefinition>; templates: Map<string, string> } {
   const types = new Map<string, NodeDefinition>();
+  const templates = new Map<string, string>();
+  for (const file of HTML_FILES)
+    templates.set(file.replace(/\.html$/, ''), templateOf(readFileSync(join(ROOT, 'nodes', file), 'utf8')));
   const RED = { nodes: { registerType: (type: string, def: NodeDefinition) => types.set(type, def) } };
-  // No dialog is open: a check that looks at a field finds none and reads the node's saved value.
-  const context = createContext({ window: { [EDITOR_GLOBAL]: editor }, RED, $: () => ({ length: 0 }) });
+  // `$` finds a template by its name; a check that looks at a field finds none and reads the saved value.
+  const $ = (selector: string) => {
+    const type = /^script\[data-template-name="([^"]+)"\]$/.exec(selector)?.[1];
+    if (type === undefined || !templates.has(type)) return { length: 0 };
+    return {
+      length: 1,
+      text: (written?: string) => (written === undefined ? templates.get(type) : void templates.set(type, written)),
+    };
+  };
+  const context = createContext({ window: {}, RED, $ });
+  runInContext(readFileSync(join(ROOT, 'resources', EDITOR_SCRIPT_FILE), 'utf8'), context);
   for (const file of HTML_FILES) {
     const html = readFileSync(join(ROOT, 'nodes', file), 'utf8');
     for (const [, code] of html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g))
       runInContext(code, context, { filename: file });
   }
-  return types;
+  return { types, templates };
 }
 
 /** A node as the editor creates it: every property at its default. */
@@ -98,7 +118,7 @@ const SAMPLES = [
 ];
 
 describe('the editor script and the node dialogs, against the contract', () => {
-  const types = registerTypes();
+  const { types, templates } = registerTypes();
   const definition = (type: string) => {
     const def = types.get(type);
     assert.ok(def, `${type} is registered`);
@@ -119,6 +139,26 @@ describe('the editor script and the node dialogs, against the contract', () => {
       );
     }
     assert.deepEqual([...types.keys()].sort(), HTML_FILES.map((f) => f.replace(/\.html$/, '')).sort());
+  });
+
+  it('writes the shared rows into each dialog: one field for each property the node saves, labelled as its own', () => {
+    for (const [type, template] of templates) {
+      assert.doesNotMatch(template, /data-media-enhance-rows/, `${type}: every marker is replaced`);
+      const def = definition(type);
+      // Node-RED fills, checks and saves the field of id <prefix>-<property> for each property it defines.
+      const prefix = def.credentials ? 'node-config-input' : 'node-input';
+      const fields = [...template.matchAll(/\sid="([^"]+)"/g)].map(([, id]) => id.replace(`${prefix}-`, ''));
+      const saved = [...Object.keys(def.defaults), ...Object.keys(def.credentials ?? {})];
+      assert.deepEqual([...fields].sort(), [...saved].sort(), `${type}: one field for each saved property`);
+      const messages: unknown = JSON.parse(
+        readFileSync(join(ROOT, 'nodes', 'locales', 'en-US', `${type}.json`), 'utf8'),
+      );
+      for (const [, key] of template.matchAll(/data-i18n="(?:\[placeholder\])?([^"]+)"/g)) {
+        assert.ok(key.startsWith(`${type}.`), `${type}: ${key} is one of its own translations`);
+        const text = key.split('.').reduce((at: unknown, part) => (at as Record<string, unknown>)?.[part], messages);
+        assert.equal(typeof text, 'string', `${type}: ${key} has an English text`);
+      }
+    }
   });
 
   it("gives a new media node the service's defaults, as a request the contract accepts", () => {
@@ -201,13 +241,12 @@ describe('the editor script and the node dialogs, against the contract', () => {
       assert.equal(defaults[prop], limit === null ? undefined : String(limit), prop);
     }
     assert.equal(defaults.requestTimeout, '60');
-    // Every hint a dialog marks names a value the script holds.
-    for (const file of HTML_FILES) {
-      const html = readFileSync(join(ROOT, 'nodes', file), 'utf8');
-      for (const [, name] of html.matchAll(/data-media-enhance-range="([^"]*)"/g))
-        assert.ok(name in bounds, `${file}: bound ${name}`);
-      for (const [, name] of html.matchAll(/data-media-enhance-placeholder="([^"]*)"/g))
-        assert.ok(name in defaults, `${file}: default ${name}`);
+    // Every hint a dialog marks, in its own rows or the shared ones, names a value the script holds.
+    for (const [type, template] of templates) {
+      for (const [, name] of template.matchAll(/data-media-enhance-range="([^"]*)"/g))
+        assert.ok(name in bounds, `${type}: bound ${name}`);
+      for (const [, name] of template.matchAll(/data-media-enhance-placeholder="([^"]*)"/g))
+        assert.ok(name in defaults, `${type}: default ${name}`);
     }
   });
 

@@ -311,6 +311,84 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         if (field.options) assert.equal(field.value, field.saved, `${type} ${prop} shows its saved value`);
   });
 
+  it('shows in the rows that dialogs share the saved values, and saves what a user changes there', async () => {
+    // One node for each kind of shared row, with other values a user might give: v2 and v1 settings with
+    // their menus, where a file goes and the checkbox, and the config node's limits. Each is put back as
+    // the dialog found it before anything deploys; only the config node is in the flow the drop test runs.
+    type Values = Record<string, string | boolean>;
+    const edited: Array<{ id: string; prefix: string; changes: Values }> = [
+      {
+        id: 'me-ex4-enhance',
+        prefix: 'node-input',
+        changes: { loudnessTarget: '-20', truePeak: '-2', enhancementLevel: '50', model: '' },
+      },
+      {
+        id: 'me-ex3-enhance',
+        prefix: 'node-input',
+        changes: { peakLimit: '-3', enhancementLevel: '0.5', model: MODELS[0], transcode: TRANSCODE_KINDS[0] },
+      },
+      {
+        id: 'me-ex4-download',
+        prefix: 'node-input',
+        changes: { folder: 'outbox/videos', fileName: 'talk.mp4', keepAcrossRestarts: false },
+      },
+      {
+        id: 'me-example-engine',
+        prefix: 'node-config-input',
+        changes: { limitUpload: '7', requestTimeout: '30', waitTimeout: '900' },
+      },
+    ];
+    const open = async (id: string, prefix: string) => {
+      await page.evaluate(
+        ([nodeId, config]) => {
+          const node = RED.nodes.node(nodeId) as { type: string };
+          if (config) RED.editor.editConfig('', node.type, nodeId);
+          else RED.editor.edit(node);
+        },
+        [id, prefix === 'node-config-input'] as const,
+      );
+      await page.waitForSelector(`#${prefix}-name`, { state: 'visible' });
+    };
+    /** In the page: what the open dialog shows, and what the node holds, for each property. */
+    const read = (id: string, prefix: string, props: string[]) =>
+      page.evaluate(
+        ([nodeId, fieldPrefix, names]) => {
+          const node = RED.nodes.node(nodeId) as Record<string, string | boolean>;
+          const shown: Record<string, string | boolean> = {};
+          const saved: Record<string, string | boolean> = {};
+          for (const prop of names) {
+            const field = document.querySelector<HTMLInputElement>(`#${fieldPrefix}-${prop}`);
+            if (field) shown[prop] = field.type === 'checkbox' ? field.checked : field.value;
+            saved[prop] = node[prop];
+          }
+          return { shown, saved };
+        },
+        [id, prefix, props] as const,
+      );
+    /** Gives the open dialog's fields `values` as a user does and presses Done; resolves with what the node holds. */
+    const save = async (id: string, prefix: string, values: Values) => {
+      for (const [prop, value] of Object.entries(values)) {
+        const field = page.locator(`#${prefix}-${prop}`);
+        if (typeof value === 'boolean') await field.setChecked(value);
+        else if ((await field.evaluate((element) => element.tagName)) === 'SELECT') await field.selectOption(value);
+        else await field.fill(value);
+      }
+      await page.click(prefix === 'node-config-input' ? '#node-config-dialog-ok' : '#node-dialog-ok');
+      await page.waitForSelector(`#${prefix}-name`, { state: 'detached' });
+      return (await read(id, prefix, Object.keys(values))).saved;
+    };
+    for (const { id, prefix, changes } of edited) {
+      await open(id, prefix);
+      // What the dialog shows at first; the examples leave keepAcrossRestarts unset, which shows unchecked.
+      const found = (await read(id, prefix, Object.keys(changes))).shown;
+      assert.notDeepEqual(found, changes);
+      assert.deepEqual(await save(id, prefix, changes), changes, `${id} saves the changed values`);
+      await open(id, prefix);
+      assert.deepEqual((await read(id, prefix, Object.keys(changes))).shown, changes, `${id} shows its saved values`);
+      assert.deepEqual(await save(id, prefix, found), found, `${id} is back as the dialog found it`);
+    }
+  });
+
   it('opens the config dialog with the key as a password field, and saves a new remote service', async () => {
     await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex1-upload')));
     await page.click('#node-input-btn-service-add');

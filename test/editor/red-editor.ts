@@ -10,7 +10,12 @@ export interface RedEditor {
     eachConfig<N>(visit: (node: N) => void): void;
     eachWorkspace<W>(visit: (workspace: W) => void): void;
   };
-  editor: { edit(node: unknown): void; getEditStack(): Record<string, unknown>[] };
+  editor: {
+    edit(node: unknown): void;
+    /** Opens a config node's dialog on its own, as the Configuration nodes sidebar does. */
+    editConfig(name: string, type: string, id: string): void;
+    getEditStack(): Record<string, unknown>[];
+  };
   sidebar: { show(tab: string): void; help: { show(type: string): void } };
   menu: { setSelected(id: string, selected: boolean): void };
   workspaces: { show(id: string): void; active(): string };

@@ -1,0 +1,97 @@
+// The form rows that several nodes' dialogs share, written once. A node's template names the rows it
+// takes in a marker, <div data-media-enhance-rows="loudnessTarget truePeak"></div>, and
+// MediaEnhanceEditor.writeRows (dialog.ts) puts them in its place when the node registers, before
+// Node-RED first reads the template: the editor then fills, translates, checks and saves them exactly
+// as rows written out in the .html. `{type}` stands for the node's type, which names its translations.
+import type { EditorValues } from './editor-values';
+
+/** Each shared row's markup, by the name a marker gives it. */
+export type DialogRows = Record<string, string>;
+
+/** A row as Node-RED's own dialogs lay it out: an icon and a label, then the field. */
+function labelledRow(prop: string, icon: string, field: string, rowClass = 'form-row'): string {
+  return `<div class="${rowClass}">
+    <label for="node-input-${prop}"><i class="fa ${icon}"></i> <span data-i18n="{type}.label.${prop}"></span></label>
+    ${field}
+</div>`;
+}
+
+/**
+ * A number field followed by its unit and range, "LUFS (-70 to -5)". With `shownDefault`, empty takes the
+ * service's default, which the field shows as its placeholder.
+ */
+function numberRow(
+  prop: string,
+  icon: string,
+  unit: string,
+  bound: keyof EditorValues['bounds'],
+  shownDefault?: string,
+): string {
+  const placeholder = shownDefault ? ` data-media-enhance-placeholder="${shownDefault}"` : '';
+  const range = `<span data-media-enhance-range="${bound}"></span>`;
+  const hint = unit ? `<span>${unit} ${range}</span>` : range;
+  return labelledRow(
+    prop,
+    icon,
+    `<input type="text" id="node-input-${prop}" style="width: 100px;"${placeholder}> ${hint}`,
+  );
+}
+
+/** A menu that the node's oneditprepare fills (MediaEnhanceEditor.fillChoices). */
+function menuRow(prop: string, icon: string, width: string): string {
+  return labelledRow(prop, icon, `<select id="node-input-${prop}" style="width: ${width};"></select>`);
+}
+
+/** Where a node writes its file, shown only while its output is a file. */
+function toFileRow(prop: string, icon: string): string {
+  const field = `<input type="text" id="node-input-${prop}" data-i18n="[placeholder]{type}.placeholder.${prop}">`;
+  return labelledRow(prop, icon, field, 'form-row media-enhance-to-file');
+}
+
+function checkboxRow(prop: string): string {
+  return `<div class="form-row">
+    <label>&nbsp;</label>
+    <input type="checkbox" id="node-input-${prop}" style="display: inline-block; width: auto; vertical-align: top;">
+    <label for="node-input-${prop}" style="width: auto;" data-i18n="{type}.label.${prop}"></label>
+</div>`;
+}
+
+/**
+ * One of the config node's limits: empty takes the default, shown as the placeholder, or where there is
+ * none, `whenNone` (a translation of the config node's) says what empty means.
+ */
+function limitRow(prop: string, defaults: EditorValues['defaults'], whenNone: string): string {
+  const placeholder =
+    prop in defaults
+      ? `data-media-enhance-placeholder="${prop}"`
+      : `data-i18n="[placeholder]{type}.placeholder.${whenNone}"`;
+  return `<div class="form-row">
+    <label for="node-config-input-${prop}" style="width: 50%;" data-i18n="{type}.label.${prop}"></label>
+    <input type="text" id="node-config-input-${prop}" style="width: 30%;" ${placeholder}>
+</div>`;
+}
+
+export function dialogRows({ defaults }: EditorValues): DialogRows {
+  return {
+    // Enhance file, upload and enhance video: empty takes the service's default.
+    loudnessTarget: numberRow('loudnessTarget', 'fa-volume-up', 'LUFS', 'loudnessTarget', 'loudnessTarget'),
+    truePeak: numberRow('truePeak', 'fa-signal', 'dBTP', 'truePeak', 'truePeak'),
+    enhancementLevel: numberRow('enhancementLevel', 'fa-magic', '%', 'v2EnhancementLevel', 'v2EnhancementLevel'),
+    // Enhance audio: the v1 request needs every setting, and takes the level as a fraction.
+    v1LoudnessTarget: numberRow('loudnessTarget', 'fa-volume-up', 'LUFS', 'loudnessTarget'),
+    v1PeakLimit: numberRow('peakLimit', 'fa-signal', 'dBTP', 'truePeak'),
+    v1EnhancementLevel: numberRow('enhancementLevel', 'fa-magic', '', 'v1EnhancementLevel'),
+    model: menuRow('model', 'fa-cogs', '320px'),
+    transcode: menuRow('transcode', 'fa-file-audio-o', '200px'),
+    folder: toFileRow('folder', 'fa-folder-o'),
+    fileName: toFileRow('fileName', 'fa-file-o'),
+    keepAcrossRestarts: checkboxRow('keepAcrossRestarts'),
+    limitUpload: limitRow('limitUpload', defaults, 'noLimit'),
+    limitMetadata: limitRow('limitMetadata', defaults, 'noLimit'),
+    limitDownload: limitRow('limitDownload', defaults, 'noLimit'),
+    limitEnhanceAudio: limitRow('limitEnhanceAudio', defaults, 'noLimit'),
+    limitEnhanceVideo: limitRow('limitEnhanceVideo', defaults, 'noLimit'),
+    requestTimeout: limitRow('requestTimeout', defaults, 'noTimeout'),
+    waitTimeout: limitRow('waitTimeout', defaults, 'noTimeout'),
+  };
+}
