@@ -12,6 +12,7 @@ interface Selection {
   text(): string;
   text(text: string): Selection;
   val(value: unknown): Selection;
+  prop(name: string, value: unknown): Selection;
   append(child: Selection): Selection;
 }
 declare const $: (selector: string | object) => Selection;
@@ -67,6 +68,23 @@ export function fillEnhancementMenus(
 }
 
 /**
+ * Shows a checkbox the node was saved without (a flow from before the setting existed, or an example
+ * that leaves it out) as the runtime reads it: at the setting's default. Node-RED shows a missing value
+ * as an unticked box, and Done would then save it turned off. Called as
+ * MediaEnhanceEditor.showUnsavedDefaults(node) from oneditprepare.
+ */
+export function showUnsavedDefaults(node: {
+  _def: { defaults: Record<string, { value: unknown }> };
+  [prop: string]: unknown;
+}): void {
+  for (const [prop, setting] of Object.entries(node._def.defaults)) {
+    if (node[prop] === undefined && typeof setting.value === 'boolean') {
+      $(`#node-input-${prop}`).prop('checked', setting.value);
+    }
+  }
+}
+
+/**
  * Writes the bounds and defaults a dialog mentions: an element marked data-media-enhance-range="<bound>"
  * shows "(min to max)", an input marked data-media-enhance-placeholder="<default>" gets the default as its
  * placeholder. Called as MediaEnhanceEditor.showHints(), whose values are `this`.
@@ -104,4 +122,4 @@ export function writeRows(this: { rows: DialogRows }, type: string): void {
 }
 
 /** The helpers the editor script offers, each as MediaEnhanceEditor.<its name>. */
-export const DIALOG_HELPERS = [fillChoices, fillEnhancementMenus, showHints, writeRows];
+export const DIALOG_HELPERS = [fillChoices, fillEnhancementMenus, showHints, showUnsavedDefaults, writeRows];

@@ -311,6 +311,35 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         if (field.options) assert.equal(field.value, field.saved, `${type} ${prop} shows its saved value`);
   });
 
+  it('shows "keep across restarts" ticked on a node saved without it, as the runtime reads it', async () => {
+    // The examples, like flows saved before the setting existed, leave keepAcrossRestarts out; the
+    // runtime keeps their messages, and a dialog that showed the box unticked would turn keeping off on Done.
+    const unset = await page.evaluate(() => {
+      const ids: string[] = [];
+      RED.nodes.eachNode<{ id: string; type: string; keepAcrossRestarts?: boolean }>((node) => {
+        const keeps = ['media-enhance-file', 'media-enhance-upload', 'media-enhance-wait', 'media-enhance-download'];
+        if (keeps.includes(node.type) && node.keepAcrossRestarts === undefined) ids.push(node.id);
+      });
+      return ids;
+    });
+    assert.ok(unset.length >= 4, `the examples hold nodes without the setting (${unset.join(', ')})`);
+    for (const id of unset) {
+      await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
+      await page.waitForSelector('#node-input-keepAcrossRestarts', { state: 'visible' });
+      assert.equal(await page.isChecked('#node-input-keepAcrossRestarts'), true, `${id} shows keeping on`);
+      await page.click('#node-dialog-cancel');
+      await page.waitForSelector('#node-input-name', { state: 'detached' });
+      assert.equal(
+        await page.evaluate(
+          (nodeId) => (RED.nodes.node(nodeId) as { keepAcrossRestarts?: boolean }).keepAcrossRestarts,
+          id,
+        ),
+        undefined,
+        `${id} is unchanged by opening its dialog`,
+      );
+    }
+  });
+
   it('shows in the rows that dialogs share the saved values, and saves what a user changes there', async () => {
     // One node for each kind of shared row, with other values a user might give: v2 and v1 settings with
     // their menus, where a file goes and the checkbox, and the config node's limits. Each is put back as
@@ -379,7 +408,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     };
     for (const { id, prefix, changes } of edited) {
       await open(id, prefix);
-      // What the dialog shows at first; the examples leave keepAcrossRestarts unset, which shows unchecked.
+      // What the dialog shows at first (the examples leave keepAcrossRestarts unset, which shows ticked).
       const found = (await read(id, prefix, Object.keys(changes))).shown;
       assert.notDeepEqual(found, changes);
       assert.deepEqual(await save(id, prefix, changes), changes, `${id} saves the changed values`);
