@@ -2,28 +2,26 @@
 // and reports its timings and how far its resident memory grew above where it started.
 import { performance } from 'node:perf_hooks';
 import { MediaEnhanceClient } from '../src';
+import { PeakRss, type TransferTimes } from './peak-rss';
 
 async function main(): Promise<void> {
   const [baseUrl, apiKey, input, output] = process.argv.slice(2);
   const client = new MediaEnhanceClient({ baseUrl, apiKey, poll: { initialMs: [200, 300], longMs: [200, 300] } });
-  const baselineRss = process.memoryUsage.rss();
-  let peakRss = baselineRss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20);
+  const rss = new PeakRss();
 
   const t0 = performance.now();
   const media = await client.uploadMedia({ file: input });
   const uploadMs = performance.now() - t0;
+  const uploadRss = rss.endPhase();
   await client.waitForCompletion(media.uid);
   const t1 = performance.now();
-  const file = await client.downloadToFile(media.uid, output);
+  await client.downloadToFile(media.uid, output);
   const downloadMs = performance.now() - t1;
+  const downloadRss = rss.endPhase();
 
-  clearInterval(sampler);
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  const times: TransferTimes = { uploadMs, downloadMs, uploadRss, downloadRss, rssGrowth: rss.stop() };
   await client.close();
-  process.stdout.write(
-    JSON.stringify({ uid: media.uid, uploadMs, downloadMs, bytes: file.size, rssGrowth: peakRss - baselineRss }),
-  );
+  process.stdout.write(JSON.stringify(times));
 }
 
 main().catch((err) => {
