@@ -1,7 +1,9 @@
 // How far a process's resident memory grows above where it stood when measuring began, sampled
 // every 20 ms; one peak per phase (upload, download) and one for the whole run.
 export class PeakRss {
-  private readonly baseline = process.memoryUsage.rss();
+  // Measuring starts from a collected heap (when run with --expose-gc), so garbage left by what came
+  // before is not counted for or against what is measured.
+  private readonly baseline = (globalThis.gc?.(), process.memoryUsage.rss());
   private phasePeak = this.baseline;
   private overallPeak = this.baseline;
   private readonly timer = setInterval(() => this.sample(), 20);
@@ -28,7 +30,7 @@ export class PeakRss {
   }
 }
 
-/** What each child process of the transfer benchmark prints. */
+/** One upload, wait and download: its timings and memory. */
 export interface TransferTimes {
   uploadMs: number;
   downloadMs: number;
@@ -37,3 +39,17 @@ export interface TransferTimes {
   downloadRss: number;
   rssGrowth: number;
 }
+
+/**
+ * A Node contestant's transfer in each of two processes. `fresh`: the first requests the process ever
+ * makes, so V8 also compiles the hot code while it runs (for undici, the optimizing compile of its
+ * WebAssembly HTTP parser takes 15-35 MiB for a moment, once per process). `warmedUp`: after
+ * WARM_UP_REQUESTS small requests, as in a process that has been talking to the service (Node-RED).
+ */
+export interface TransferPasses {
+  fresh: TransferTimes;
+  warmedUp: TransferTimes;
+}
+
+/** Small requests (a status request for a media that does not exist) made before a warmed-up transfer. */
+export const WARM_UP_REQUESTS = 500;
