@@ -1,12 +1,17 @@
 // How far a process's resident memory grows above where it stood when measuring began, sampled
 // every 20 ms; one peak per phase (upload, download) and one for the whole run.
 export class PeakRss {
-  // Measuring starts from a collected heap (when run with --expose-gc), so garbage left by what came
-  // before is not counted for or against what is measured.
-  private readonly baseline = (globalThis.gc?.(), process.memoryUsage.rss());
-  private phasePeak = this.baseline;
-  private overallPeak = this.baseline;
+  private readonly baseline: number;
+  private phasePeak: number;
+  private overallPeak: number;
   private readonly timer = setInterval(() => this.sample(), 20);
+
+  constructor() {
+    // Measuring starts from a collected heap (when run with --expose-gc), so garbage left by what came
+    // before is not counted for or against what is measured.
+    globalThis.gc?.();
+    this.baseline = this.phasePeak = this.overallPeak = process.memoryUsage.rss();
+  }
 
   /** Growth above the baseline at the highest point since the previous phase ended. */
   endPhase(): number {
