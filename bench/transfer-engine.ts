@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     apiKeys: [process.env.BENCH_ENGINE_KEY ?? ''],
     dataDir,
     maxUploadBytes: Number(maxUploadBytes),
-    processorModule: join(__dirname, '..', 'src', 'engine', 'copy-processor.js'),
+    processorModule: join(__dirname, '..', 'src', 'engine', 'processors', 'copy-processor.js'),
     limits: { uploadMedia: null, getMetadata: null, downloadFile: null },
     // Each round's media is removed once the next one has finished; the one being downloaded stays.
     retention: { maxTotalBytes: 1, graceMs: 5_000 },
