@@ -27,6 +27,13 @@ export interface ReceivedUpload {
 const FORM = { files: 1, fields: 10, fieldSize: 64 * 1024, fieldNameSize: 100 } as const;
 /** busboy's `parts` event fires when the count is reached, not passed: one more than the form may hold. */
 const PARTS_REACHED = FORM.files + FORM.fields + 1;
+/**
+ * Buffering of the file part on its way to disk. At the 16 KiB default, each 64 KiB network read fills the
+ * write stream past its mark and the upload waits for each write to finish before reading on; with room
+ * for a few reads, writes overlap the network and go out as one writev (curl 478 -> 623 MiB/s, the client
+ * 352 -> 393 MiB/s, 256 MiB runs of bench/client-transfer).
+ */
+const FILE_WRITE_BUFFER = 1024 * 1024;
 
 /**
  * Streams a multipart body to disk: the `file` part goes to `path` as it arrives (never whole in memory).
@@ -127,6 +134,7 @@ export async function receiveUpload(
       let size = 0;
       let head = Buffer.alloc(0);
       const counter = new Transform({
+        highWaterMark: FILE_WRITE_BUFFER,
         transform(chunk: Buffer, _enc, callback) {
           size += chunk.length;
           if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
@@ -134,7 +142,7 @@ export async function receiveUpload(
         },
       });
       stream.on('limit', () => fail(tooLarge(maxBytes)));
-      out = createWriteStream(path, { mode: PRIVATE_FILE, ...(fs ? { fs } : {}) });
+      out = createWriteStream(path, { mode: PRIVATE_FILE, highWaterMark: FILE_WRITE_BUFFER, ...(fs ? { fs } : {}) });
       written = pipeline(stream, counter, out).then(() => ({ fileName: info.filename ?? 'media', size, head }));
       written.catch((err: unknown) => fail(notStored(err)));
     });
