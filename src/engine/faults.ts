@@ -70,17 +70,30 @@ export class Faults {
 /** What createWriteStream's `fs` option takes. */
 export type UploadFs = Pick<typeof fs, 'open' | 'close' | 'write' | 'writev'>;
 
+/** Room a full disk has left: less than an upload's first write, however large its buffer. */
+const FULL_DISK_ROOM = 16 * 1024;
+
 /**
- * The real file system, except that every write after the first fails with ENOSPC, as the kernel
- * answers on a full disk: the write stream, the upload's cleanup and the answer all run as they would.
+ * The real file system with `room` bytes left: a write that would pass it fails with ENOSPC, as the kernel
+ * answers on a full disk; the write stream, the upload's cleanup and the answer all run as they would.
+ * Counted in bytes, not writes, so the fault does not depend on how the write stream batches its chunks.
  */
-function fullDisk(): UploadFs {
+function fullDisk(room = FULL_DISK_ROOM): UploadFs {
   type Call = (...args: unknown[]) => void;
-  let writes = 0;
+  let used = 0;
+  const sizeOf = (data: unknown, length: unknown): number => {
+    if (Array.isArray(data)) return (data as Buffer[]).reduce((sum, buffer) => sum + buffer.length, 0);
+    if (typeof length === 'number') return length;
+    return Buffer.isBuffer(data) ? data.length : Buffer.byteLength(String(data));
+  };
   const failing =
     (real: Call) =>
     (...args: unknown[]) => {
-      if (writes++ === 0) return real(...args);
+      const size = sizeOf(args[1], args[3]);
+      if (used + size <= room) {
+        used += size;
+        return real(...args);
+      }
       const callback = args[args.length - 1] as (err: Error) => void;
       process.nextTick(
         callback,

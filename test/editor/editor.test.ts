@@ -402,6 +402,11 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         else if ((await field.evaluate((element) => element.tagName)) === 'SELECT') await field.selectOption(value);
         else await field.fill(value);
       }
+      // Leave the last field as a user does before Done (its change event runs first), and see the
+      // dialog hold every value before it is saved.
+      await page.keyboard.press('Tab');
+      const shown = (await read(id, prefix, Object.keys(values))).shown;
+      assert.deepEqual(shown, values, `${id}: the dialog holds what was typed`);
       await page.click(prefix === 'node-config-input' ? '#node-config-dialog-ok' : '#node-dialog-ok');
       await page.waitForSelector(`#${prefix}-name`, { state: 'detached' });
       return (await read(id, prefix, Object.keys(values))).saved;
