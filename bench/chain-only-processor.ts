@@ -2,9 +2,9 @@
 // run by the engine's real worker pool, so the figure is the chain's own, split over the pool's threads.
 import { enhanceWavFile } from '../src/enhance/chain';
 import type { EnhancementModel } from '../src/enhance/chain-types';
-import type { ProcessJob, ProcessResult, ThreadHelp } from '../src/engine/processor';
+import type { ProcessJob, ProcessResult, ThreadHelp } from '../src/engine/processors/processor';
 
-export { runTask } from '../src/engine/enhance-processor';
+export { runTask } from '../src/engine/processors/enhance-processor';
 
 export async function processMedia(job: ProcessJob, _context: unknown, help?: ThreadHelp): Promise<ProcessResult> {
   const report = await enhanceWavFile(

@@ -24,8 +24,8 @@ require('node:http').createServer((req, res) => {
 function startChild(args: string[]): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.once('data', (text: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.once('data', (text: string) => {
       const url = /http:\/\/[\d.:]+/.exec(text)?.[0];
       if (url) resolve({ url, child });
       else reject(new Error(`no URL in: ${text}`));

@@ -7,7 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadRnnoise, RNNOISE_FRAME } from '../src/enhance/rnnoise';
-import { WorkerPool } from '../src/engine/worker-pool';
+import { WorkerPool } from '../src/engine/jobs/worker-pool';
 import { speechLike, writeWavFile } from '../test/fixtures/audio';
 import type { BenchReport } from './run';
 
@@ -26,7 +26,7 @@ interface Round {
   afftdn: number;
 }
 
-async function seconds(task: () => Promise<unknown>): Promise<number> {
+async function seconds(task: () => unknown): Promise<number> {
   const start = process.hrtime.bigint();
   await task();
   return Number(process.hrtime.bigint() - start) / 1e9;
@@ -37,7 +37,7 @@ async function rnnoiseAlone(channels: number): Promise<number> {
   const rnnoise = await loadRnnoise();
   const input = new Float32Array(RNNOISE_FRAME).map((_, i) => 0.1 * Math.sin(i / 3));
   const output = new Float32Array(RNNOISE_FRAME);
-  return seconds(async () => {
+  return seconds(() => {
     for (let c = 0; c < channels; c++) {
       const denoiser = rnnoise.createDenoiser();
       for (let frame = 0; frame < SECONDS * 100; frame++) denoiser.process(input, output);

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { packPackage, spawnNodeRed, unpackPackage, waitForNodeRed } from '../scripts/node-red-process';
+import { packPackage, spawnNodeRed, unpackPackage, waitForNodeRed } from '../test/fixtures/node-red-process';
 import { supervise, type RunningProcess } from './soak-processes';
 
 export interface NodeRedSetup {

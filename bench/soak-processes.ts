@@ -8,7 +8,7 @@ export interface RunningProcess {
   readonly child: ChildProcess;
   readonly pid: number;
   /** Everything it printed, stdout and stderr interleaved. */
-  output(): string;
+  output: () => string;
   alive(): boolean;
   /** kill -9, as a crash or an out-of-memory killer would; resolves once it is gone. */
   crash(): Promise<void>;

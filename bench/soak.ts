@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../scripts/node-red-process';
+import { ROOT } from '../test/fixtures/node-red-process';
 import { freePort } from '../test/fixtures/free-port';
 import { tally, type ChaosEvent } from './soak-account';
 import { deployFull, hasCredential } from './soak-admin';

@@ -1,5 +1,5 @@
 // npm start: Node-RED (this project's devDependency) with this package installed the way a user installs
-// a palette package (npm install of the packed tarball), the example flows added to its flows (once: see example-flows.ts), on the built-in
+// a palette package (npm install of the packed tarball), the example flows added to its flows (once: see test/fixtures/example-flows.ts), on the built-in
 // local engine. Everything listens on loopback only. Ctrl-C stops Node-RED, which stops the engine.
 //
 // Environment: PORT (default 1880), NODE_RED_USER_DIR (default .node-red-user/ in the repo).
@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { deployExamples } from './example-flows';
-import { PACKAGE_NAME, ROOT, packPackage, spawnNodeRed } from './node-red-process';
+import { deployExamples } from '../test/fixtures/example-flows';
+import { PACKAGE_NAME, ROOT, packPackage, spawnNodeRed } from '../test/fixtures/node-red-process';
 
 const userDir = resolve(process.env.NODE_RED_USER_DIR ?? join(ROOT, '.node-red-user'));
 const port = Number(process.env.PORT ?? 1880);

@@ -9,7 +9,7 @@ export const BLOCK_FRAMES = 32_768;
 export interface WavSource {
   layout: WavLayout;
   /** Blocks of up to BLOCK_FRAMES frames; each block's arrays are reused for the next one. */
-  blocks(): AsyncGenerator<{ samples: Planar; frames: number }>;
+  blocks(): AsyncGenerator<{ samples: Planar; frames: number }, void>;
   close(): Promise<void>;
 }
 

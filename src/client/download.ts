@@ -247,6 +247,7 @@ export function fileNameFromDisposition(header: string | undefined): string | un
 export function safeFileName(name: string | undefined): string | undefined {
   if (!name) return undefined;
   const last = name.split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex -- control characters are what this pattern takes out of a file name
   const clean = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim();
   if (/^\.*$/.test(clean)) return undefined; // nothing but dots names no file
   return truncateUtf8(clean, MAX_NAME_BYTES);

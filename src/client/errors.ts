@@ -104,7 +104,7 @@ function detailLines(bodyText: string): string[] {
   const detail = (body as { detail?: unknown } | null)?.detail;
   if (typeof detail === 'string') return [detail];
   if (Array.isArray(detail))
-    return detail.map((d) => (typeof d === 'object' && d !== null ? describeIssue(d) : String(d)));
+    return (detail as unknown[]).map((d) => (typeof d === 'object' && d !== null ? describeIssue(d) : String(d)));
   return [];
 }
 

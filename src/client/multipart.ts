@@ -50,7 +50,7 @@ export async function fileSource(file: FileInput, fileName: string | undefined, 
       });
     return { fileName: fileName || 'media', size: bytes.length, replayable: true, open: () => bytes };
   }
-  if (file && typeof (file as NodeJS.ReadableStream).pipe === 'function') {
+  if (file && typeof file.pipe === 'function') {
     const streamPath = (file as { path?: unknown }).path;
     const name = fileName || (typeof streamPath === 'string' ? basename(streamPath) : 'media');
     let used = false;
@@ -64,7 +64,7 @@ export async function fileSource(file: FileInput, fileName: string | undefined, 
             `${field}: a stream can be sent only once; pass a path or a Buffer`,
           );
         used = true;
-        return file as NodeJS.ReadableStream;
+        return file;
       },
     };
   }

@@ -80,7 +80,7 @@ export class Transport {
 
   /** Resolves with a 2xx response whose body the caller must consume; rejects with a MediaEnhanceError. */
   send(spec: RequestSpec): Promise<Response> {
-    return this.exchange(spec, async (res) => res);
+    return this.exchange(spec, (res) => Promise.resolve(res));
   }
 
   /** Sends and reads a JSON answer; a connection cut while the answer is read counts as a failed attempt. */

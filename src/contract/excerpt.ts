@@ -12,6 +12,7 @@ export const EXCERPT_CHARS = 120;
 export function excerpt(value: unknown, max = EXCERPT_CHARS): unknown {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
   if (typeof value === 'string') return value.length > max ? `${value.slice(0, max)}…` : value;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- what is left (undefined, a bigint, a symbol, a function) has a String form
   if (typeof value !== 'object') return String(value).slice(0, max);
   const { text, whole } = jsonStart(value, max);
   return whole ? (JSON.parse(text) as unknown) : `${text}…`;

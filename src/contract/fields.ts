@@ -11,6 +11,9 @@ export type Model = (typeof MODELS)[number];
 export type TranscodeKind = (typeof TRANSCODE_KINDS)[number];
 export type Step = (typeof STEPS)[number];
 
+/** The file a download gets when it names no step. */
+export const DEFAULT_STEP: Step = 'ENHANCED';
+
 export const LOUDNESS_TARGET = { min: -70, max: -5 } as const; // LUFS
 export const TRUE_PEAK = { min: -9, max: 0 } as const; // dBTP
 export const V1_ENHANCEMENT_LEVEL = { min: 0, max: 1 } as const; // a fraction in enhance-json

@@ -5,7 +5,7 @@ import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEngine, type EngineOptions, type RetentionOptions } from './index';
-import { parseNetworks } from './address-policy';
+import { parseNetworks } from './jobs/address-policy';
 import { RULES, type NumberRule } from './options';
 
 const HELP = `Usage: media-enhance-engine [options]
@@ -225,6 +225,7 @@ async function acceptedKeys(
     } catch (err) {
       throw new Error(
         `--key-file: cannot read "${keyFile}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        { cause: err },
       );
     }
     fromFile = text

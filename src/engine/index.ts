@@ -1,22 +1,22 @@
 import type { AddressInfo } from 'node:net';
-import { KeyChecker } from './auth';
-import { accessLogLine } from './access-log';
-import { Capacity } from './capacity';
+import { KeyChecker } from './http/auth';
+import { accessLogLine } from './http/access-log';
+import { Capacity } from './http/capacity';
 import { Faults } from './faults';
-import { FetchGuard } from './fetch-guard';
-import { Jobs } from './jobs';
+import { FetchGuard } from './jobs/fetch-guard';
+import { Jobs } from './jobs/jobs';
 import { resolveEngineOptions, type EngineOptions } from './options';
-import { RateLimits } from './rate-limit';
-import { MediaRetention } from './retention';
-import { createEngineServer } from './server';
-import { MediaStore } from './store';
-import { WorkerPool } from './worker-pool';
+import { RateLimits } from './http/rate-limit';
+import { MediaRetention } from './storage/retention';
+import { createEngineServer } from './http/server';
+import { MediaStore } from './storage/store';
+import { WorkerPool } from './jobs/worker-pool';
 
 export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
 export type { FaultOptions } from './faults';
-export type { RemovedMedia, RetentionOptions } from './retention';
-export type { Processor, ProcessJob, ProcessResult, ProcessSettings } from './processor';
-export { ProcessingError } from './processor';
+export type { RemovedMedia, RetentionOptions } from './storage/retention';
+export type { Processor, ProcessJob, ProcessResult, ProcessSettings } from './processors/processor';
+export { ProcessingError } from './processors/processor';
 
 export interface EngineHandle {
   /** Base URL of the engine, e.g. `http://127.0.0.1:43117`. */

@@ -2,16 +2,16 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, ENDPOINT_IDS, type EndpointId } from '../contract/endpoints';
-import { parseNetworks } from './address-policy';
+import { parseNetworks } from './jobs/address-policy';
 import type { FaultOptions } from './faults';
-import { DEFAULT_RETENTION, type RemovedMedia, type RetentionOptions } from './retention';
+import { DEFAULT_RETENTION, type RemovedMedia, type RetentionOptions } from './storage/retention';
 
 /** One request as the access log records it: never a header, never a key, never a query value. */
 export interface AccessLogEntry {
   /** When the request arrived (ms since the epoch): the moment the rate limiter counts. */
   at: number;
   method: string;
-  /** The path, with a query reduced to what is safe to keep (see access-log.ts). */
+  /** The path, with a query reduced to what is safe to keep (see http/access-log.ts). */
   path: string;
   /** The status answered; 499 when the client left before any answer was sent. */
   status: number;
@@ -21,7 +21,7 @@ export interface AccessLogEntry {
 }
 
 /**
- * What the HTTP server accepts at once and how long it waits (server.ts applies them). Uploads can be
+ * What the HTTP server accepts at once and how long it waits (http/server.ts applies them). Uploads can be
  * several GiB from a slow line, so nothing bounds a request's total time by default: a transfer that
  * stalls (`idleTimeoutMs`) or headers that never end (`headersTimeoutMs`) are what get cut.
  * What a client meets when one is reached: docs/interface.md#server-limits.
@@ -75,7 +75,7 @@ export interface EngineOptions {
   processingDelayMs?: number;
   /** Worker threads that process media. Default: the number of cores, at most 4. */
   workers?: number;
-  /** Module (absolute path) run in the workers to process a media; default: speech enhancement, then loudness normalization (enhance-processor). */
+  /** Module (absolute path) run in the workers to process a media; default: speech enhancement, then loudness normalization (processors/enhance-processor). */
   processorModule?: string;
   /** The ffmpeg program, for media other than WAV. Default: `ffmpeg` on the PATH. */
   ffmpegPath?: string;
@@ -96,7 +96,7 @@ export interface EngineOptions {
   allowFetchFrom?: string[];
   /** What the HTTP server accepts at once and how long it waits; see ServerLimits for the defaults. */
   server?: Partial<ServerLimits>;
-  /** How long finished media are kept (see retention.ts). Default: 7 days, 5 GiB in all, none removed within 1 h of its last use. */
+  /** How long finished media are kept (see storage/retention.ts). Default: 7 days, 5 GiB in all, none removed within 1 h of its last use. */
   retention?: Partial<RetentionOptions>;
   /** Told of each media the retention removed, and why. */
   onRemoved?: (removed: RemovedMedia) => void;
@@ -194,7 +194,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     maxUploadBytes: checked('maxUploadBytes', options.maxUploadBytes ?? 2 * 1024 ** 3, RULES.positiveInteger),
     processingDelayMs: checked('processingDelayMs', options.processingDelayMs ?? 0, RULES.timeoutMs),
     workers: checked('workers', options.workers ?? Math.min(4, cpus().length), RULES.positiveInteger),
-    processorModule: options.processorModule ?? join(__dirname, 'enhance-processor.js'),
+    processorModule: options.processorModule ?? join(__dirname, 'processors', 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
     maxLimitingDb,
     fetchTimeoutMs: checked('fetchTimeoutMs', options.fetchTimeoutMs ?? 60_000, RULES.positiveTimeoutMs),

@@ -3,16 +3,18 @@
 // engine and stops it on close; a redeploy of the nodes that use it leaves both running.
 import { MediaEnhanceClient } from '../client/client';
 import { MediaEnhanceError } from '../client/errors';
-import { readConfigSettings, type ConfigSettings } from './config-options';
+import { readServiceConfig, type ServiceConfig } from './config-options';
+import { fieldName, InputError } from './input-error';
 import { startLocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
 import { publishExampleMedia } from './example-media';
 import { sweepJournalsAfterEachDeploy } from './journal-sweep';
+import { translator, type Translate } from './texts';
 
 export const CONFIG_TYPE = 'media-enhance-config';
 
 export interface MediaEnhanceConfigNode extends RedNode {
-  /** The shared client; rejects with the reason when the service cannot be used (bad settings, no key, engine failed). */
+  /** The shared client; rejects with the reason when the service cannot be used (bad setting, no key, engine failed). */
   getClient(): Promise<MediaEnhanceClient>;
   /** Default timeout of wait nodes, from the config; undefined waits as long as the media is in progress. */
   waitTimeoutMs?: number;
@@ -23,24 +25,20 @@ interface OpenService {
   close(): Promise<void>;
 }
 
-async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings): Promise<OpenService> {
-  const common = { limits: settings.limits, requestTimeoutMs: settings.requestTimeoutMs };
-  if (settings.service === 'remote') {
+async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t: Translate): Promise<OpenService> {
+  const common = { limits: config.limits, requestTimeoutMs: config.requestTimeoutMs };
+  if (config.service === 'remote') {
     const apiKey = node.credentials?.apiKey;
-    if (!apiKey)
-      throw new MediaEnhanceError(
-        'AUTH',
-        'setting "API key" is empty: enter the key of the remote service in the config node',
-      );
-    const client = newRemoteClient({
+    if (!apiKey) throw new MediaEnhanceError('AUTH', t('media-enhance-config.error.noApiKey'));
+    const client = newRemoteClient(t, {
       ...common,
-      baseUrl: settings.baseUrl!,
+      baseUrl: config.baseUrl!,
       apiKey,
-      allowInsecureHttp: settings.allowInsecureHttp,
+      allowInsecureHttp: config.allowInsecureHttp,
     });
     return { client, close: () => client.close() };
   }
-  const engine = await startLocalEngine(RED.settings, node.id, settings.limits, (line) => node.log(line));
+  const engine = await startLocalEngine(RED.settings, node.id, config.limits, t, (line) => node.log(line));
   // The client starts from the engine's own limits and window, so its first requests never meet a 429.
   const client = new MediaEnhanceClient({
     ...common,
@@ -49,7 +47,7 @@ async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings)
     baseUrl: engine.url,
     apiKey: engine.apiKey,
   });
-  node.log(`built-in local engine listening on ${engine.url}`);
+  node.log(t('media-enhance-config.log.listening', { url: engine.url }));
   return {
     client,
     close: async () => {
@@ -60,13 +58,20 @@ async function openService(RED: RedApi, node: RedNode, settings: ConfigSettings)
 }
 
 /** The client's own checks name its options (`baseUrl`); a flow author knows the config node's setting. */
-function newRemoteClient(options: ConstructorParameters<typeof MediaEnhanceClient>[0]): MediaEnhanceClient {
+function newRemoteClient(
+  t: Translate,
+  options: ConstructorParameters<typeof MediaEnhanceClient>[0],
+): MediaEnhanceClient {
   try {
     return new MediaEnhanceClient(options);
   } catch (err) {
     if (!(err instanceof MediaEnhanceError) || err.code !== 'VALIDATION') throw err;
-    const details = err.details.map((line) => line.replace(/^baseUrl:/, 'setting "base URL":'));
-    throw new MediaEnhanceError('VALIDATION', details.join('; '), { details });
+    const baseUrl = { prop: 'baseUrl', label: t('media-enhance-config.setting.baseUrl') };
+    const fields = err.details.map((line) => (line.startsWith('baseUrl:') ? baseUrl : line.split(':', 1)[0]));
+    const lines = err.details.map((line, i) =>
+      line.startsWith('baseUrl:') ? `${fieldName(t, fields[i])}:${line.slice('baseUrl:'.length)}` : line,
+    );
+    throw new InputError(lines, fields);
   }
 }
 
@@ -78,15 +83,16 @@ export default function register(RED: RedApi): void {
     function (this: RedNode, def: NodeDef) {
       RED.nodes.createNode(this, def);
       const node = this as MediaEnhanceConfigNode;
+      const t = translator(RED);
       let service: Promise<OpenService>;
       try {
-        const settings = readConfigSettings(def);
-        node.waitTimeoutMs = settings.waitTimeoutMs;
-        service = openService(RED, node, settings);
+        const config = readServiceConfig(t, def);
+        node.waitTimeoutMs = config.waitTimeoutMs;
+        service = openService(RED, node, config, t);
       } catch (err) {
-        service = Promise.reject(err);
+        service = Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
-      service.catch((err: Error) => node.error(`cannot use the service: ${err.message}`));
+      service.catch((err: Error) => node.error(t('media-enhance-config.error.cannotUse', { error: err.message })));
       node.getClient = () => service.then((open) => open.client);
       node.on('close', (_removed, done) => {
         service
@@ -97,7 +103,7 @@ export default function register(RED: RedApi): void {
           .then(
             () => done(),
             (err: Error) => {
-              node.warn(`closing: ${err.message}`);
+              node.warn(t('media-enhance-config.error.closing', { error: err.message }));
               done();
             },
           );

@@ -1,11 +1,13 @@
-// The config node's settings as the editor saves them, turned into client options. A bad value is
-// reported with the setting's label, its value and the rule, the same way as a bad msg property.
+// The service a config node describes, read from what its editor saved: local or remote, and the
+// options of its client. A bad value is reported with the setting's label, its value and the rule, the
+// same way as a bad msg property.
 import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
-import { inputError } from './msg-inputs';
+import { inputError } from './input-error';
 import type { NodeDef } from './red';
+import type { Translate } from './texts';
 
-export interface ConfigSettings {
+export interface ServiceConfig {
   service: 'local' | 'remote';
   baseUrl?: string;
   allowInsecureHttp: boolean;
@@ -16,63 +18,58 @@ export interface ConfigSettings {
   waitTimeoutMs?: number;
 }
 
-/** The editor property and label of each operation's limit. */
-export const LIMIT_SETTINGS: ReadonlyArray<{ endpoint: EndpointId; prop: string; label: string }> = [
-  { endpoint: 'uploadMedia', prop: 'limitUpload', label: 'uploads per window' },
-  { endpoint: 'getMetadata', prop: 'limitMetadata', label: 'status requests per window' },
-  { endpoint: 'downloadFile', prop: 'limitDownload', label: 'downloads per window' },
-  { endpoint: 'enhanceAudio', prop: 'limitEnhanceAudio', label: 'enhance audio requests per window' },
-  { endpoint: 'enhanceVideo', prop: 'limitEnhanceVideo', label: 'enhance video requests per window' },
+/** The editor property of each operation's limit, and the key of its label. */
+export const LIMIT_FIELDS: ReadonlyArray<{ endpoint: EndpointId; prop: string; label: string }> = [
+  { endpoint: 'uploadMedia', prop: 'limitUpload', label: 'media-enhance-config.setting.limitUpload' },
+  { endpoint: 'getMetadata', prop: 'limitMetadata', label: 'media-enhance-config.setting.limitMetadata' },
+  { endpoint: 'downloadFile', prop: 'limitDownload', label: 'media-enhance-config.setting.limitDownload' },
+  { endpoint: 'enhanceAudio', prop: 'limitEnhanceAudio', label: 'media-enhance-config.setting.limitEnhanceAudio' },
+  { endpoint: 'enhanceVideo', prop: 'limitEnhanceVideo', label: 'media-enhance-config.setting.limitEnhanceVideo' },
 ];
 
 function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
-function positiveNumber(def: NodeDef, prop: string, label: string, integer: boolean): number | undefined {
-  const value = def[prop];
-  if (isEmpty(value)) return undefined;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0 || (integer && !Number.isInteger(number))) {
-    throw inputError(
-      `setting "${label}"`,
-      value,
-      integer
-        ? 'must be a whole number above 0, or empty for the default'
-        : 'must be a number above 0, or empty for none',
-    );
-  }
-  return number;
-}
-
-export function readConfigSettings(def: NodeDef): ConfigSettings {
+export function readServiceConfig(t: Translate, def: NodeDef): ServiceConfig {
+  const setting = (prop: string, labelKey: string) => ({ prop, label: t(labelKey) });
+  const positiveNumber = (prop: string, labelKey: string, integer: boolean): number | undefined => {
+    const value = def[prop];
+    if (isEmpty(value)) return undefined;
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0 || (integer && !Number.isInteger(number))) {
+      const rule = integer ? t('media-enhance-config.error.wholeAboveZero') : t('media-enhance-config.error.aboveZero');
+      throw inputError(t, setting(prop, labelKey), value, rule);
+    }
+    return number;
+  };
   const service = def.mode === 'remote' ? 'remote' : 'local';
   const limits: Partial<Record<EndpointId, number>> = {};
-  for (const { endpoint, prop, label } of LIMIT_SETTINGS) {
-    const limit = positiveNumber(def, prop, label, true);
+  for (const { endpoint, prop, label } of LIMIT_FIELDS) {
+    const limit = positiveNumber(prop, label, true);
     if (limit !== undefined) limits[endpoint] = limit;
   }
-  const seconds = (prop: string, label: string) => {
-    const value = positiveNumber(def, prop, label, false);
+  const seconds = (prop: string, labelKey: string) => {
+    const value = positiveNumber(prop, labelKey, false);
     return value === undefined ? undefined : value * 1000;
   };
-  const settings: ConfigSettings = {
+  const config: ServiceConfig = {
     service,
     allowInsecureHttp: def.allowInsecureHttp === true,
     limits,
-    requestTimeoutMs: seconds('requestTimeout', 'request timeout (s)'),
-    waitTimeoutMs: seconds('waitTimeout', 'wait timeout (s)'),
+    requestTimeoutMs: seconds('requestTimeout', 'media-enhance-config.setting.requestTimeout'),
+    waitTimeoutMs: seconds('waitTimeout', 'media-enhance-config.setting.waitTimeout'),
   };
-  if (settings.waitTimeoutMs !== undefined && settings.waitTimeoutMs > MAX_TIMER_MS) {
-    throw inputError(
-      'setting "wait timeout (s)"',
-      def.waitTimeout,
-      'must be at most 2147483 seconds, or empty to wait as long as it takes',
-    );
+  if (config.waitTimeoutMs !== undefined && config.waitTimeoutMs > MAX_TIMER_MS) {
+    const rule = t('media-enhance-config.error.waitTimeoutAtMost', { max: Math.floor(MAX_TIMER_MS / 1000) });
+    throw inputError(t, setting('waitTimeout', 'media-enhance-config.setting.waitTimeout'), def.waitTimeout, rule);
   }
   if (service === 'remote') {
-    if (isEmpty(def.baseUrl)) throw inputError('setting "base URL"', def.baseUrl, 'is required for a remote service');
-    settings.baseUrl = String(def.baseUrl).trim();
+    if (isEmpty(def.baseUrl)) {
+      const rule = t('media-enhance-config.error.baseUrlRequired');
+      throw inputError(t, setting('baseUrl', 'media-enhance-config.setting.baseUrl'), def.baseUrl, rule);
+    }
+    config.baseUrl = String(def.baseUrl).trim();
   }
-  return settings;
+  return config;
 }

@@ -2,22 +2,19 @@
 import { basename } from 'node:path';
 import { checkEnhanceJsonBody, type EnhanceJsonBody } from '../contract/fields';
 import { AUDIO_FIELDS } from './enhancement-fields';
-import { handleMessages } from './message-jobs';
-import { inputError, readOverrides } from './msg-inputs';
-import { checkSettingsAtDeploy, serviceOf } from './node-service';
-import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
-import { applyOverrides, settingsFromNode, type Settings } from './settings';
+import { mediaNode } from './media-node';
+import { inputError } from './input-error';
+import { readOverrides } from './msg-inputs';
+import type { NodeMessage } from './red';
+import type { Translate } from './texts';
+import { enhancementOf, withOverrides, type Enhancement } from './enhancement';
 
 /** The URL to fetch: a string msg.payload, else msg.url. */
-function readUrl(msg: NodeMessage): { url: string; field: string } {
+function readUrl(t: Translate, msg: NodeMessage): { url: string; field: string } {
   if (typeof msg.payload === 'string' && msg.payload.trim() !== '')
     return { url: msg.payload.trim(), field: 'msg.payload' };
   if (typeof msg.url === 'string') return { url: msg.url.trim(), field: 'msg.url' };
-  throw inputError(
-    'msg.payload',
-    msg.payload,
-    'the URL of the audio file is required, as a string in msg.payload or msg.url',
-  );
+  throw inputError(t, 'msg.payload', msg.payload, t('media-enhance-audio.error.urlRequired'));
 }
 
 /** The name the service gives the media: msg.filename's base name, the node's setting, or the URL's last segment. */
@@ -33,40 +30,41 @@ function fileNameFor(msg: NodeMessage, configured: string, url: string): string 
   return 'media';
 }
 
-export default function register(RED: RedApi): void {
-  RED.nodes.registerType('media-enhance-audio', function (this: RedNode, def: NodeDef) {
-    RED.nodes.createNode(this, def);
-    const service = serviceOf(RED, this, def);
-    const configured = settingsFromNode(def, AUDIO_FIELDS);
-    const configuredName = typeof def.fileName === 'string' ? def.fileName.trim() : '';
-    const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
-    checkSettingsAtDeploy(this, () =>
-      applyOverrides(configured, {}, AUDIO_FIELDS, (s) => checkEnhanceJsonBody({ ...placeholder, ...s })),
-    );
-
-    handleMessages(this, async (job) => {
-      const { url, field } = readUrl(job.msg);
+export default mediaNode('media-enhance-audio', { keepsMessages: false }, ({ def, service, t }) => {
+  const configured = enhancementOf(def, AUDIO_FIELDS);
+  const configuredName = typeof def.fileName === 'string' ? def.fileName.trim() : '';
+  const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
+  return {
+    checkSettings: () =>
+      withOverrides(t, configured, {}, AUDIO_FIELDS, (e) => checkEnhanceJsonBody({ ...placeholder, ...e })),
+    handle: async (job) => {
+      const { url, field } = readUrl(t, job.msg);
       const fileName = fileNameFor(job.msg, configuredName, url);
-      const withInputs = (settings: Settings) => ({ ...settings, file_download_url: url, file_name: fileName });
-      const settings = applyOverrides(
+      const withInputs = (enhancement: Enhancement) => ({
+        ...enhancement,
+        file_download_url: url,
+        file_name: fileName,
+      });
+      const enhancement = withOverrides(
+        t,
         configured,
-        readOverrides(job.msg),
+        readOverrides(t, job.msg),
         AUDIO_FIELDS,
-        (s) => checkEnhanceJsonBody(withInputs(s)),
+        (e) => checkEnhanceJsonBody(withInputs(e)),
         {
           file_download_url: field,
           file_name: 'msg.filename',
         },
       );
       const client = await service.client();
-      job.show({ text: 'requesting' });
-      const result = await client.enhanceAudio(withInputs(settings) as unknown as EnhanceJsonBody, {
+      job.show({ text: t('media-enhance-audio.status.requesting') });
+      const result = await client.enhanceAudio(withInputs(enhancement) as unknown as EnhanceJsonBody, {
         signal: job.signal,
         onWait: job.onWait,
       });
       job.msg.media_uid = result.generated_name;
       job.msg.payload = result;
       return job.msg;
-    });
-  });
-}
+    },
+  };
+});

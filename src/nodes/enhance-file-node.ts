@@ -4,22 +4,25 @@
 // service measured in msg.loudness. The message is kept on disk until delivered: a restart or a redeploy
 // goes on where it stopped, uploading a file from a path again only if its upload had not been answered.
 import type { MediaMetadata } from '../client/types';
-import { UPLOAD_FIELDS } from './enhancement-fields';
+import { enhancementOf } from './enhancement';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, isPlainFileName, readFileOutput } from './file-output';
-import { handleMessages, showMediaStatus } from './message-jobs';
-import { MessageKeeper, remainingMs } from './message-keeper';
-import { checkUploadSettings, uploadMessageFile } from './message-upload';
-import { inputError } from './msg-inputs';
-import { checkSettingsAtDeploy, serviceOf } from './node-service';
-import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
-import { settingsFromNode } from './settings';
+import { mediaNode } from './media-node';
+import { showMediaStatus } from './message-jobs';
+import { remainingMs } from './message-keeper';
+import { checkNodeEnhancement, sendMessageFile, UPLOAD } from './file-request';
+import { inputError } from './input-error';
+import type { NodeMessage } from './red';
+import type { Translate } from './texts';
 
 /** Input and output loudness, true peak and loudness range, as the media's metadata gives them (null where it does not). */
 export function loudnessOf(
   metadata: MediaMetadata,
 ): Record<'input' | 'output', Record<'integrated_lufs' | 'true_peak_dbtp' | 'loudness_range_lu', number | null>> {
-  const params = (metadata.enhancement_params ?? {}) as Record<string, unknown>;
-  const figure = (key: string) => (typeof params[key] === 'number' ? (params[key] as number) : null);
+  const params: Record<string, unknown> = metadata.enhancement_params ?? {};
+  const figure = (key: string) => {
+    const value = params[key];
+    return typeof value === 'number' ? value : null;
+  };
   const side = (prefix: 'input' | 'output') => ({
     integrated_lufs: figure(`${prefix}_loudness_lufs`),
     true_peak_dbtp: figure(`${prefix}_true_peak_dbtp`),
@@ -29,37 +32,33 @@ export function loudnessOf(
 }
 
 /** The output file's name: msg.outputFilename, else the node's setting, else the service's. */
-function outputName(msg: NodeMessage, configured: string): string {
+function outputName(t: Translate, msg: NodeMessage, configured: string): string {
   if (msg.outputFilename === undefined) return configured;
   const name = typeof msg.outputFilename === 'string' ? msg.outputFilename.trim() : '';
   if (!isPlainFileName(name))
-    throw inputError('msg.outputFilename', msg.outputFilename, 'must be a file name without a folder part');
+    throw inputError(t, 'msg.outputFilename', msg.outputFilename, t('media-enhance-file.error.plainFileName'));
   return name;
 }
 
-export default function register(RED: RedApi): void {
-  RED.nodes.registerType('media-enhance-file', function (this: RedNode, def: NodeDef) {
-    RED.nodes.createNode(this, def);
-    const service = serviceOf(RED, this, def);
-    const configured = settingsFromNode(def, UPLOAD_FIELDS);
-    const output = readFileOutput(def);
-    const checkSettings = () => {
-      checkUploadSettings(configured);
-      checkFileOutput(output, def);
-    };
-    checkSettingsAtDeploy(this, checkSettings);
-    const keeper = new MessageKeeper(RED, this, def);
-
-    const jobs = handleMessages(this, async (job) => {
+export default mediaNode('media-enhance-file', { keepsMessages: true }, ({ RED, def, service, keeper, t }) => {
+  const configured = enhancementOf(def, UPLOAD.fields);
+  const output = readFileOutput(def);
+  const checkSettings = () => {
+    checkNodeEnhancement(t, UPLOAD, configured);
+    checkFileOutput(t, output, def);
+  };
+  return {
+    checkSettings,
+    handle: async (job) => {
       checkSettings();
       const { msg } = job;
-      const target = output.toFile ? outputName(msg, output.name) : '';
+      const target = output.toFile ? outputName(t, msg, output.name) : '';
       // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
       const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
       let uid = keeper.mediaUidOf(msg);
       if (uid === undefined) {
         await keeper.keepBeforeUpload(job);
-        uid = (await uploadMessageFile(service, job, configured, RED.settings.fileWorkingDirectory)).uid;
+        uid = (await sendMessageFile(UPLOAD, service, job, configured, RED.settings.fileWorkingDirectory)).uid;
       }
       const mediaSince = await keeper.keep(job, uid);
       const client = await service.client();
@@ -90,7 +89,6 @@ export default function register(RED: RedApi): void {
       msg.loudness = loudnessOf(media);
       job.media = media;
       return msg;
-    });
-    keeper.resumeInto(jobs);
-  });
-}
+    },
+  };
+});

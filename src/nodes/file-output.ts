@@ -6,8 +6,10 @@ import type { MediaEnhanceClient } from '../client/client';
 import { resumablePartPath } from '../client/download';
 import type { Step } from '../contract/fields';
 import type { Job } from './message-jobs';
-import { inputError, resolvePath } from './msg-inputs';
+import { inputError } from './input-error';
+import { resolvePath } from './msg-inputs';
 import type { NodeDef } from './red';
+import type { Translate } from './texts';
 
 /** A node's "output" settings: into a folder (named, or as the service names it) or a Buffer. */
 export interface FileOutput {
@@ -25,15 +27,15 @@ export function readFileOutput(def: NodeDef): FileOutput {
 }
 
 /** Throws the setting that cannot work: a file output without a folder, or a name with a folder part. */
-export function checkFileOutput({ toFile, folder, name }: FileOutput, def: NodeDef): void {
-  if (toFile && folder === '')
-    throw inputError('setting "folder"', def.folder, 'a folder is required to write files to');
-  if (name !== '' && !isPlainFileName(name))
-    throw inputError(
-      'setting "file name"',
-      def.fileName,
-      'must be a file name without a folder part, or empty for the name the service gives',
-    );
+export function checkFileOutput(t: Translate, { toFile, folder, name }: FileOutput, def: NodeDef): void {
+  if (toFile && folder === '') {
+    const setting = { prop: 'folder', label: t('media-enhance.setting.folder') };
+    throw inputError(t, setting, def.folder, t('media-enhance.rule.folderRequired'));
+  }
+  if (name !== '' && !isPlainFileName(name)) {
+    const setting = { prop: 'fileName', label: t('media-enhance.setting.fileName') };
+    throw inputError(t, setting, def.fileName, t('media-enhance.rule.plainFileName'));
+  }
 }
 
 /** A name for a file inside the folder: no folder part, nothing hidden behind "." or "..". */

@@ -3,8 +3,9 @@
 // still holds its nodes, so their messages stay until it is enabled again.
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { KEPT_FOLDER, MessageJournal, journalRoot } from './message-journal';
+import { KEPT_FOLDER, MessageJournal, describeEntry, journalRoot } from './message-journal';
 import type { RedApi } from './red';
+import { translator } from './texts';
 
 /** The sweep listening on each runtime: a second registration of the nodes (as tests do) replaces it. */
 const listeners = new WeakMap<object, () => void>();
@@ -18,6 +19,7 @@ export function sweepJournalsAfterEachDeploy(RED: RedApi): void {
 }
 
 async function dropMessagesOfDeletedNodes(RED: RedApi): Promise<void> {
+  const t = translator(RED);
   const serviceOfNode = new Map<string, unknown>();
   RED.nodes.eachNode((def) => serviceOfNode.set(def.id, def.service));
   const root = journalRoot(RED.settings);
@@ -26,15 +28,12 @@ async function dropMessagesOfDeletedNodes(RED: RedApi): Promise<void> {
     for (const nodeId of await listFolder(keptDir)) {
       // A node inside a subflow instance runs under an id of its own that the flows do not list.
       if (serviceOfNode.get(nodeId) === configId || RED.nodes.getNode(nodeId)) continue;
-      const why = serviceOfNode.has(nodeId) ? 'now uses another service' : 'was deleted from the flows';
+      const why = serviceOfNode.has(nodeId) ? t('media-enhance.sweep.movedService') : t('media-enhance.sweep.deleted');
       try {
-        const messages = await new MessageJournal(join(keptDir, nodeId)).discard();
-        for (const what of messages)
-          RED.log.warn(`media enhance: ${what} is no longer followed: its node ${nodeId} ${why}`);
+        for (const entry of await new MessageJournal(join(keptDir, nodeId)).discard())
+          RED.log.warn(t('media-enhance.sweep.dropped', { what: describeEntry(t, entry), node: nodeId, why }));
       } catch (err) {
-        RED.log.warn(
-          `media enhance: the kept messages of node ${nodeId}, which ${why}, could not be removed: ${(err as Error).message}`,
-        );
+        RED.log.warn(t('media-enhance.sweep.cannotRemove', { node: nodeId, why, error: (err as Error).message }));
       }
     }
   }

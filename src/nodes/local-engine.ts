@@ -5,10 +5,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { EndpointId } from '../contract/endpoints';
 import { startEngine, type EngineHandle, type EngineOptions } from '../engine';
-import type { RedApi } from './red';
+import type { RuntimeSettings } from './red';
+import type { Translate } from './texts';
 
-/** What settings.js may set under `mediaEnhance.engine` (all optional). */
-export type EngineSettings = Partial<
+/** The engine's options that Node-RED's settings.js may set under `mediaEnhance.engine` (all optional). */
+export type EngineTuning = Partial<
   Pick<
     EngineOptions,
     | 'windowMs'
@@ -32,15 +33,16 @@ export interface LocalEngine {
   close(): Promise<void>;
 }
 
-export function engineSettings(settings: RedApi['settings']): EngineSettings {
-  const section = settings.mediaEnhance as { engine?: EngineSettings } | undefined;
+export function engineTuning(runtimeSettings: RuntimeSettings): EngineTuning {
+  const section = runtimeSettings.mediaEnhance as { engine?: EngineTuning } | undefined;
   return section?.engine ?? {};
 }
 
 /** One data folder per config node, so two local engines never share a store. */
-export function engineDataDir(settings: RedApi['settings'], configId: string): string {
+export function engineDataDir(runtimeSettings: RuntimeSettings, configId: string): string {
   const root =
-    engineSettings(settings).dataDir ?? join(settings.userDir ?? join(homedir(), '.node-red'), 'media-enhance-data');
+    engineTuning(runtimeSettings).dataDir ??
+    join(runtimeSettings.userDir ?? join(homedir(), '.node-red'), 'media-enhance-data');
   return join(root, configId.replace(/[^\w.-]/g, '_'));
 }
 
@@ -58,12 +60,14 @@ export const BUILT_IN_LIMITS: Readonly<Record<EndpointId, number | null>> = {
 };
 
 export async function startLocalEngine(
-  settings: RedApi['settings'],
+  runtimeSettings: RuntimeSettings,
   configId: string,
   limits: Partial<Record<EndpointId, number>>,
+  t: Translate,
   log: (line: string) => void,
 ): Promise<LocalEngine> {
-  const { dataDir: _root, ...tuning } = engineSettings(settings);
+  // `dataDir` is the root of every config node's folder: the engine gets its own (engineDataDir) below.
+  const tuning = engineTuning(runtimeSettings);
   const apiKey = randomBytes(24).toString('base64url');
   const merged = { ...BUILT_IN_LIMITS, ...tuning.limits, ...limits };
   const handle: EngineHandle = await startEngine({
@@ -72,10 +76,11 @@ export async function startLocalEngine(
     host: '127.0.0.1',
     port: 0,
     apiKeys: [apiKey],
-    dataDir: engineDataDir(settings, configId),
-    onRemoved: ({ record, reason }) => log(`removed finished media ${record.uid} ("${record.file_name}"): ${reason}`),
+    dataDir: engineDataDir(runtimeSettings, configId),
+    onRemoved: ({ record, reason }) =>
+      log(t('media-enhance-config.log.removed', { uid: record.uid, file: record.file_name, reason })),
     // The engine's own errors (why a fetch failed, an answer it could not write) go to Node-RED's log.
-    onErrorLine: (line) => log(`engine: ${line}`),
+    onErrorLine: (line) => log(t('media-enhance-config.log.engine', { line })),
   });
   return { url: handle.url, apiKey, windowMs: tuning.windowMs, limits: merged, close: () => handle.close() };
 }

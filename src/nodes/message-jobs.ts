@@ -7,30 +7,33 @@ import type { WaitEvent } from '../client/transport';
 import type { MediaMetadata, ProgressCallback } from '../client/types';
 import type { DoneFunction, NodeMessage, RedNode, SendFunction } from './red';
 import { StatusBoard, type JobStatus } from './status-board';
-import { doneStatus, failureText, progressText, waitText } from './status-text';
+import { doneStatus, failureText, progressText, stateText, waitText, type Transfer } from './status-text';
+import type { Translate } from './texts';
 
 export interface Job {
   msg: NodeMessage;
   /** Aborted when the node closes (redeploy, stop). */
   signal: AbortSignal;
-  show(status: JobStatus): void;
+  show: (status: JobStatus) => void;
   /** For the client's `onWait`: "queued 2nd", "rate limited 12s". */
-  onWait(event: WaitEvent): void;
+  onWait: (event: WaitEvent) => void;
   /** For the client's `onProgress`: "uploading 42%". */
-  progress(verb: string): ProgressCallback;
+  progress: (transfer: Transfer) => ProgressCallback;
   /**
    * Runs `action` in the same tick as the outcome is delivered (the message sent, or the error passed to
    * Catch); never when the node closes first and the outcome is dropped.
    */
-  onDelivered(action: () => void): void;
+  onDelivered: (action: () => void) => void;
   /** The finished media's metadata, when the job has it: a loudness target it could not reach shows in the last status. */
   media?: MediaMetadata;
+  /** The node's texts, for a status of its own. */
+  t: Translate;
 }
 
 /** For the client's `onStatus`: the media's state and the time since the wait began ("processing 1m20s"). */
 export function showMediaStatus(job: Job): (status: string) => void {
   const since = Date.now();
-  return (status) => job.show({ text: status.toLowerCase(), since });
+  return (status) => job.show({ text: stateText(job.t, status), since });
 }
 
 /** Runs one message; resolves with the message to send. It must not change `job.msg` before it succeeds. */
@@ -49,8 +52,9 @@ export interface MessageJobs {
 
 export function handleMessages(
   node: RedNode,
+  t: Translate,
   handler: JobHandler,
-  firstStatus: JobStatus = { text: 'starting' },
+  firstStatus: JobStatus = { text: t('media-enhance.status.starting') },
 ): MessageJobs {
   const board = new StatusBoard(node);
   const inFlight = new Map<AbortController, { running: Promise<void>; kept: () => boolean }>();
@@ -65,9 +69,10 @@ export function handleMessages(
       msg,
       signal: controller.signal,
       show: (status) => board.update(id, status),
-      onWait: (event) => board.update(id, { text: waitText(event), fill: 'yellow' }),
-      progress: (verb) => (moved, total) => board.update(id, { text: progressText(verb, moved, total) }),
+      onWait: (event) => board.update(id, { text: waitText(t, event), fill: 'yellow' }),
+      progress: (transfer) => (moved, total) => board.update(id, { text: progressText(t, transfer, moved, total) }),
       onDelivered: (action) => delivered.push(action),
+      t,
     };
     prepare?.(job);
     const running = Promise.resolve()
@@ -75,14 +80,14 @@ export function handleMessages(
       .then(
         (out) => {
           if (closed) return done();
-          board.end(id, doneStatus(job.media));
+          board.end(id, doneStatus(t, job.media));
           runAll(delivered, node);
           send(out);
           done();
         },
         (err: unknown) => {
           if (closed) return done();
-          board.end(id, { fill: 'red', shape: 'ring', text: failureText(err) });
+          board.end(id, { fill: 'red', shape: 'ring', text: failureText(t, err) });
           runAll(delivered, node);
           done(asError(err));
         },
@@ -100,12 +105,9 @@ export function handleMessages(
     const runs = [...inFlight.values()].map((job) => job.running);
     const dropped = [...inFlight.values()].filter((job) => !job.kept()).length;
     // Node-RED drops what a stopped node holds; say so, since these messages will not come back.
-    if (dropped > 0)
-      node.warn(
-        `stopped with ${dropped} message(s) in progress that are not kept across restarts: they end here, nothing is sent for them`,
-      );
+    if (dropped > 0) node.warn(t('media-enhance.warn.stoppedUnkept', { count: dropped }));
     for (const controller of inFlight.keys())
-      controller.abort(new MediaEnhanceError('ABORTED', 'the node was stopped'));
+      controller.abort(new MediaEnhanceError('ABORTED', t('media-enhance.error.stopped')));
     let deadline: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => (deadline = setTimeout(resolve, CLOSE_DEADLINE_MS)));
     void Promise.race([Promise.allSettled(runs), late]).then(() => {

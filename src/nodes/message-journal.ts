@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { promises as fsp, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { NodeMessage, RedApi } from './red';
+import type { NodeMessage, RuntimeSettings } from './red';
+import type { Translate } from './texts';
 
 const ENTRY_SUFFIX = '.json';
 
@@ -44,8 +45,8 @@ export interface JournalContents {
 }
 
 /** The folder of every config node's journals. */
-export function journalRoot(settings: RedApi['settings']): string {
-  return join(settings.userDir ?? join(homedir(), '.node-red'), 'media-enhance');
+export function journalRoot(runtimeSettings: RuntimeSettings): string {
+  return join(runtimeSettings.userDir ?? join(homedir(), '.node-red'), 'media-enhance');
 }
 
 function safeSegment(id: string): string {
@@ -54,8 +55,8 @@ function safeSegment(id: string): string {
 
 export const KEPT_FOLDER = 'kept';
 
-export function keptFolder(settings: RedApi['settings'], configId: string, nodeId: string): string {
-  return join(journalRoot(settings), safeSegment(configId), KEPT_FOLDER, safeSegment(nodeId));
+export function keptFolder(runtimeSettings: RuntimeSettings, configId: string, nodeId: string): string {
+  return join(journalRoot(runtimeSettings), safeSegment(configId), KEPT_FOLDER, safeSegment(nodeId));
 }
 
 export class MessageJournal {
@@ -103,14 +104,12 @@ export class MessageJournal {
     return { kept, unreadable };
   }
 
-  /** Removes the whole folder (the node is gone); answers what each message it held was for, for the log. */
-  async discard(): Promise<string[]> {
+  /** Removes the whole folder (the node is gone); answers the entries it held, for the log to name them. */
+  async discard(): Promise<JournalEntry[]> {
     const { kept } = await this.load();
     for (const { entry } of kept) if (entry.partFile) await fsp.rm(entry.partFile, { force: true });
     await fsp.rm(this.folder, { recursive: true, force: true });
-    return kept.map(({ entry }) =>
-      entry.mediaUid ? `media ${entry.mediaUid}` : `the upload of ${describeFile(entry.msg)}`,
-    );
+    return kept.map(({ entry }) => entry);
   }
 }
 
@@ -182,8 +181,13 @@ function removeQuietly(file: string): void {
   }
 }
 
-function describeFile(msg: NodeMessage): string {
-  return typeof msg.filename === 'string' ? `"${msg.filename}"` : 'a file';
+/** What a kept message was for, as a warning names it: "media 1a2b…" or "the upload of "take-1.wav"". */
+export function describeEntry(t: Translate, entry: JournalEntry): string {
+  if (entry.mediaUid) return t('media-enhance.keep.media', { uid: entry.mediaUid });
+  const { filename } = entry.msg;
+  return typeof filename === 'string'
+    ? t('media-enhance.keep.uploadOf', { file: filename })
+    : t('media-enhance.keep.uploadOfBuffer');
 }
 
 /**

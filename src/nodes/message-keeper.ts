@@ -3,8 +3,9 @@
 // at start resume every message kept by an earlier run of the same node. A node whose setting "keep across restarts"
 // is off keeps nothing, and drops what an earlier run kept, naming each media.
 import type { Job, MessageJobs } from './message-jobs';
-import { MessageJournal, keptFolder, type KeptMessage } from './message-journal';
+import { MessageJournal, describeEntry, keptFolder, type KeptMessage } from './message-journal';
 import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
+import { translator, type Translate } from './texts';
 
 export class MessageKeeper {
   private readonly journal?: MessageJournal;
@@ -15,12 +16,17 @@ export class MessageKeeper {
   /** Messages whose delivery already ends their entry. */
   private readonly ending = new WeakSet<NodeMessage>();
 
+  private readonly t: Translate;
+
   constructor(
     RED: RedApi,
     private readonly node: RedNode,
     def: NodeDef,
+    /** The node offers the setting "keep ... across restarts"; a node that does not keeps nothing. */
+    offered: boolean,
   ) {
-    if (typeof def.service !== 'string' || def.service === '') return;
+    this.t = translator(RED);
+    if (!offered || typeof def.service !== 'string' || def.service === '') return;
     const journal = new MessageJournal(keptFolder(RED.settings, def.service, node.id));
     // Flows saved before the setting existed keep their messages too.
     if (def.keepAcrossRestarts === false) {
@@ -31,7 +37,7 @@ export class MessageKeeper {
     this.loaded = journal.load();
   }
 
-  /** Whether messages are kept (the setting is on and a service is chosen). */
+  /** Whether messages are kept (the node offers it, the setting is on and a service is chosen). */
   get keeping(): boolean {
     return this.journal !== undefined;
   }
@@ -91,9 +97,10 @@ export class MessageKeeper {
   }
 
   private cannotKeep(mediaUid: string | undefined, err: Error): undefined {
-    this.node.warn(
-      `${mediaUid ? `media ${mediaUid}` : 'a message'}: will not survive a restart: it could not be kept on disk (${err.message})`,
-    );
+    const what = mediaUid
+      ? this.t('media-enhance.keep.media', { uid: mediaUid })
+      : this.t('media-enhance.keep.aMessage');
+    this.node.warn(this.t('media-enhance.keep.cannotKeep', { what, error: err.message }));
     return undefined;
   }
 
@@ -101,8 +108,8 @@ export class MessageKeeper {
   resumeInto(jobs: MessageJobs): void {
     void this.loaded?.then(
       ({ kept, unreadable }) => {
-        for (const line of unreadable) this.node.warn(`a kept message could not be read and is skipped: ${line}`);
-        if (kept.length > 0) this.node.log(`resuming ${kept.length} message(s) kept across a restart or redeploy`);
+        for (const line of unreadable) this.node.warn(this.t('media-enhance.keep.unreadable', { reason: line }));
+        if (kept.length > 0) this.node.log(this.t('media-enhance.keep.resuming', { count: kept.length }));
         for (const message of kept) {
           const msg = message.entry.msg;
           if (message.entry.dropped.length > 0) msg.media_resumed = { dropped: message.entry.dropped };
@@ -110,16 +117,16 @@ export class MessageKeeper {
           jobs.resume(msg, (job) => this.endOnDelivery(job));
         }
       },
-      (err: Error) => this.node.error(`the kept messages could not be read: ${err.message}`),
+      (err: Error) => this.node.error(this.t('media-enhance.keep.cannotRead', { error: err.message })),
     );
   }
 
   private async dropAll(journal: MessageJournal): Promise<void> {
     try {
-      for (const what of await journal.discard())
-        this.node.warn(`${what}: its kept message is dropped: "keep across restarts" is off`);
+      for (const entry of await journal.discard())
+        this.node.warn(this.t('media-enhance.keep.droppedSettingOff', { what: describeEntry(this.t, entry) }));
     } catch (err) {
-      this.node.warn(`the kept messages could not be removed: ${(err as Error).message}`);
+      this.node.warn(this.t('media-enhance.keep.cannotRemove', { error: (err as Error).message }));
     }
   }
 }

@@ -1,9 +1,10 @@
-// How a media node reaches its config node's shared client, and reports settings that cannot work
-// as soon as the flow is deployed rather than at the first message.
+// How a media node reaches its config node's shared client; a node without one shows so at once and
+// fails each message with the reason.
 import type { MediaEnhanceClient } from '../client/client';
-import { MediaEnhanceError } from '../client/errors';
+import { fieldName, InputError } from './input-error';
 import type { MediaEnhanceConfigNode } from './config-node';
 import type { NodeDef, RedApi, RedNode } from './red';
+import { translator } from './texts';
 
 export interface NodeService {
   client(): Promise<MediaEnhanceClient>;
@@ -15,20 +16,15 @@ export function serviceOf(RED: RedApi, node: RedNode, def: NodeDef): NodeService
   const config =
     typeof def.service === 'string' ? (RED.nodes.getNode(def.service) as MediaEnhanceConfigNode | null) : null;
   if (!config) {
-    const reason = 'setting "service": no media enhance service is selected; choose or add one in the node\'s settings';
-    const missing = new MediaEnhanceError('VALIDATION', reason, { details: [reason] });
-    node.status({ fill: 'red', shape: 'ring', text: 'no service' });
+    const t = translator(RED);
+    const setting = { prop: 'service', label: t('media-enhance.setting.service') };
+    const reason = t('media-enhance.input.lineWithoutValue', {
+      field: fieldName(t, setting),
+      rule: t('media-enhance.error.noService'),
+    });
+    const missing = new InputError([reason], [setting]);
+    node.status({ fill: 'red', shape: 'ring', text: t('media-enhance.reason.noService') });
     return { client: () => Promise.reject(missing), waitTimeoutMs: () => undefined };
   }
   return { client: () => config.getClient(), waitTimeoutMs: () => config.waitTimeoutMs };
-}
-
-/** Runs a check of the node's own settings at deploy; a failure is logged and shown, and each message will fail with it too. */
-export function checkSettingsAtDeploy(node: RedNode, check: () => void): void {
-  try {
-    check();
-  } catch (err) {
-    node.error((err as Error).message);
-    node.status({ fill: 'red', shape: 'ring', text: 'invalid settings' });
-  }
 }

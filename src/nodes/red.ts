@@ -60,9 +60,14 @@ export interface RedApi {
   log: {
     warn(message: string): void;
   };
-  settings: {
-    userDir?: string;
-    fileWorkingDirectory?: string;
-    [name: string]: unknown;
-  };
+  settings: RuntimeSettings;
+  /** Node-RED's i18n: the message `namespace:key` in the runtime's language, placeholders filled (see texts.ts). */
+  _(key: string, values?: Record<string, unknown>): string;
+}
+
+/** Node-RED's own settings (settings.js), as `RED.settings`. */
+export interface RuntimeSettings {
+  userDir?: string;
+  fileWorkingDirectory?: string;
+  [name: string]: unknown;
 }

@@ -1,8 +1,12 @@
-// The short texts under a node in the editor: "queued 2nd", "rate limited 12s", "uploading 42%".
+// The short texts under a node in the editor: "queued 2nd", "rate limited 12s", "uploading 42%", each
+// sentence from the message catalogs (texts.ts); the numbers and durations in them are formatted here.
 import type { MediaEnhanceErrorCode } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
 import type { MediaMetadata } from '../client/types';
+import type { MediaState } from '../contract/endpoints';
+import { namesOnlySettings } from './input-error';
 import type { NodeStatus } from './red';
+import type { Translate } from './texts';
 
 export function ordinal(n: number): string {
   const tens = n % 100;
@@ -27,55 +31,84 @@ export function roughly(ms: number): string {
   return `${Math.round(seconds / 60)} min`;
 }
 
-export function waitText(event: WaitEvent): string {
-  if (event.reason === 'queued')
-    return `queued ${ordinal(event.position ?? 1)}${event.waitMs >= 1000 ? `, about ${roughly(event.waitMs)}` : ''}`;
-  if (event.reason === 'rate-limited') return `rate limited ${duration(event.waitMs)}`;
-  return `retrying in ${duration(event.waitMs)}`;
+export function waitText(t: Translate, event: WaitEvent): string {
+  if (event.reason === 'queued') {
+    const position = ordinal(event.position ?? 1);
+    if (event.waitMs < 1000) return t('media-enhance.status.queued', { position });
+    return t('media-enhance.status.queuedFor', { position, wait: roughly(event.waitMs) });
+  }
+  if (event.reason === 'rate-limited') return t('media-enhance.status.rateLimited', { wait: duration(event.waitMs) });
+  return t('media-enhance.status.retrying', { wait: duration(event.waitMs) });
 }
 
+export type Transfer = 'uploading' | 'downloading';
+
 /** "uploading 42%", or "uploading 12.5 MB" when the size is not known in advance. */
-export function progressText(verb: string, done: number, total: number | undefined): string {
-  if (total && total > 0) return `${verb} ${Math.min(100, Math.floor((done / total) * 100))}%`;
-  return `${verb} ${(done / 1e6).toFixed(1)} MB`;
+export function progressText(t: Translate, transfer: Transfer, done: number, total: number | undefined): string {
+  if (total && total > 0) {
+    const percent = Math.min(100, Math.floor((done / total) * 100));
+    return transfer === 'uploading'
+      ? t('media-enhance.status.uploadingPercent', { percent })
+      : t('media-enhance.status.downloadingPercent', { percent });
+  }
+  const megabytes = (done / 1e6).toFixed(1);
+  return transfer === 'uploading'
+    ? t('media-enhance.status.uploadingMegabytes', { megabytes })
+    : t('media-enhance.status.downloadingMegabytes', { megabytes });
+}
+
+const STATES: Record<MediaState, string> = {
+  PENDING: 'media-enhance.state.pending',
+  PROCESSING: 'media-enhance.state.processing',
+  COMPLETED: 'media-enhance.state.completed',
+  FAILED: 'media-enhance.state.failed',
+};
+
+/** The media's state as the service names it: "processing". */
+export function stateText(t: Translate, state: string): string {
+  const key = STATES[state as MediaState] as string | undefined;
+  return key ? t(key) : state.toLowerCase();
 }
 
 const REASONS: Record<MediaEnhanceErrorCode, string> = {
-  VALIDATION: 'invalid input',
-  AUTH: 'API key refused',
-  NOT_FOUND: 'media not found',
-  NOT_READY: 'not ready',
-  RATE_LIMITED: 'rate limited',
-  TOO_LARGE: 'file too large',
-  UNSUPPORTED: 'unsupported format',
-  JOB_FAILED: 'enhancement failed',
-  TIMEOUT: 'timed out',
-  ABORTED: 'cancelled',
-  NETWORK: 'service unreachable',
-  HTTP: 'service error',
+  VALIDATION: 'media-enhance.reason.invalidInput',
+  AUTH: 'media-enhance.reason.keyRefused',
+  NOT_FOUND: 'media-enhance.reason.notFound',
+  NOT_READY: 'media-enhance.reason.notReady',
+  RATE_LIMITED: 'media-enhance.reason.rateLimited',
+  TOO_LARGE: 'media-enhance.reason.tooLarge',
+  UNSUPPORTED: 'media-enhance.reason.unsupported',
+  JOB_FAILED: 'media-enhance.reason.jobFailed',
+  TIMEOUT: 'media-enhance.reason.timedOut',
+  ABORTED: 'media-enhance.reason.cancelled',
+  NETWORK: 'media-enhance.reason.unreachable',
+  HTTP: 'media-enhance.reason.serviceError',
 };
 
 /** The red-ring reason for an error: short; the full message goes to the log and Catch nodes. */
-export function failureText(err: unknown): string {
-  const { code, details } = (err ?? {}) as { code?: string; details?: unknown };
-  if (code === 'VALIDATION' && Array.isArray(details) && details.length > 0) {
-    // The node's own settings are named `setting "<label>"` (msg properties by their path): a bad
-    // setting is not the message's fault, and says so as the status shown at deploy does.
-    if (details.every((line) => String(line).startsWith('setting "service"'))) return 'no service';
-    if (details.every((line) => String(line).startsWith('setting "'))) return 'invalid settings';
-  }
-  return (code && REASONS[code as MediaEnhanceErrorCode]) || 'error';
+export function failureText(t: Translate, err: unknown): string {
+  // A bad setting of the node is not the message's fault, and says so as the status shown at deploy does.
+  if (namesOnlySettings(err, 'service')) return t('media-enhance.reason.noService');
+  if (namesOnlySettings(err)) return t('media-enhance.reason.invalidSettings');
+  const { code } = (err ?? {}) as { code?: string };
+  const key = code === undefined ? undefined : (REASONS[code as MediaEnhanceErrorCode] as string | undefined);
+  return t(key ?? 'media-enhance.reason.error');
 }
 
 /**
  * The status a finished job ends on: green "done", or yellow when the media's metadata says its loudness
  * target was out of reach: "done: -14.3 LUFS, target -10 not reachable".
  */
-export function doneStatus(media?: MediaMetadata): NodeStatus {
+export function doneStatus(t: Translate, media?: MediaMetadata): NodeStatus {
   const params = media?.enhancement_params ?? {};
-  if (params.target_reached !== false) return { fill: 'green', shape: 'dot', text: 'done' };
+  if (params.target_reached !== false) return { fill: 'green', shape: 'dot', text: t('media-enhance.status.done') };
   const reached =
-    typeof params.output_loudness_lufs === 'number' ? `${params.output_loudness_lufs.toFixed(1)} LUFS` : 'silent';
-  const target = typeof params.loudness_target === 'number' ? ` ${params.loudness_target}` : '';
-  return { fill: 'yellow', shape: 'dot', text: `done: ${reached}, target${target} not reachable` };
+    typeof params.output_loudness_lufs === 'number'
+      ? t('media-enhance.status.lufs', { lufs: params.output_loudness_lufs.toFixed(1) })
+      : t('media-enhance.status.silent');
+  const text =
+    typeof params.loudness_target === 'number'
+      ? t('media-enhance.status.targetMissed', { reached, target: params.loudness_target })
+      : t('media-enhance.status.targetMissedUnknown', { reached });
+  return { fill: 'yellow', shape: 'dot', text };
 }

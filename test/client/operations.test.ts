@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
-import { makeWav, startClientTestEngine, type ClientTestEngine } from './engine';
+import { makeMp4, makeWav } from '../fixtures/media';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 
 const FAST_POLL = {
   initialMs: [50, 100] as [number, number],
@@ -34,18 +35,18 @@ function closeServer(server: Server): Promise<void> {
 }
 
 describe('client operations against the local engine', function () {
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
   let client: MediaEnhanceClient;
   let dir: string;
   const wav = makeWav(1, 48_000);
 
   before(async () => {
-    engine = await startClientTestEngine();
+    engine = await startTestEngine();
     client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, poll: FAST_POLL });
   });
   after(async () => {
     await client.close();
-    await engine.close();
+    await engine.dispose();
   });
   beforeEach(async () => {
     dir = await tempDir();
@@ -63,7 +64,7 @@ describe('client operations against the local engine', function () {
     assert.equal(typeof media.uid, 'string');
     assert.equal(media.file_name, 'episode.wav');
     const last = progress[progress.length - 1];
-    assert.ok(last[0] > wav.length && last[0] === last[1], `upload progress ended at ${last}`);
+    assert.ok(last[0] > wav.length && last[0] === last[1], `upload progress ended at ${last.join(',')}`);
 
     const states: string[] = [];
     const done = await client.waitForCompletion(media.uid, { timeoutMs: 20_000, onStatus: (s) => states.push(s) });
@@ -155,7 +156,7 @@ describe('client operations against the local engine', function () {
 
   it('enhances a video (v1 multipart) and returns the video record', async () => {
     const record = await client.enhanceVideo({
-      file: engine.makeMp4(),
+      file: makeMp4(),
       fileName: 'clip.mp4',
       video_enhancement: { enhancement_model: 'LARK' },
     });
@@ -175,7 +176,7 @@ describe('client operations against the local engine', function () {
 });
 
 describe('client errors: each answer of the service becomes one code', function () {
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
   let dir: string;
   const wav = makeWav(0.5, 16_000);
   const errors: unknown[] = [];
@@ -191,11 +192,11 @@ describe('client errors: each answer of the service becomes one code', function 
   };
 
   before(async () => {
-    engine = await startClientTestEngine({ maxUploadBytes: 64 * 1024, processingDelayMs: 60_000 });
+    engine = await startTestEngine({ maxUploadBytes: 64 * 1024, processingDelayMs: 60_000 });
     dir = await tempDir();
   });
   after(async () => {
-    await engine.close();
+    await engine.dispose();
     await fsp.rm(dir, { recursive: true, force: true });
     // Whatever went wrong, no error told the key.
     for (const err of errors) {
@@ -282,9 +283,9 @@ describe('client errors: each answer of the service becomes one code', function 
   });
 
   it('a refused connection is NETWORK once the service has been unreachable for `unreachableForMs`', async () => {
-    const closed = await startClientTestEngine();
+    const closed = await startTestEngine();
     const url = closed.url;
-    await closed.close();
+    await closed.dispose();
     const c = new MediaEnhanceClient({
       baseUrl: url,
       apiKey: 'k',
@@ -375,7 +376,7 @@ describe('client errors: each answer of the service becomes one code', function 
   });
 
   it("a failed media is JOB_FAILED with the service's reason", async () => {
-    const failing = await startClientTestEngine({ faults: { failProcessingRate: 1 } });
+    const failing = await startTestEngine({ faults: { failProcessingRate: 1 } });
     const c = new MediaEnhanceClient({ baseUrl: failing.url, apiKey: failing.apiKey, poll: FAST_POLL });
     try {
       const media = await c.uploadMedia({ file: wav, fileName: 'doomed.wav' });
@@ -385,7 +386,7 @@ describe('client errors: each answer of the service becomes one code', function 
       assert.ok(err.message.length > 30, err.message);
     } finally {
       await c.close();
-      await failing.close();
+      await failing.dispose();
     }
   });
 
@@ -399,7 +400,7 @@ describe('client errors: each answer of the service becomes one code', function 
   });
 
   it('a 500 that persists is HTTP after the bounded retries', async () => {
-    const broken = await startClientTestEngine({ faults: { error500Rate: 1 } });
+    const broken = await startTestEngine({ faults: { error500Rate: 1 } });
     const c = new MediaEnhanceClient({
       baseUrl: broken.url,
       apiKey: broken.apiKey,
@@ -412,18 +413,18 @@ describe('client errors: each answer of the service becomes one code', function 
       assert.equal(broken.requests().length, 3);
     } finally {
       await c.close();
-      await broken.close();
+      await broken.dispose();
     }
   });
 
   it('a POST is not retried on a 500 (it may have been applied), but is on a 503', async () => {
-    const broken = await startClientTestEngine({ faults: { error500Rate: 1 } });
+    const broken = await startTestEngine({ faults: { error500Rate: 1 } });
     const c = new MediaEnhanceClient({
       baseUrl: broken.url,
       apiKey: broken.apiKey,
       retry: { maxRetries: 2, baseDelayMs: 10 },
     });
-    const busy = await startClientTestEngine({ faults: { error503Rate: 1 } });
+    const busy = await startTestEngine({ faults: { error503Rate: 1 } });
     const c2 = new MediaEnhanceClient({
       baseUrl: busy.url,
       apiKey: busy.apiKey,
@@ -435,7 +436,7 @@ describe('client errors: each answer of the service becomes one code', function 
       assert.equal((await catchError(c2.uploadMedia({ file: wav, fileName: 'a.wav' }))).status, 503);
       assert.equal(busy.requests().length, 3);
     } finally {
-      await Promise.all([c.close(), c2.close(), broken.close(), busy.close()]);
+      await Promise.all([c.close(), c2.close(), broken.dispose(), busy.dispose()]);
     }
   });
 
@@ -444,7 +445,7 @@ describe('client errors: each answer of the service becomes one code', function 
     let seed = 7;
     const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const unlimited = { uploadMedia: null, getMetadata: null };
-    const flaky = await startClientTestEngine({ faults: { resetRate: 0.5, random }, limits: unlimited });
+    const flaky = await startTestEngine({ faults: { resetRate: 0.5, random }, limits: unlimited });
     const c = new MediaEnhanceClient({
       baseUrl: flaky.url,
       apiKey: flaky.apiKey,
@@ -480,7 +481,7 @@ describe('client errors: each answer of the service becomes one code', function 
       assert.ok(reads > 130, `only ${reads} requests for 100 reads: the cuts did not happen`);
     } finally {
       await c.close();
-      await flaky.close();
+      await flaky.dispose();
     }
   });
 
@@ -519,7 +520,7 @@ describe('client errors: each answer of the service becomes one code', function 
   });
 
   it('a one-shot stream is not sent twice, and the error says why', async () => {
-    const busy = await startClientTestEngine({ faults: { error503Rate: 1 } });
+    const busy = await startTestEngine({ faults: { error503Rate: 1 } });
     const c = new MediaEnhanceClient({
       baseUrl: busy.url,
       apiKey: busy.apiKey,
@@ -534,7 +535,7 @@ describe('client errors: each answer of the service becomes one code', function 
       assert.equal(busy.requests().length, 1);
     } finally {
       await c.close();
-      await busy.close();
+      await busy.dispose();
     }
   });
 });

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startClientTestEngine } from './engine';
+import { startTestEngine } from '../fixtures/test-engine';
 
 describe('client in a script of its own', function () {
   it('keeps the process alive while it waits between polls, until the media completes', async () => {
     // The engine runs in this process, so nothing but the client's own timers keeps the script alive.
-    const engine = await startClientTestEngine({ processingDelayMs: 1_500 });
+    const engine = await startTestEngine({ processingDelayMs: 1_500 });
     try {
       const script = `
         const { MediaEnhanceClient } = require(${JSON.stringify(join(__dirname, '..', '..', 'src'))});
@@ -24,7 +24,7 @@ describe('client in a script of its own', function () {
       const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, engine.url, engine.apiKey]);
       assert.match(stdout, /finished COMPLETED\nexit 0/);
     } finally {
-      await engine.close();
+      await engine.dispose();
     }
   });
 });

@@ -149,7 +149,7 @@ describe('RollingWindowLimiter', () => {
     assert.equal(limiter.used(), 4);
   });
 
-  it("adopts the service's window length and a lower limit, but keeps a lower configured one", async () => {
+  it("adopts the service's window length and a lower limit, but keeps a lower configured one", () => {
     const limiter = new RollingWindowLimiter(120, 60_000, systemClock);
     limiter.observe({ 'x-ratelimit-limit': '5', 'x-ratelimit-window': '2' });
     assert.equal(limiter.currentLimit(), 5);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { MediaEnhanceClient, type WaitEvent } from '../../src';
-import { makeWav, startClientTestEngine, type ClientTestEngine, type LoggedRequest } from './engine';
+import type { AccessLogEntry } from '../../src/engine';
+import { makeWav } from '../fixtures/media';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 
 const FAST_POLL = {
   initialMs: [50, 100] as [number, number],
@@ -9,30 +11,30 @@ const FAST_POLL = {
 };
 
 /** Most requests the service answered (not with 429) for `path` in any window of `windowMs`. */
-function maxAcceptedInWindow(log: LoggedRequest[], pathPart: string, windowMs: number): number {
+function maxAcceptedInWindow(log: AccessLogEntry[], pathPart: string, windowMs: number): number {
   const times = log.filter((r) => r.path.includes(pathPart) && r.status !== 429).map((r) => r.at);
   let max = 0;
   for (const t of times) max = Math.max(max, times.filter((u) => u >= t && u < t + windowMs).length);
   return max;
 }
 
-const count429 = (log: LoggedRequest[], pathPart: string) =>
+const count429 = (log: AccessLogEntry[], pathPart: string) =>
   log.filter((r) => r.path.includes(pathPart) && r.status === 429).length;
 
 describe('client rate limits against the local engine', function () {
   this.timeout(60_000);
   const wav = makeWav(0.1, 8_000);
-  let engine: ClientTestEngine | undefined;
+  let engine: TestEngine | undefined;
   const clients: MediaEnhanceClient[] = [];
 
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
-    await engine?.close();
+    await engine?.dispose();
     engine = undefined;
   });
 
   it('queues uploads instead of meeting 429s, and tells callers they wait', async () => {
-    engine = await startClientTestEngine({ windowMs: 1_000, limits: { uploadMedia: 3 } });
+    engine = await startTestEngine({ windowMs: 1_000, limits: { uploadMedia: 3 } });
     const client = new MediaEnhanceClient({
       baseUrl: engine.url,
       apiKey: engine.apiKey,
@@ -58,7 +60,7 @@ describe('client rate limits against the local engine', function () {
 
   it('recovers from 429s it could not foresee, honouring Retry-After and never retrying before the window frees', async () => {
     // The service allows 2 per second; this client believes the interface's default of 10 per minute.
-    engine = await startClientTestEngine({ windowMs: 1_000, limits: { uploadMedia: 2 } });
+    engine = await startTestEngine({ windowMs: 1_000, limits: { uploadMedia: 2 } });
     const client = new MediaEnhanceClient({
       baseUrl: engine.url,
       apiKey: engine.apiKey,
@@ -79,12 +81,12 @@ describe('client rate limits against the local engine', function () {
     // The service's Retry-After is whole seconds; the retry waits at least that long.
     assert.ok(
       rateLimited.every((e) => e.waitMs >= 900),
-      `waits: ${rateLimited.map((e) => e.waitMs)}`,
+      `waits: ${rateLimited.map((e) => e.waitMs).join(',')}`,
     );
   });
 
   it("two clients sharing one key converge on the service's count with only a handful of 429s", async () => {
-    engine = await startClientTestEngine({ windowMs: 1_000, limits: { uploadMedia: 4 } });
+    engine = await startTestEngine({ windowMs: 1_000, limits: { uploadMedia: 4 } });
     const options = {
       baseUrl: engine.url,
       apiKey: engine.apiKey,
@@ -110,7 +112,7 @@ describe('client rate limits against the local engine', function () {
 
   it('200 concurrent waits never exceed the metadata limit, and all complete', async () => {
     const windowMs = 1_000;
-    engine = await startClientTestEngine({
+    engine = await startTestEngine({
       windowMs,
       limits: { uploadMedia: 1_000, getMetadata: 25 },
       processingDelayMs: 300,
@@ -134,7 +136,7 @@ describe('client rate limits against the local engine', function () {
   });
 
   it('an aborted upload gives its place in line back', async () => {
-    engine = await startClientTestEngine({ windowMs: 60_000, limits: { uploadMedia: 1 } });
+    engine = await startTestEngine({ windowMs: 60_000, limits: { uploadMedia: 1 } });
     const client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, limits: { uploadMedia: 1 } });
     clients.push(client);
     await client.uploadMedia({ file: wav, fileName: 'first.wav' });
@@ -154,7 +156,7 @@ describe('client rate limits against the local engine', function () {
     assert.equal(client.rateLimit('uploadMedia').queued, 1);
     assert.deepEqual(positions, [2, 1]);
     assert.equal(
-      engine.requests().filter((r: LoggedRequest) => r.path === '/v2/medias').length,
+      engine.requests().filter((r: AccessLogEntry) => r.path === '/v2/medias').length,
       1,
       'the aborted upload was never sent',
     );

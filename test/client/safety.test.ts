@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
-import { makeWav } from './engine';
+import { makeWav } from '../fixtures/media';
 
 const KEY = 'sk-test-0123456789abcdef';
 
@@ -88,7 +88,7 @@ describe('client safety: the key, redirects and partial files', function () {
   it('removes the key from an error even when the service echoes it back', async () => {
     const service = await listen((req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ detail: `bad key ${req.headers['x-api-key']} for this operation` }));
+      res.end(JSON.stringify({ detail: `bad key ${String(req.headers['x-api-key'])} for this operation` }));
     });
     servers.push(service.server);
     const client = new MediaEnhanceClient({ baseUrl: service.url, apiKey: KEY });
@@ -96,7 +96,7 @@ describe('client safety: the key, redirects and partial files', function () {
     await client.close();
     assert.equal(err.code, 'HTTP');
     assert.match(err.message, /bad key \[redacted\] for this operation/);
-    assert.ok(!`${err.message}${err.stack}${err.details}`.includes(KEY));
+    assert.ok(!`${err.message}${err.stack}${String(err.details)}`.includes(KEY));
   });
 
   it('gives up with TIMEOUT when the service does not answer within requestTimeoutMs', async () => {

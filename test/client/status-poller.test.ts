@@ -10,16 +10,16 @@ import { DEFAULT_POLL_INTERVALS } from '../../src/client/poll-intervals';
 /** A pretend service: each media completes (or fails) at a set time; every metadata call is logged. */
 function fakeService(finishAt: Map<string, { at: number; status?: string }>) {
   const calls: { uid: string; at: number }[] = [];
-  const fetchMetadata = async (uid: string): Promise<MediaMetadata> => {
+  const fetchMetadata = (uid: string): Promise<MediaMetadata> => {
     calls.push({ uid, at: Date.now() });
     const job = finishAt.get(uid);
-    if (!job) throw new MediaEnhanceError('NOT_FOUND', `no media ${uid}`, { status: 404 });
+    if (!job) return Promise.reject(new MediaEnhanceError('NOT_FOUND', `no media ${uid}`, { status: 404 }));
     const done = Date.now() >= job.at;
-    return {
+    return Promise.resolve({
       uid,
       enhancement_status: done ? (job.status ?? 'COMPLETED') : 'PROCESSING',
       error: job.status === 'FAILED' ? { code: 'X', message: 'bad input' } : undefined,
-    };
+    });
   };
   return { calls, fetchMetadata };
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
 import type { EnhanceJsonBody, EnhancementSettings } from '../../src';
-import { makeWav, startClientTestEngine, type ClientTestEngine } from './engine';
+import { makeWav } from '../fixtures/media';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 
 const VALID_AUDIO: EnhanceJsonBody = {
   file_download_url: 'http://127.0.0.1:9/speech.wav',
@@ -47,17 +48,17 @@ const SETTINGS_BOUNDS: [keyof EnhancementSettings, unknown, unknown, RegExp][] =
 ];
 
 describe('client validation before sending', function () {
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
   let client: MediaEnhanceClient;
   const wav = makeWav(0.2, 16_000);
 
   before(async () => {
-    engine = await startClientTestEngine();
+    engine = await startTestEngine();
     client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey });
   });
   after(async () => {
     await client.close();
-    await engine.close();
+    await engine.dispose();
   });
 
   it('refuses a wait timeout longer than a Node.js timer can hold, instead of timing out at once', async () => {

@@ -8,10 +8,23 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { measureWavFile } from '../../src/audio/measure';
+import { DEFAULT_RATE_LIMITS } from '../../src/contract/endpoints';
+import {
+  LOUDNESS_TARGET,
+  MODELS,
+  SETTINGS_DEFAULTS,
+  STEPS,
+  TRANSCODE_KINDS,
+  TRUE_PEAK,
+  V1_ENHANCEMENT_LEVEL,
+  V2_ENHANCEMENT_LEVEL,
+} from '../../src/contract/fields';
+import { LIMIT_FIELDS } from '../../src/nodes/config-options';
 import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type RunningProduct } from './product';
+import type { RedEditor } from './red-editor';
 
 // The editor's global, inside page.evaluate() callbacks.
-declare const RED: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare const RED: RedEditor;
 
 const PALETTE_TYPES = [
   'media-enhance-file',
@@ -29,6 +42,42 @@ async function waitFor(done: () => boolean, what: string): Promise<void> {
     assert.ok(Date.now() < deadline, `not within 30 s: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
+}
+
+interface DialogField {
+  placeholder?: string;
+  /** The text after an input: its unit and bounds. */
+  hint?: string;
+  value?: string;
+  /** The edited node's value of the field. */
+  saved?: unknown;
+  /** A select's choices: [value, label]. */
+  options?: string[][];
+}
+type DialogFields = Record<string, DialogField>;
+
+/** In the page: the fields of the dialog on top, by property. */
+function readDialog(prefix: string): DialogFields {
+  const stack = RED.editor.getEditStack();
+  const node = stack[stack.length - 1];
+  const fields: DialogFields = {};
+  for (const element of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>(
+    `input[id^="${prefix}-"], select[id^="${prefix}-"]`,
+  )) {
+    const prop = element.id.slice(prefix.length + 1);
+    const next = element.nextElementSibling;
+    fields[prop] = {
+      placeholder: element instanceof HTMLInputElement ? element.placeholder : undefined,
+      hint: next?.tagName === 'SPAN' ? next.textContent.replace(/\s+/g, ' ').trim() : undefined,
+      value: element.value,
+      saved: node[prop],
+      options:
+        element instanceof HTMLSelectElement
+          ? [...element.options].map((option) => [option.value, option.textContent])
+          : undefined,
+    };
+  }
+  return fields;
 }
 
 const EXAMPLES = [
@@ -92,7 +141,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const palette = await page.evaluate(() =>
       [...document.querySelectorAll('#red-ui-palette-container-media_enhance .red-ui-palette-node')].map((node) => ({
         type: node.getAttribute('data-palette-type'),
-        label: node.textContent!.replace(/\s+/g, ' ').trim(),
+        label: node.textContent.replace(/\s+/g, ' ').trim(),
         icon: /url\("?([^")]+)"?\)/.exec(
           (node.querySelector('.red-ui-palette-icon') as HTMLElement).style.backgroundImage,
         )?.[1],
@@ -137,8 +186,9 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       await page.evaluate((t) => RED.sidebar.help.show(t), type);
       await page.waitForFunction(
         ([sentence]) =>
-          (document.querySelector('.red-ui-sidebar-help-stack') as HTMLElement | null)?.innerText
-            .replace(/\s+/g, ' ')
+          document
+            .querySelector<HTMLElement>('.red-ui-sidebar-help-stack')
+            ?.innerText.replace(/\s+/g, ' ')
             .includes(sentence) ?? false,
         [firstSentence.replace(/\s+/g, ' ')],
         { timeout: 10_000 },
@@ -179,6 +229,86 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     );
     await page.click('#node-dialog-cancel');
     await page.waitForSelector('#node-input-loudnessTarget', { state: 'detached' });
+  });
+
+  it("shows in every dialog the contract's bounds, defaults and choices, in the order they always had", async () => {
+    const shown: Record<string, DialogFields> = {};
+    for (const type of PALETTE_TYPES) {
+      await page.evaluate((t) => {
+        let found: unknown;
+        RED.nodes.eachNode<{ type: string }>((n) => void (n.type === t && !found && (found = n)));
+        RED.editor.edit(found);
+      }, type);
+      await page.waitForSelector('#node-input-name', { state: 'visible' });
+      shown[type] = await page.evaluate(readDialog, 'node-input');
+      if (type === 'media-enhance-upload') {
+        await page.click('#node-input-btn-service-edit');
+        await page.waitForSelector('#node-config-input-name', { state: 'visible' });
+        shown['media-enhance-config'] = await page.evaluate(readDialog, 'node-config-input');
+        await page.click('#node-config-dialog-cancel');
+        await page.waitForSelector('#node-config-input-name', { state: 'detached' });
+      }
+      await page.click('#node-dialog-cancel');
+      await page.waitForSelector('#node-input-name', { state: 'detached' });
+    }
+    const range = (bounds: { min: number; max: number }) => `(${bounds.min} to ${bounds.max})`;
+    const labels = (type: string, group: string) =>
+      (
+        JSON.parse(readFileSync(join(ROOT, 'nodes', 'locales', 'en-US', `${type}.json`), 'utf8')) as Record<
+          string,
+          Record<string, Record<string, string>>
+        >
+      )[type][group];
+    const modelsFullestFirst = [...MODELS].reverse();
+    const transcodeChoices = (type: string) => [
+      ['', labels(type, 'option').keep],
+      ...[...TRANSCODE_KINDS].reverse().map((kind) => [kind, kind]),
+    ];
+    for (const type of ['media-enhance-file', 'media-enhance-video', 'media-enhance-upload']) {
+      const fields = shown[type];
+      assert.deepEqual(
+        [fields.loudnessTarget, fields.truePeak, fields.enhancementLevel].map((f) => [f.placeholder, f.hint]),
+        [
+          [String(SETTINGS_DEFAULTS.loudness_target), `LUFS ${range(LOUDNESS_TARGET)}`],
+          [String(SETTINGS_DEFAULTS.true_peak), `dBTP ${range(TRUE_PEAK)}`],
+          [String(SETTINGS_DEFAULTS.enhancement_level), `% ${range(V2_ENHANCEMENT_LEVEL)}`],
+        ],
+        type,
+      );
+      assert.deepEqual(fields.model.options, [
+        ...modelsFullestFirst.map((model) => [model, labels(type, 'option')[model]]),
+        ['', labels(type, 'option').serviceDefault],
+      ]);
+      if (type !== 'media-enhance-video') assert.deepEqual(fields.transcode.options, transcodeChoices(type));
+    }
+    const audio = shown['media-enhance-audio'];
+    assert.deepEqual(
+      [audio.loudnessTarget.hint, audio.peakLimit.hint, audio.enhancementLevel.hint],
+      [`LUFS ${range(LOUDNESS_TARGET)}`, `dBTP ${range(TRUE_PEAK)}`, range(V1_ENHANCEMENT_LEVEL)],
+    );
+    assert.deepEqual(
+      audio.model.options,
+      modelsFullestFirst.map((model) => [model, labels('media-enhance-audio', 'option')[model]]),
+    );
+    assert.deepEqual(audio.transcode.options, transcodeChoices('media-enhance-audio'));
+    assert.deepEqual(
+      shown['media-enhance-download'].step.options,
+      STEPS.map((step) => [step, labels('media-enhance-download', 'step')[step]]),
+    );
+    const config = shown['media-enhance-config'];
+    assert.deepEqual(
+      LIMIT_FIELDS.map(({ prop }) => config[prop].placeholder),
+      LIMIT_FIELDS.map(({ endpoint }) =>
+        DEFAULT_RATE_LIMITS[endpoint] === null
+          ? labels('media-enhance-config', 'placeholder').noLimit
+          : String(DEFAULT_RATE_LIMITS[endpoint]),
+      ),
+    );
+    assert.equal(config.requestTimeout.placeholder, '60');
+    // Each choice shows the node's saved value, which Node-RED set before the options existed.
+    for (const [type, fields] of Object.entries(shown))
+      for (const [prop, field] of Object.entries(fields))
+        if (field.options) assert.equal(field.value, field.saved, `${type} ${prop} shows its saved value`);
   });
 
   it('opens the config dialog with the key as a password field, and saves a new remote service', async () => {

@@ -2,6 +2,7 @@
 // user dir, the examples deployed, the built-in engine), and Debian's Chromium driven by playwright-core.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,20 +75,25 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Opens the editor and waits until the palette knows this package's nodes. */
+/** Opens the editor and waits until the palette knows every node of this package. */
 export async function openEditor(browser: Browser, url: string, prepare?: (page: Page) => void): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   prepare?.(page); // e.g. listeners that must see the first load
   await page.goto(url);
+  // Each node file waits for the editor script before it registers, so the types arrive one by one.
+  const types = Object.keys(
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { 'node-red': { nodes: object } })['node-red']
+      .nodes,
+  );
   await page.waitForFunction(
-    () => {
+    (expected) => {
       const red = (window as unknown as { RED?: { nodes?: { getType?: (t: string) => unknown } } }).RED;
       return (
-        Boolean(red?.nodes?.getType?.('media-enhance-upload')) &&
+        expected.every((type) => Boolean(red?.nodes?.getType?.(type))) &&
         document.querySelector('.red-ui-palette-node') !== null
       );
     },
-    null,
+    types,
     { timeout: 60_000 },
   );
   return page;

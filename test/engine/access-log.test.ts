@@ -29,7 +29,7 @@ function slowUpload(
         else socket.destroy();
       }, pauseMs);
     });
-    socket.on('data', (chunk) => (received += chunk));
+    socket.on('data', (chunk) => (received += chunk.toString()));
     socket.on('close', () => resolve({ lastByteAt, received }));
     socket.on('error', reject);
   });

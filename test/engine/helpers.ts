@@ -1,13 +1,11 @@
-// Black-box helpers: an engine on a free loopback port with a fresh data folder, and raw HTTP to it.
-import { promises as fsp } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Black-box helpers: the test engine (test/fixtures/test-engine.ts) as these tests start it, and raw HTTP to it.
 import FormData from 'form-data';
 import { request } from 'undici';
-import { startEngine, type EngineHandle, type EngineOptions } from '../../src/engine';
+import type { EngineOptions } from '../../src/engine';
+import { KEY, startTestEngine as startSharedTestEngine, type TestEngine } from '../fixtures/test-engine';
+import type { EngineJson } from './answers';
 
-export const KEY = 'engine-test-key-1';
-export const OTHER_KEY = 'engine-test-key-2';
+export { KEY, OTHER_KEY, type TestEngine } from '../fixtures/test-engine';
 
 /** A valid enhance-json body without its URL: each test adds the `file_download_url` it serves. */
 export const AUDIO_BODY = {
@@ -19,45 +17,17 @@ export const AUDIO_BODY = {
   model_arch: 'LARK_V2',
 };
 
-export interface TestEngine extends EngineHandle {
-  dataDir: string;
-  logLines: string[];
-  /** The engine's error log (onErrorLine). */
-  errorLines: string[];
-  /** Stops the engine and removes its data. */
-  dispose(): Promise<void>;
-}
-
-export async function startTestEngine(options: Partial<EngineOptions> = {}, dataDir?: string): Promise<TestEngine> {
-  const dir = dataDir ?? (await fsp.mkdtemp(join(tmpdir(), 'me-engine-test-')));
-  const logLines: string[] = [];
-  const errorLines: string[] = [];
-  const engine = await startEngine({
-    apiKeys: [KEY, OTHER_KEY],
-    dataDir: dir,
-    onLogLine: (line) => logLines.push(line),
-    onErrorLine: (line) => errorLines.push(line),
-    ...options,
-    // Tests poll fast; a test of the metadata limit sets its own.
-    limits: { getMetadata: 100_000, ...options.limits },
-  });
-  return {
-    ...engine,
-    dataDir: dir,
-    logLines,
-    errorLines,
-    dispose: async () => {
-      await engine.close();
-      await fsp.rm(dir, { recursive: true, force: true });
-    },
-  };
+/** A test engine for black-box tests: they poll fast, so metadata reads are not limited unless a test sets that limit. */
+export function startTestEngine(options: Partial<EngineOptions> = {}, dataDir?: string): Promise<TestEngine> {
+  return startSharedTestEngine({ ...options, limits: { getMetadata: 100_000, ...options.limits } }, dataDir);
 }
 
 export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  json: any;
+  /** The body as JSON; undefined when it is not JSON. */
+  json: EngineJson;
   bytes: Buffer;
 }
 
@@ -72,11 +42,11 @@ export async function call(
   });
   const bytes = Buffer.from(await res.body.arrayBuffer());
   const text = bytes.toString('utf8');
-  let json: unknown;
+  let json: EngineJson;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text) as EngineJson;
   } catch {
-    json = undefined;
+    json = undefined as unknown as EngineJson; // not JSON: a test that reads it fails on its assertion
   }
   return { status: res.statusCode, headers: res.headers, text, json, bytes };
 }
@@ -90,7 +60,7 @@ export function multipart(
   const form = new FormData();
   if (file) form.append('file', file, { filename: fileName, contentType: 'application/octet-stream' });
   for (const [name, value] of Object.entries(parts)) form.append(name, value);
-  return { body: form.getBuffer(), headers: form.getHeaders() as Record<string, string> };
+  return { body: form.getBuffer(), headers: form.getHeaders() };
 }
 
 export async function upload(
@@ -110,7 +80,7 @@ export async function metadata(engine: TestEngine, uid: string, key = KEY): Prom
 }
 
 /** Polls (quickly: a test, not a client) until the media leaves PENDING/PROCESSING. */
-export async function settled(engine: TestEngine, uid: string, timeoutMs = 10_000): Promise<any> {
+export async function settled(engine: TestEngine, uid: string, timeoutMs = 10_000): Promise<EngineJson> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const { json } = await metadata(engine, uid);

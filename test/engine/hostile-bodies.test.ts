@@ -7,18 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import FormData from 'form-data';
 import { request } from 'undici';
-import { HttpError, sendErrorSafely } from '../../src/engine/responses';
+import { HttpError, sendErrorSafely } from '../../src/engine/http/http-error';
 import { makeWav } from '../fixtures/media';
-import {
-  AUDIO_BODY as AUDIO_SETTINGS,
-  call,
-  KEY,
-  metadata,
-  multipart,
-  startTestEngine,
-  upload,
-  type TestEngine,
-} from './helpers';
+import { AUDIO_BODY as AUDIO_SETTINGS, call, KEY, metadata, startTestEngine, upload, type TestEngine } from './helpers';
+import { detailText, issues } from './answers';
 
 const AUDIO_BODY = { ...AUDIO_SETTINGS, file_download_url: 'http://127.0.0.1:9/talk.wav' };
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -53,23 +45,23 @@ describe('engine: hostile bodies', function () {
     it('answers 422 to a 4500-deep array posted to enhance-json, quoting a short excerpt, and keeps serving', async () => {
       const res = await enhanceJson(nested(4500));
       assert.equal(res.status, 422);
-      assert.deepEqual(res.json.detail[0].loc, ['body']);
-      assert.equal(res.json.detail[0].type, 'type_error.dict');
+      assert.deepEqual(issues(res.json)[0].loc, ['body']);
+      assert.equal(issues(res.json)[0].type, 'type_error.dict');
       assert.ok(res.text.length < 1_000, `the answer quotes an excerpt, not the input (${res.text.length} bytes)`);
-      assert.match(res.json.detail[0].input, /^\[\[\[.*…$/);
+      assert.match(issues(res.json)[0].input as string, /^\[\[\[.*…$/);
       assert.equal((await metadata(engine, 'still-here')).status, 404, 'the engine still answers');
     });
 
     it('answers 422 to a 6000-deep media_enhancement part on /v2/medias, and to a deep member of enhance-json', async () => {
       const res = await upload(engine, wav, 'deep.wav', { media_enhancement: nested(6000) });
       assert.equal(res.status, 422);
-      assert.deepEqual(res.json.detail[0].loc, ['body', 'media_enhancement']);
+      assert.deepEqual(issues(res.json)[0].loc, ['body', 'media_enhancement']);
       assert.ok(res.text.length < 1_000);
       const member = await enhanceJson(
         JSON.stringify({ ...AUDIO_BODY, file_name: 'x' }).replace('"x"', nested(10_000)),
       );
       assert.equal(member.status, 422);
-      assert.deepEqual(member.json.detail[0].loc, ['body', 'file_name']);
+      assert.deepEqual(issues(member.json)[0].loc, ['body', 'file_name']);
       assert.ok(member.text.length < 1_000);
       assert.deepEqual((await stored(engine)).incoming, []);
     });
@@ -77,9 +69,9 @@ describe('engine: hostile bodies', function () {
     it('quotes at most a short excerpt of a long refused value, and a small one whole', async () => {
       const long = await enhanceJson(JSON.stringify({ ...AUDIO_BODY, model_arch: 'L'.repeat(60_000) }));
       assert.equal(long.status, 422);
-      assert.ok(long.json.detail[0].input.length <= 121, 'at most 120 characters and an ellipsis');
+      assert.ok((issues(long.json)[0].input as string).length <= 121, 'at most 120 characters and an ellipsis');
       const small = await enhanceJson(JSON.stringify({ ...AUDIO_BODY, model_arch: { name: 'LARK' } }));
-      assert.deepEqual(small.json.detail[0].input, { name: 'LARK' });
+      assert.deepEqual(issues(small.json)[0].input, { name: 'LARK' });
     });
 
     it('survives an access log that throws: the answer is sent and the fault is logged', async () => {
@@ -142,7 +134,7 @@ describe('engine: hostile bodies', function () {
         media_enhancement: JSON.stringify({ loudness_target: -30 }),
       });
       assert.equal(res.status, 422);
-      assert.match(res.json.detail[0].msg, /more than (10 text parts|11 parts \(1 file and 10 text parts\))/);
+      assert.match(issues(res.json)[0].msg, /more than (10 text parts|11 parts \(1 file and 10 text parts\))/);
       assert.deepEqual(await stored(engine), before, 'no media, no partial file');
       // Within the limit, the settings apply.
       const within = await upload(engine, wav, 'few.wav', {
@@ -160,17 +152,17 @@ describe('engine: hostile bodies', function () {
         ['file', wav],
       ]);
       assert.equal(files.status, 422);
-      assert.match(files.json.detail[0].msg, /more than 1 file part/);
+      assert.match(issues(files.json)[0].msg, /more than 1 file part/);
 
       const parts = await upload(engine, wav, 'parts.wav', fields(11));
       assert.equal(parts.status, 422);
-      assert.match(parts.json.detail[0].msg, /more than (10 text parts|11 parts \(1 file and 10 text parts\))/);
+      assert.match(issues(parts.json)[0].msg, /more than (10 text parts|11 parts \(1 file and 10 text parts\))/);
 
       const big = await upload(engine, wav, 'big.wav', {
         media_enhancement: `{"loudness_target": -30${' '.repeat(70_000)}}`,
       });
       assert.equal(big.status, 413);
-      assert.match(big.json.detail, /"media_enhancement" is larger than the 65536 bytes/);
+      assert.match(detailText(big.json), /"media_enhancement" is larger than the 65536 bytes/);
 
       const repeated = await form([
         ['media_enhancement', '{"loudness_target": -30}'],
@@ -178,8 +170,8 @@ describe('engine: hostile bodies', function () {
         ['file', wav],
       ]);
       assert.equal(repeated.status, 422);
-      assert.deepEqual(repeated.json.detail[0].loc, ['body', 'media_enhancement']);
-      assert.match(repeated.json.detail[0].msg, /more than once/);
+      assert.deepEqual(issues(repeated.json)[0].loc, ['body', 'media_enhancement']);
+      assert.match(issues(repeated.json)[0].msg, /more than once/);
       assert.deepEqual(await stored(engine), before, 'no media, no partial file');
     });
   });
@@ -209,11 +201,13 @@ describe('engine: hostile bodies', function () {
       );
       const res = await enhanceJson(text);
       assert.equal(res.status, 422);
-      assert.deepEqual(res.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort(), [
-        'body.__proto__',
-        'body.constructor',
-      ]);
-      assert.ok(res.json.detail.every((d: { msg: string }) => d.msg === 'extra fields not permitted'));
+      assert.deepEqual(
+        issues(res.json)
+          .map((d) => d.loc.join('.'))
+          .sort(),
+        ['body.__proto__', 'body.constructor'],
+      );
+      assert.ok(issues(res.json).every((d) => d.msg === 'extra fields not permitted'));
     });
 
     it('multipart parts named __proto__ or constructor are only names: the upload is served with its settings', async () => {
@@ -234,7 +228,7 @@ describe('engine: hostile bodies', function () {
       try {
         const res = await upload(full, makeWav(5, 48_000), 'big.wav');
         assert.equal(res.status, 507);
-        assert.match(res.json.detail, /no room left .*disk is full.*retry later/);
+        assert.match(detailText(res.json), /no room left .*disk is full.*retry later/);
         assert.ok(Number(res.headers['retry-after']) > 0);
         assert.equal(res.headers['x-ratelimit-limit'], '10');
         assert.equal(res.headers['x-ratelimit-used'], '1');

@@ -16,6 +16,7 @@ import {
   upload,
   type TestEngine,
 } from './helpers';
+import { detailText } from './answers';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const wav = makeWav(0.2, 8_000);
@@ -30,7 +31,7 @@ describe('engine: malformed requests', function () {
         const socket = connect(port, '127.0.0.1', () =>
           socket.write('GET //[ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'),
         );
-        socket.on('data', (chunk) => (text += chunk));
+        socket.on('data', (chunk) => (text += chunk.toString()));
         socket.on('close', () => resolve(text));
         socket.on('error', reject);
       });
@@ -223,7 +224,7 @@ describe('engine: storage, restart and concurrency', function () {
       assert.equal(res.status, 201);
       const done = await settled(engine, res.json.generated_name, 10_000);
       assert.equal(done.enhancement_status, 'FAILED');
-      assert.match(done.error.message, /took longer than 1 s/);
+      assert.match(done.error!.message, /took longer than 1 s/);
     } finally {
       dripping.closeAllConnections();
       dripping.close();
@@ -333,10 +334,10 @@ describe('engine: fault injection', function () {
     assert.equal((await metadata(engine, json.uid)).json.enhancement_status, 'PROCESSING');
     const done = await settled(engine, json.uid);
     assert.equal(done.enhancement_status, 'FAILED');
-    assert.equal(done.error.code, 'PROCESSING_FAILED');
+    assert.equal(done.error!.code, 'PROCESSING_FAILED');
     const file = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } });
     assert.equal(file.status, 412);
-    assert.match(file.json.detail, /FAILED/);
+    assert.match(detailText(file.json), /FAILED/);
   });
 });
 

@@ -8,6 +8,7 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeSamples, speechLike, wavHeader, type TestFormat } from '../fixtures/audio';
+import type { EnhancementParams } from './answers';
 import { call, multipart } from './helpers';
 
 const KEY = 'long-file-key';
@@ -30,7 +31,7 @@ describe('engine: a 2-hour file with flat memory', function () {
   }
 
   /** Peak resident memory of the engine process that processed `path`, in MiB. */
-  async function peakMemoryFor(path: string): Promise<{ peakMiB: number; params: Record<string, any> }> {
+  async function peakMemoryFor(path: string): Promise<{ peakMiB: number; params: EnhancementParams }> {
     const engine: ChildProcess = spawn(
       process.execPath,
       [CLI, '--port', '0', '--data-dir', join(dir, `data-${Date.now()}`), '--key', KEY, '--workers', '1', '--quiet'],
@@ -68,10 +69,10 @@ describe('engine: a 2-hour file with flat memory', function () {
     const short = await peakMemoryFor(await speechFile('ten-minutes.wav', 10));
     const long = await peakMemoryFor(await speechFile('two-hours.wav', 120));
     assert.ok(
-      Math.abs(long.params.output_loudness_lufs - -16) <= 0.5,
+      Math.abs(long.params.output_loudness_lufs! - -16) <= 0.5,
       `2 hours came out at ${long.params.output_loudness_lufs} LUFS`,
     );
-    assert.ok(long.params.output_true_peak_dbtp <= -0.9);
+    assert.ok(long.params.output_true_peak_dbtp! <= -0.9);
     assert.equal(long.params.speech_enhancement.chain, 'high-pass, hum removal, noise reduction, leveler');
     assert.ok(
       long.peakMiB - short.peakMiB < 32,

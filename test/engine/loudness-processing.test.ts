@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processMedia } from '../../src/engine/enhance-processor';
+import { processMedia } from '../../src/engine/processors/enhance-processor';
 import { encodeWav, sine, speechLike, writeWavFile } from '../fixtures/audio';
 import { ffmpeg, ffmpegLoudness, streamCodecs, videoStreamMd5 } from '../fixtures/ffmpeg';
 import { call, KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';
@@ -65,11 +65,11 @@ describe('engine: loudness processing of audio and video', function () {
     const input = await ffmpegLoudness(speechWav);
     const params = done.enhancement_params;
     assert.ok(
-      Math.abs(params.input_loudness_lufs - input.integratedLufs) <= 0.1,
+      Math.abs(params.input_loudness_lufs! - input.integratedLufs) <= 0.1,
       `input ${params.input_loudness_lufs} vs ${input.integratedLufs}`,
     );
-    assert.ok(Math.abs(params.output_loudness_lufs - measured.integratedLufs) <= 0.1);
-    assert.ok(Math.abs(params.output_true_peak_dbtp - measured.truePeakDbtp) <= 0.3);
+    assert.ok(Math.abs(params.output_loudness_lufs! - measured.integratedLufs) <= 0.1);
+    assert.ok(Math.abs(params.output_true_peak_dbtp! - measured.truePeakDbtp) <= 0.3);
     assert.equal(typeof params.output_loudness_range_lu, 'number');
     assert.equal(params.processing, 'speech enhancement, loudness');
     assert.equal(params.enhancement_model, 'FINCH', 'the requested model is recorded');
@@ -79,8 +79,8 @@ describe('engine: loudness processing of audio and video', function () {
     assert.equal(speech.model, 'FINCH');
     assert.equal(speech.chain, 'high-pass, noise reduction');
     assert.deepEqual(speech.high_pass, { corner_hz: 80 });
-    assert.equal(speech.noise_reduction.wet_percent, 60);
-    assert.equal(typeof speech.noise_reduction.noise_floor_reduction_db, 'number');
+    assert.equal(speech.noise_reduction?.wet_percent, 60);
+    assert.equal(typeof speech.noise_reduction?.noise_floor_reduction_db, 'number');
     assert.equal(speech.leveler, null);
     assert.equal(speech.hum_removal, null);
   });
@@ -151,7 +151,7 @@ describe('engine: loudness processing of audio and video', function () {
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10:duration=1', '-c:v', 'mpeg4', silentFilm]);
     const { done, out } = await roundTrip(silentFilm, 'silent.mp4', {}, '/v1/videos');
     assert.equal(done.enhancement_status, 'COMPLETED');
-    assert.match(done.enhancement_params.note, /no audio stream/);
+    assert.match(done.enhancement_params.note!, /no audio stream/);
     assert.deepEqual(await readFile(out), await readFile(silentFilm));
   });
 
@@ -163,7 +163,7 @@ describe('engine: loudness processing of audio and video', function () {
     const { done, out } = await roundTrip(silence, 'silence.wav', { loudness_target: -16, true_peak: -1 });
     assert.equal(done.enhancement_status, 'COMPLETED');
     assert.equal(done.enhancement_params.processing, 'none');
-    assert.match(done.enhancement_params.note, /silent .* returned unchanged, never amplified/);
+    assert.match(done.enhancement_params.note!, /silent .* returned unchanged, never amplified/);
     assert.deepEqual(await readFile(out), await readFile(silence));
   });
 
@@ -190,10 +190,10 @@ describe('engine: loudness processing of audio and video', function () {
     await ffmpeg(['-i', loud, '-af', 'volume=-40dB', '-c:a', 'pcm_f32le', quieter]);
     const input = await ffmpegLoudness(quieter);
     assert.ok(
-      Math.abs(params.input_loudness_lufs - (input.integratedLufs + 40)) <= 0.1,
+      Math.abs(params.input_loudness_lufs! - (input.integratedLufs + 40)) <= 0.1,
       `input ${params.input_loudness_lufs} LUFS, ffmpeg ${input.integratedLufs} + 40`,
     );
-    assert.ok(params.input_true_peak_dbtp > 25.9, `input true peak ${params.input_true_peak_dbtp}`);
+    assert.ok(params.input_true_peak_dbtp! > 25.9, `input true peak ${params.input_true_peak_dbtp}`);
     const measured = await ffmpegLoudness(out);
     assert.ok(Math.abs(measured.integratedLufs - -16) <= 0.1, `ffmpeg reads ${measured.integratedLufs} LUFS`);
     assert.ok(measured.truePeakDbtp <= -1 + 0.1, `ffmpeg reads ${measured.truePeakDbtp} dBTP`);
@@ -214,9 +214,9 @@ describe('engine: loudness processing of audio and video', function () {
       );
       const done = await settled(engine, res.json.uid, 30_000);
       assert.equal(done.enhancement_status, 'FAILED', name);
-      assert.equal(done.error.code, 'INVALID_MEDIA');
+      assert.equal(done.error!.code, 'INVALID_MEDIA');
       assert.match(
-        done.error.message,
+        done.error!.message,
         new RegExp(`not a finite number \\(${bad}\\) at frame 12345, channel 1: float samples must be finite`),
       );
     }
@@ -234,13 +234,13 @@ describe('engine: loudness processing of audio and video', function () {
       const params = done.enhancement_params;
       assert.equal(params.target_reached, false);
       assert.ok(
-        params.limiter_reduction_db <= 2.05 && params.limiter_reduction_db >= 1.95,
+        params.limiter_reduction_db! <= 2.05 && params.limiter_reduction_db! >= 1.95,
         `limiting ${params.limiter_reduction_db} dB`,
       );
       assert.match(
-        params.note,
+        params.note!,
         new RegExp(
-          `^-10 LUFS is out of reach under the -3 dBTP limit with at most 2 dB of limiting: the output is ${params.output_loudness_lufs.toFixed(1)} LUFS$`,
+          `^-10 LUFS is out of reach under the -3 dBTP limit with at most 2 dB of limiting: the output is ${params.output_loudness_lufs!.toFixed(1)} LUFS$`,
         ),
       );
       const download = await call(`${bounded.url}/v2/medias/${res.json.uid}/file`, { headers: { 'x-api-key': KEY } });
@@ -248,7 +248,7 @@ describe('engine: loudness processing of audio and video', function () {
       await writeFile(out, download.bytes);
       const measured = await ffmpegLoudness(out);
       assert.ok(measured.truePeakDbtp <= -3 + 0.1, `ffmpeg reads ${measured.truePeakDbtp} dBTP`);
-      assert.ok(Math.abs(measured.integratedLufs - params.output_loudness_lufs) <= 0.05);
+      assert.ok(Math.abs(measured.integratedLufs - params.output_loudness_lufs!) <= 0.05);
     } finally {
       await bounded.dispose();
     }
@@ -274,8 +274,8 @@ describe('engine: loudness processing of audio and video', function () {
     const res = await upload(engine, await readFile(damaged), 'damaged.wav');
     const done = await settled(engine, res.json.uid, 30_000);
     assert.equal(done.enhancement_status, 'FAILED');
-    assert.equal(done.error.code, 'INVALID_MEDIA');
-    assert.match(done.error.message, /truncated WAV: the data chunk declares \d+ bytes but the file holds \d+/);
+    assert.equal(done.error!.code, 'INVALID_MEDIA');
+    assert.match(done.error!.message, /truncated WAV: the data chunk declares \d+ bytes but the file holds \d+/);
   });
 
   it('starts a job over without the work files an engine stopped mid-job left behind', async () => {
@@ -331,9 +331,9 @@ describe('engine: loudness processing of audio and video', function () {
       const res = await upload(without, await readFile(mp3), 'episode.mp3');
       const failed = await settled(without, res.json.uid, 30_000);
       assert.equal(failed.enhancement_status, 'FAILED');
-      assert.equal(failed.error.code, 'FFMPEG_REQUIRED');
+      assert.equal(failed.error!.code, 'FFMPEG_REQUIRED');
       assert.match(
-        failed.error.message,
+        failed.error!.message,
         /decoding MP3 needs ffmpeg, which the engine did not find .*send WAV, which never needs it/,
       );
       const wav = await upload(without, await readFile(speechWav), 'talk.wav');

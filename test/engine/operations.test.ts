@@ -15,6 +15,7 @@ import {
   upload,
   type TestEngine,
 } from './helpers';
+import { detailText, issues } from './answers';
 
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
@@ -90,7 +91,7 @@ describe('engine: operations and the status table of decisions.md', function () 
     const done = await settled(engine, json.uid);
     assert.equal(done.enhancement_status, 'COMPLETED');
     assert.equal(done.enhancement_params.processing, 'speech enhancement, loudness');
-    assert.ok(Math.abs(done.enhancement_params.output_loudness_lufs - -16) <= 0.5, 'normalized to the default target');
+    assert.ok(Math.abs(done.enhancement_params.output_loudness_lufs! - -16) <= 0.5, 'normalized to the default target');
     const file = await call(`${engine.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } });
     assert.equal(file.status, 200);
     assert.equal(file.headers['content-type'], 'audio/wav');
@@ -160,8 +161,8 @@ describe('engine: operations and the status table of decisions.md', function () 
       assert.equal(res.status, 201);
       const done = await settled(engine, res.json.generated_name);
       assert.equal(done.enhancement_status, 'FAILED');
-      assert.match(done.error.message, reason);
-      assert.equal(typeof done.error.code, 'string');
+      assert.match(done.error!.message, reason);
+      assert.equal(typeof done.error!.code, 'string');
     });
   }
 
@@ -186,7 +187,7 @@ describe('engine: operations and the status table of decisions.md', function () 
       const { json } = await upload(slow, wav, 'slow.wav');
       const res = await call(`${slow.url}/v2/medias/${json.uid}/file`, { headers: { 'x-api-key': KEY } });
       assert.equal(res.status, 412);
-      assert.match(res.json.detail, /PENDING|PROCESSING/);
+      assert.match(detailText(res.json), /PENDING|PROCESSING/);
     } finally {
       await slow.dispose();
     }
@@ -201,14 +202,16 @@ describe('engine: operations and the status table of decisions.md', function () 
       transcode_kind: undefined,
     });
     assert.equal(res.status, 422);
-    const locs = res.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort();
+    const locs = issues(res.json)
+      .map((d) => d.loc.join('.'))
+      .sort();
     assert.deepEqual(locs, [
       'body.file_download_url',
       'body.loudness_target_level',
       'body.model_arch',
       'body.transcode_kind',
     ]);
-    for (const d of res.json.detail) assert.ok(typeof d.msg === 'string' && typeof d.type === 'string');
+    for (const d of issues(res.json)) assert.ok(typeof d.msg === 'string' && typeof d.type === 'string');
   });
 
   it('422 for malformed JSON, a wrong Content-Type, a bad multipart part, a bad step, a multipart body without file', async () => {
@@ -218,22 +221,24 @@ describe('engine: operations and the status table of decisions.md', function () 
       body: '{"file_name": ',
     });
     assert.equal(badJson.status, 422);
-    assert.deepEqual(badJson.json.detail[0].loc, ['body']);
+    assert.deepEqual(issues(badJson.json)[0].loc, ['body']);
     const wrongType = await enhanceJson(AUDIO_BODY, { 'content-type': 'text/plain' });
     assert.equal(wrongType.status, 422);
     const badPart = await upload(engine, wav, 'a.wav', {
       media_enhancement: JSON.stringify({ loudness_target: -80, bogus: 1 }),
     });
     assert.equal(badPart.status, 422);
-    assert.deepEqual(badPart.json.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort(), [
-      'body.media_enhancement.bogus',
-      'body.media_enhancement.loudness_target',
-    ]);
+    assert.deepEqual(
+      issues(badPart.json)
+        .map((d) => d.loc.join('.'))
+        .sort(),
+      ['body.media_enhancement.bogus', 'body.media_enhancement.loudness_target'],
+    );
     const notJsonPart = await upload(engine, wav, 'a.wav', { media_enhancement: '{oops' });
     assert.equal(notJsonPart.status, 422);
     const badStep = await call(`${engine.url}/v2/medias/abc/file?step=FOO`, { headers: { 'x-api-key': KEY } });
     assert.equal(badStep.status, 422);
-    assert.deepEqual(badStep.json.detail[0].loc, ['query', 'step']);
+    assert.deepEqual(issues(badStep.json)[0].loc, ['query', 'step']);
     const { body, headers } = multipart(undefined, '', { media_enhancement: '{}' });
     const noFile = await call(`${engine.url}/v2/medias`, {
       method: 'POST',
@@ -241,7 +246,7 @@ describe('engine: operations and the status table of decisions.md', function () 
       body,
     });
     assert.equal(noFile.status, 422);
-    assert.deepEqual(noFile.json.detail[0].loc, ['body', 'file']);
+    assert.deepEqual(issues(noFile.json)[0].loc, ['body', 'file']);
     const garbage = await call(`${engine.url}/v2/medias`, {
       method: 'POST',
       headers: { 'content-type': 'multipart/form-data; boundary=xyz', 'x-api-key': KEY },

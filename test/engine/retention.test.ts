@@ -23,7 +23,7 @@ describe('engine: retention of finished media', function () {
     const res = await upload(engine!, wav, name);
     assert.equal(res.status, 201, res.text);
     assert.equal((await settled(engine!, res.json.uid)).enhancement_status, 'COMPLETED');
-    return res.json.uid as string;
+    return res.json.uid;
   }
 
   async function bytesOnDisk(uid: string): Promise<number> {

@@ -5,6 +5,7 @@ import { execFile, spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { makeWav } from '../fixtures/media';
 import { call, KEY, settled, startTestEngine, upload } from './helpers';
 
@@ -68,9 +69,7 @@ describe('engine: on a shared machine', function () {
       await new Promise((resolve) => child.once('exit', resolve));
       await fsp.rm(dir, { recursive: true, force: true });
     }
-    const help = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [CLI, '--help'], (err, stdout) => (err ? reject(err) : resolve(stdout))),
-    );
+    const { stdout: help } = await promisify(execFile)(process.execPath, [CLI, '--help']);
     const keys = help.slice(help.indexOf('Keys'));
     assert.ok(
       keys.indexOf('MEDIA_ENHANCE_KEYS') < keys.indexOf('--key-file') &&

@@ -78,12 +78,12 @@ describe('engine: speech enhancement before loudness', function () {
       const speech = params.speech_enhancement;
       assert.equal(speech.model, 'LARK_V2');
       assert.equal(speech.chain, 'high-pass, hum removal, noise reduction, leveler');
-      assert.equal(speech.hum_removal.found, true);
-      assert.equal(speech.hum_removal.mains_hz, 50);
-      assert.ok(speech.hum_removal.notches_hz.includes(100));
-      assert.equal(speech.noise_reduction.wet_percent, 100);
-      assert.ok(speech.noise_reduction.noise_floor_reduction_db > 10, JSON.stringify(speech.noise_reduction));
-      assert.equal(typeof speech.leveler.gain_min_db, 'number');
+      assert.equal(speech.hum_removal?.found, true);
+      assert.equal(speech.hum_removal?.mains_hz, 50);
+      assert.ok(speech.hum_removal?.notches_hz?.includes(100));
+      assert.equal(speech.noise_reduction?.wet_percent, 100);
+      assert.ok(speech.noise_reduction.noise_floor_reduction_db! > 10, JSON.stringify(speech.noise_reduction));
+      assert.equal(typeof speech.leveler?.gain_min_db, 'number');
       assert.equal(speech.channel_threads, 2, "the two channels ran on the pool's two threads");
     } finally {
       await engine.dispose();
@@ -124,7 +124,7 @@ describe('engine: speech enhancement before loudness', function () {
       const { params } = await enhance(engine, noisyStereo, { loudness_target: -16, true_peak: -1 });
       const reference = await ffmpegLoudness(noisyPath);
       assert.ok(
-        Math.abs(params.input_loudness_lufs - reference.integratedLufs) <= 0.1,
+        Math.abs(params.input_loudness_lufs! - reference.integratedLufs) <= 0.1,
         `${params.input_loudness_lufs} vs ffmpeg ${reference.integratedLufs}`,
       );
     } finally {

@@ -103,7 +103,7 @@ function assertHum(report: HumReport, mains: 50 | 60, fundamental: number, harmo
   // Close enough that every notch holds its harmonic >= 30 dB down.
   for (const h of harmonics) {
     const found = report.harmonicsHz.find((f) => Math.abs(f - h * fundamental) < 1);
-    assert.ok(found !== undefined, `harmonic ${h} not reported: ${report.harmonicsHz}`);
+    assert.ok(found !== undefined, `harmonic ${h} not reported: ${report.harmonicsHz.join(',')}`);
     assert.ok(
       Math.abs(found - h * fundamental) <= stopHalfWidthHz(found),
       `harmonic ${h} at ${found} for ${h * fundamental}`,

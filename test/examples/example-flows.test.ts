@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deployExamples, EXAMPLES_STAMP, exampleFlows, type FlowNode } from '../../scripts/example-flows';
+import { deployExamples, EXAMPLES_STAMP, exampleFlows, type FlowNode } from '../fixtures/example-flows';
 
 const EXAMPLES = join(__dirname, '..', '..', '..', 'examples');
 const CORE_TYPES = new Set([

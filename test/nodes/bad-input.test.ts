@@ -1,7 +1,7 @@
 // Every kind of bad input reaches a Catch node with the original msg and an error that names the
 // field, the value and the rule, and nothing is sent to the service. Failed media and timeouts too.
 import assert from 'node:assert/strict';
-import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { makeWav } from '../fixtures/media';
 import {
   catchAll,
@@ -21,15 +21,15 @@ type Caught = { error: { message: string; code?: string; source: { id: string } 
 
 describe('nodes: bad input, failed media and timeouts reach Catch nodes', function () {
   this.timeout(60_000);
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
 
   before(async () => {
     await initHelper();
-    engine = await startClientTestEngine({ processingDelayMs: 60_000 });
+    engine = await startTestEngine({ processingDelayMs: 60_000 });
   });
   after(async () => {
     await stopHelper();
-    await engine.close();
+    await engine.dispose();
   });
   afterEach(() => helper.unload());
 
@@ -135,7 +135,7 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
   ];
 
   for (const { node, msg, says } of cases) {
-    it(`${String(node.type).replace('media-enhance-', '')}: ${JSON.stringify(msg, (k, v) => (k === 'payload' && v?.type === 'Buffer' ? '<Buffer>' : v))} ${Object.keys(node).length > 1 ? `with ${JSON.stringify(node)}` : ''}`, async () => {
+    it(`${String(node.type).replace('media-enhance-', '')}: ${JSON.stringify(msg, (k, v: unknown) => (k === 'payload' && (v as { type?: unknown } | null)?.type === 'Buffer' ? '<Buffer>' : v))} ${Object.keys(node).length > 1 ? `with ${JSON.stringify(node)}` : ''}`, async () => {
       await loadFlow(flowOf([{ id: 'under-test', ...node }]), { svc: { apiKey: engine.apiKey } });
       const before = engine.requests().length;
       const caught = nextInput(helper.getNode('caught'));
@@ -205,7 +205,7 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
   });
 
   it('a media that ends FAILED reaches Catch from the wait node with media_uid kept and code JOB_FAILED', async () => {
-    const failing = await startClientTestEngine({ faults: { failProcessingRate: 1 } });
+    const failing = await startTestEngine({ faults: { failProcessingRate: 1 } });
     try {
       await loadFlow(
         [
@@ -233,7 +233,7 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
       await sleep(300);
       assert.equal(statusTexts(helper.getNode('wait')).at(-1), 'enhancement failed');
     } finally {
-      await failing.close();
+      await failing.dispose();
     }
   });
 

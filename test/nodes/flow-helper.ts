@@ -27,16 +27,16 @@ interface TestHelper {
   _redNodes: { getFlows(): { flows: object[] } };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const helper: TestHelper = require('node-red-node-test-helper');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- an untyped CommonJS module, typed by TestHelper above
+export const helper = require('node-red-node-test-helper') as TestHelper;
 
 /** The seven node modules as Node-RED loads them (nodes/*.js), plus the core Catch and Complete nodes. */
 export const NODE_MODULES: unknown[] = ['config', 'file', 'audio', 'video', 'upload', 'wait', 'download'].map(
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (name) => require(join(__dirname, '..', '..', '..', 'nodes', `media-enhance-${name}.js`)),
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by path, the way Node-RED loads them
+  (name) => require(join(__dirname, '..', '..', '..', 'nodes', `media-enhance-${name}.js`)) as unknown,
 );
 for (const core of ['25-catch.js', '24-complete.js']) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by path, the way Node-RED loads them
   NODE_MODULES.push(require(`@node-red/nodes/core/common/${core}`));
 }
 

@@ -15,7 +15,8 @@ import {
   spawnNodeRed,
   unpackPackage,
   waitForNodeRed,
-} from '../../scripts/node-red-process';
+} from '../fixtures/node-red-process';
+import { EDITOR_SCRIPT_FILE, editorScriptSrc } from '../../src/editor/editor-script';
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
 
@@ -88,7 +89,7 @@ describe('the packed package in a real Node-RED', function () {
     }[];
     const ours = nodes.filter((set) => set.module === MODULE);
     assert.deepEqual(ours.flatMap((set) => set.types).sort(), [...TYPES].sort());
-    for (const set of ours) assert.equal(set.err, undefined, `${set.types}: ${set.err}`);
+    for (const set of ours) assert.equal(set.err, undefined, `${set.types.join(',')}: ${set.err}`);
     const html = (await get('/nodes', 'text/html')).text;
     for (const type of TYPES) {
       assert.ok(html.includes(`RED.nodes.registerType('${type}'`), `${type} editor`);
@@ -101,6 +102,16 @@ describe('the packed package in a real Node-RED', function () {
     }
     const messages = JSON.parse((await get(`/nodes/messages?lng=en-US`)).text) as Record<string, unknown>;
     assert.ok(JSON.stringify(messages).includes('"paletteLabel":"wait for completion"'));
+  });
+
+  it('serves the editor script that every node file loads, as JavaScript', async () => {
+    const html = (await get('/nodes', 'text/html')).text;
+    const src = editorScriptSrc(MODULE);
+    assert.equal(html.split(`<script src="${src}"></script>`).length - 1, TYPES.length, 'each node file loads it');
+    const script = await get(`/${src}`, '*/*');
+    assert.equal(script.status, 200);
+    assert.match(script.type, /javascript/);
+    assert.equal(script.text, await fsp.readFile(join(REPO, 'resources', EDITOR_SCRIPT_FILE), 'utf8'));
   });
 
   it('keeps the API key out of the exported and saved flows, and out of the log', async () => {
@@ -213,6 +224,94 @@ describe('the packed package in a real Node-RED', function () {
       `an output file appears (log:\n${output.slice(-2000)})`,
     );
     assert.match(output, /built-in local engine listening on http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  it("shows its statuses from the package's message catalogs: English, or a translation added as one JSON file", async () => {
+    const input = join(userDir, 'take-2.wav');
+    await fsp.writeFile(input, makeWav(1, 16_000));
+    const shown = join(userDir, 'statuses.jsonl');
+    const inject = (id: string, props: object[]) => ({
+      id,
+      type: 'inject',
+      z: 'tab',
+      props,
+      repeat: '',
+      once: false,
+      x: 100,
+      y: 100,
+      wires: [['upload']],
+    });
+    const flows = [
+      { id: 'tab', type: 'tab', label: 'statuses' },
+      { id: 'svc', type: 'media-enhance-config', name: 'local', mode: 'local' },
+      inject('good', [{ p: 'filename', v: input, vt: 'str' }]),
+      inject('bad', [{ p: 'payload', v: 'not a file', vt: 'str' }]),
+      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', x: 300, y: 100, wires: [[]] },
+      // A Status node writes each status text of the upload node to a file, one a line.
+      { id: 'watch', type: 'status', z: 'tab', scope: ['upload'], x: 100, y: 200, wires: [['record']] },
+      {
+        id: 'record',
+        type: 'function',
+        z: 'tab',
+        x: 300,
+        y: 200,
+        wires: [['append']],
+        func: 'msg.payload = msg.status.text; return msg;',
+      },
+      {
+        id: 'append',
+        type: 'file',
+        z: 'tab',
+        filename: shown,
+        filenameType: 'str',
+        appendNewline: true,
+        createDir: true,
+        overwriteFile: 'false',
+        encoding: 'none',
+        x: 500,
+        y: 200,
+        wires: [],
+      },
+    ];
+    const deployed = await request(`${base}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(flows),
+    });
+    assert.equal(deployed.statusCode, 204, await deployed.body.text());
+    const texts = async () => (await fsp.readFile(shown, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    const injectAndSee = async (id: string, shows: string) => {
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.equal((await request(`${base}/inject/${id}`, { method: 'POST' })).statusCode, 200);
+      const deadline = Date.now() + 30_000;
+      while (!(await texts()).includes(shows)) {
+        if (Date.now() > deadline) throw new Error(`no "${shows}" in ${JSON.stringify(await texts())}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    await injectAndSee('good', 'done');
+    await injectAndSee('bad', 'invalid input');
+    assert.equal((await texts())[0], 'starting');
+    assert.ok(!(await texts()).some((text) => text.includes('media-enhance')), 'no key shows instead of its text');
+
+    // A translation is a new file in the installed package; settings.js chooses the language. Dutch,
+    // which Node-RED itself does not speak: its log stays English, as waitForNodeRed reads it.
+    const dutch = join(userDir, 'node_modules', ...MODULE.split('/'), 'nodes', 'locales', 'nl');
+    try {
+      await fsp.mkdir(dutch);
+      const catalog = { 'media-enhance': { status: { done: 'klaar' } } };
+      await fsp.writeFile(join(dutch, 'media-enhance-config.json'), JSON.stringify(catalog));
+      await writeSettings(`, lang: 'nl'`);
+      await killNodeRed();
+      await startNodeRed();
+      await fsp.rm(shown);
+      await injectAndSee('good', 'klaar');
+      // What the translation leaves out is English.
+      assert.equal((await texts())[0], 'starting');
+    } finally {
+      await fsp.rm(dutch, { recursive: true, force: true });
+      await writeSettings('');
+    }
   });
 
   it('a wait cut by killing Node-RED resumes after the restart: the message arrives once, with its properties', async () => {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { makeWav } from '../fixtures/media';
 import {
   catchAll,
@@ -25,21 +25,21 @@ import {
 
 describe('nodes: messages kept across redeploys', function () {
   this.timeout(90_000);
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
   let userDir: string;
   const credentials = () => ({ svc: { apiKey: engine.apiKey } });
   const waitsOf = (nodeId: string) => join(userDir, 'media-enhance', 'svc', 'kept', nodeId);
 
   before(async () => {
     userDir = await initHelper();
-    engine = await startClientTestEngine({
+    engine = await startTestEngine({
       processingDelayMs: 2_500,
       limits: { uploadMedia: null, getMetadata: null },
     });
   });
   after(async () => {
     await stopHelper();
-    await engine.close();
+    await engine.dispose();
   });
   afterEach(unloadFlow);
 
@@ -86,9 +86,9 @@ describe('nodes: messages kept across redeploys', function () {
    */
   async function withSlowDownload(
     bytesPerSecond: number,
-    test: (slow: ClientTestEngine, uid: string, original: Buffer, folder: string) => Promise<void>,
+    test: (slow: TestEngine, uid: string, original: Buffer, folder: string) => Promise<void>,
   ): Promise<void> {
-    const slow = await startClientTestEngine({
+    const slow = await startTestEngine({
       faults: { dripRate: 1, dripBytesPerSecond: bytesPerSecond },
       limits: { downloadFile: null },
     });
@@ -102,7 +102,7 @@ describe('nodes: messages kept across redeploys', function () {
     } finally {
       await helper.unload();
       await client.close();
-      await slow.close();
+      await slow.dispose();
       await fsp.rm(folder, { recursive: true, force: true });
     }
   }
@@ -279,7 +279,7 @@ describe('nodes: messages kept across redeploys', function () {
   });
 
   it('uploads queued by the rate limit when a full deploy comes are made after it, each once', async () => {
-    const limited = await startClientTestEngine({ windowMs: 3_000, limits: { uploadMedia: 2 } });
+    const limited = await startTestEngine({ windowMs: 3_000, limits: { uploadMedia: 2 } });
     const folder = await fsp.mkdtemp(join(tmpdir(), 'me-queued-'));
     const uploadFlow = () => [
       TAB,
@@ -315,13 +315,13 @@ describe('nodes: messages kept across redeploys', function () {
       assert.deepEqual(await entries('upload'), []);
     } finally {
       await helper.unload();
-      await limited.close();
+      await limited.dispose();
       await fsp.rm(folder, { recursive: true, force: true });
     }
   });
 
   it('a stop warns of the messages it ends that are not kept (a Buffer waiting to be uploaded)', async () => {
-    const limited = await startClientTestEngine({ windowMs: 60_000, limits: { uploadMedia: 1 } });
+    const limited = await startTestEngine({ windowMs: 60_000, limits: { uploadMedia: 1 } });
     try {
       await loadFlow(
         [
@@ -349,7 +349,7 @@ describe('nodes: messages kept across redeploys', function () {
         warnings.join('\n'),
       );
     } finally {
-      await limited.close();
+      await limited.dispose();
     }
   });
 

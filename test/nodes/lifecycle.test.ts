@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { makeWav } from '../fixtures/media';
 import {
   catchAll,
@@ -22,7 +22,7 @@ import {
   unloadFlow,
 } from './flow-helper';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- an untyped CommonJS module, typed by the cast below
 const { hooks } = require('@node-red/util') as {
   hooks: {
     add(id: string, fn: (event: { msg: { topic?: unknown }; node: { id: string } }) => void): void;
@@ -50,14 +50,14 @@ function activeTimers(): number {
 
 describe('nodes: redeploy and stop while messages are in flight', function () {
   this.timeout(60_000);
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
   before(async () => {
     await initHelper();
-    engine = await startClientTestEngine({ processingDelayMs: 3_000, limits: { uploadMedia: null } });
+    engine = await startTestEngine({ processingDelayMs: 3_000, limits: { uploadMedia: null } });
   });
   after(async () => {
     await stopHelper();
-    await engine.close();
+    await engine.dispose();
   });
   afterEach(unloadFlow);
 
@@ -119,7 +119,7 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
   });
 
   it('a download to a file cut short by a stop leaves no file in the folder, partial or whole', async () => {
-    const slow = await startClientTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: 64 * 1024 } });
+    const slow = await startTestEngine({ faults: { dripRate: 1, dripBytesPerSecond: 64 * 1024 } });
     const { MediaEnhanceClient } = await import('../../src/client');
     const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
     const folder = await fsp.mkdtemp(join(tmpdir(), 'me-download-'));
@@ -153,7 +153,7 @@ describe('nodes: redeploy and stop while messages are in flight', function () {
       assert.deepEqual(await fsp.readdir(folder), []);
     } finally {
       await client.close();
-      await slow.close();
+      await slow.dispose();
       await fsp.rm(folder, { recursive: true, force: true });
     }
   });

@@ -1,7 +1,7 @@
 // Nodes that share one config node share its client: its rate limiters keep them, together, within
 // the service's limits. And the API key never shows in the flow, a message, a status or a log line.
 import assert from 'node:assert/strict';
-import { startClientTestEngine, type ClientTestEngine } from '../client/engine';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { makeWav } from '../fixtures/media';
 import {
   catchAll,
@@ -22,15 +22,15 @@ const WINDOW_MS = 1_500;
 
 describe('nodes: one config node, one client', function () {
   this.timeout(60_000);
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
 
   before(async () => {
     await initHelper();
-    engine = await startClientTestEngine({ limits: { uploadMedia: LIMIT }, windowMs: WINDOW_MS });
+    engine = await startTestEngine({ limits: { uploadMedia: LIMIT }, windowMs: WINDOW_MS });
   });
   after(async () => {
     await stopHelper();
-    await engine.close();
+    await engine.dispose();
   });
   afterEach(() => helper.unload());
 
@@ -99,7 +99,11 @@ describe('nodes: one config node, one client', function () {
       else assert.equal((caught[0].error as { code: string }).code, 'AUTH');
       texts.push(
         JSON.stringify(helper._redNodes.getFlows().flows),
-        ...[...seen, ...caught].map((msg) => JSON.stringify(msg, (_k, v) => (v?.type === 'Buffer' ? undefined : v))),
+        ...[...seen, ...caught].map((msg) =>
+          JSON.stringify(msg, (_k, v: unknown) =>
+            (v as { type?: unknown } | null)?.type === 'Buffer' ? undefined : v,
+          ),
+        ),
         ...['upload', 'wait', 'download'].flatMap((id) => statusTexts(helper.getNode(id)).map(String)),
         ...helper
           .log()

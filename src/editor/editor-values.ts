@@ -1,0 +1,71 @@
+// The bounds, choices and defaults the editor's dialogs show and check, taken from the contract and from
+// the node and client code that applies them, so that no dialog holds a copy of its own.
+import { MAX_TIMER_MS } from '../client/clock';
+import { resolveOptions } from '../client/options';
+import { DEFAULT_RATE_LIMITS } from '../contract/endpoints';
+import {
+  DEFAULT_STEP,
+  LOUDNESS_TARGET,
+  MODELS,
+  SETTINGS_DEFAULTS,
+  STEPS,
+  TRANSCODE_KINDS,
+  TRUE_PEAK,
+  V1_ENHANCEMENT_LEVEL,
+  V2_ENHANCEMENT_LEVEL,
+} from '../contract/fields';
+import { LIMIT_FIELDS } from '../nodes/config-options';
+import type { Bounds } from './validators';
+
+export interface EditorValues {
+  bounds: {
+    loudnessTarget: Bounds;
+    truePeak: Bounds;
+    /** enhance audio (v1): a fraction. */
+    v1EnhancementLevel: Bounds;
+    /** enhance video, upload, enhance file (v2): a percentage. */
+    v2EnhancementLevel: Bounds;
+  };
+  /** The longest timeout, in seconds, that a timer holds. */
+  maxTimeoutSeconds: number;
+  /** In the contract's order, the order in which the checks name them. */
+  enums: { models: string[]; transcodeKinds: string[]; steps: string[] };
+  /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
+  menus: { models: string[]; transcodeKinds: string[]; steps: string[] };
+  /**
+   * Each default as the editor writes it (a string, as a text field holds it): a new node's value, or what
+   * an empty field means (its placeholder). Keyed by bound or enum name, and by the config node's property.
+   */
+  defaults: Record<string, string>;
+}
+
+export function editorValues(): EditorValues {
+  // What the client uses when the config node leaves the request timeout empty.
+  const client = resolveOptions({ baseUrl: 'http://127.0.0.1', apiKey: 'none' });
+  const limitPlaceholders = LIMIT_FIELDS.flatMap(({ endpoint, prop }): [string, string][] => {
+    const limit = DEFAULT_RATE_LIMITS[endpoint];
+    return limit === null ? [] : [[prop, String(limit)]];
+  });
+  return {
+    bounds: {
+      loudnessTarget: { ...LOUDNESS_TARGET },
+      truePeak: { ...TRUE_PEAK },
+      v1EnhancementLevel: { ...V1_ENHANCEMENT_LEVEL },
+      v2EnhancementLevel: { ...V2_ENHANCEMENT_LEVEL },
+    },
+    maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
+    enums: { models: [...MODELS], transcodeKinds: [...TRANSCODE_KINDS], steps: [...STEPS] },
+    menus: { models: [...MODELS].reverse(), transcodeKinds: [...TRANSCODE_KINDS].reverse(), steps: [...STEPS] },
+    defaults: {
+      loudnessTarget: String(SETTINGS_DEFAULTS.loudness_target),
+      truePeak: String(SETTINGS_DEFAULTS.true_peak),
+      // v1 takes the same level as a fraction of the v2 percentage.
+      v1EnhancementLevel: String(SETTINGS_DEFAULTS.enhancement_level / 100),
+      v2EnhancementLevel: String(SETTINGS_DEFAULTS.enhancement_level),
+      model: SETTINGS_DEFAULTS.enhancement_model,
+      step: DEFAULT_STEP,
+      ...Object.fromEntries(limitPlaceholders),
+      requestTimeout: String(client.requestTimeoutMs / 1000),
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// The checks of the editor's dialogs, written once for every node. They run in the browser: the build
+// copies their source into the editor script (editor-script.ts), so each is a function declaration that
+// uses only its parameters, the other functions here and the editor's globals.
+
+export interface Bounds {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** What Node-RED passes as `this` to a validator: the node being edited. */
+export type EditedNode = Record<string, unknown>;
+
+/** What a dialog's field holds. */
+export type FieldValue = string | number | boolean | null | undefined;
+
+/** Valid, or the reason it is not. */
+export type Verdict = true | string;
+
+export type Validator = (this: EditedNode, value: FieldValue, opt: unknown) => Verdict;
+
+/** The little of jQuery (the editor's `$`) these checks use. */
+interface Field {
+  length: number;
+  val(): unknown;
+}
+declare const $: (selector: string) => Field;
+
+/** Node-RED shows a returned string as the reason only when the validator declares two parameters. */
+function withReason(check: (this: EditedNode, value: FieldValue) => Verdict): Validator {
+  return function (this: EditedNode, value: FieldValue, opt: unknown): Verdict {
+    void opt; // declared for its count; Node-RED's options are not needed
+    return check.call(this, value);
+  };
+}
+
+function textOf(value: FieldValue): string {
+  return String(value === undefined || value === null ? '' : value).trim();
+}
+
+/** A required number within the bounds, whole with `integer` (the v1 request needs every setting). */
+export function numberIn(bounds: Bounds, integer: boolean): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    const n = Number(text);
+    const ok =
+      text !== '' && Number.isFinite(n) && n >= bounds.min && n <= bounds.max && (!integer || Math.floor(n) === n);
+    return ok || `a ${integer ? 'whole number' : 'number'} from ${bounds.min} to ${bounds.max} is required`;
+  });
+}
+
+/** Empty takes the service's default; otherwise a whole number within the bounds. */
+export function integerOrEmpty(bounds: Bounds): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    return (
+      text === '' ||
+      (/^-?\d+$/.test(text) && Number(text) >= bounds.min && Number(text) <= bounds.max) ||
+      `a whole number from ${bounds.min} to ${bounds.max}, or empty for the service's default`
+    );
+  });
+}
+
+/** Empty means the default; otherwise a whole number above 0. */
+export function positiveIntegerOrEmpty(): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    return (
+      text === '' || (/^\d+$/.test(text) && Number(text) > 0) || 'a whole number above 0, or empty for the default'
+    );
+  });
+}
+
+/** A number of seconds above 0 a timer can hold, or empty (`whenEmpty` says what empty means). */
+export function secondsOrEmpty(maxSeconds: number, whenEmpty: string): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    const n = Number(text);
+    return (
+      text === '' ||
+      (Number.isFinite(n) && n > 0 && n <= maxSeconds) ||
+      `a number of seconds from 1 to ${maxSeconds}, ${whenEmpty}`
+    );
+  });
+}
+
+/** One of `allowed`; an empty entry allows an empty value and is left out of the reason. */
+export function oneOf(allowed: readonly string[]): Validator {
+  return withReason(function (value) {
+    return (
+      (allowed as readonly FieldValue[]).indexOf(value || '') !== -1 || `one of ${allowed.filter(Boolean).join(', ')}`
+    );
+  });
+}
+
+/** One of a few `allowed` words, named in the reason as "a or b". */
+export function either(allowed: readonly string[]): Validator {
+  return withReason(function (value) {
+    return (allowed as readonly FieldValue[]).indexOf(value) !== -1 || allowed.join(' or ');
+  });
+}
+
+/** The dialog's choice while it is open, else the node's saved one. */
+function currentOutput(node: EditedNode): unknown {
+  const field = $('#node-input-output');
+  return field.length ? field.val() : node.output;
+}
+
+/** Nodes that write files or hand on a Buffer: a folder is needed only for files. */
+export function folderForFiles(): Validator {
+  return withReason(function (value) {
+    return (
+      currentOutput(this) !== 'file' || String(value || '').trim() !== '' || 'a folder is required to write files to'
+    );
+  });
+}
+
+/** Empty keeps the media's own name; otherwise a name without a folder part. */
+export function fileNameOrEmpty(): Validator {
+  return withReason(function (value) {
+    const name = String(value || '').trim();
+    return name === '' || (!/[/\\]/.test(name) && name !== '.' && name !== '..') || 'a file name without a folder part';
+  });
+}
+
+/** The checks the editor script offers, each as MediaEnhanceEditor.<its name>. */
+export const VALIDATORS = [
+  numberIn,
+  integerOrEmpty,
+  positiveIntegerOrEmpty,
+  secondsOrEmpty,
+  oneOf,
+  either,
+  folderForFiles,
+  fileNameOrEmpty,
+];
+
+/** What the checks call, copied into the editor script beside them. */
+export const VALIDATOR_HELPERS = [withReason, textOf, currentOutput];

@@ -1,0 +1,26 @@
+import { STEPS } from '../../contract/fields';
+import type { AccessLogEntry } from '../options';
+
+/**
+ * `2026-11-22T10:00:00.000Z POST /v2/medias 201 12.5ms`, stamped with the time the request arrived;
+ * ` aborted` ends the line of an answer that was not sent whole. Never a header, so never a key.
+ */
+export function accessLogLine(entry: AccessLogEntry): string {
+  return `${new Date(entry.at).toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms${entry.aborted ? ' aborted' : ''}`;
+}
+
+/**
+ * The request's path as the log keeps it. A query is the caller's to fill (a key put in `?api_key=`
+ * must not land in the log): only a valid `step` is kept, anything else becomes `…`.
+ */
+export function loggedPath(url: URL): string {
+  if (!url.search) return url.pathname;
+  const kept: string[] = [];
+  let dropped = false;
+  for (const [name, value] of url.searchParams) {
+    if (name === 'step' && (STEPS as readonly string[]).includes(value)) kept.push(`step=${value}`);
+    else dropped = true;
+  }
+  if (dropped) kept.push('…');
+  return `${url.pathname}?${kept.join('&')}`;
+}

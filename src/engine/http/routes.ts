@@ -1,0 +1,252 @@
+import { promises as fsp } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  checkEnhanceJsonBody,
+  checkEnhancementSettings,
+  checkStep,
+  SETTINGS_DEFAULTS,
+  type EnhanceJsonBody,
+  type EnhancementSettings,
+  type FieldIssue,
+} from '../../contract/fields';
+import type { Faults } from '../faults';
+import type { Jobs } from '../jobs/jobs';
+import { excerpt } from '../../contract/excerpt';
+import { sniffMediaType } from '../storage/media-type';
+import { receiveUpload } from './multipart';
+import { writeAnswer } from './write-answer';
+import type { MediaRetention } from '../storage/retention';
+import { HttpError, unprocessable } from './http-error';
+import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from '../storage/store';
+
+export interface RouteContext {
+  store: MediaStore;
+  jobs: Jobs;
+  faults: Faults;
+  retention: MediaRetention;
+  maxUploadBytes: number;
+}
+
+/** An answer: status and JSON body (or its bytes, ready). File downloads write themselves. */
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
+}
+
+const JSON_BODY_LIMIT = 64 * 1024;
+
+/** POST /v1/media/enhance-json: accepted at once; the file is fetched in the background. */
+export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Promise<JsonAnswer> {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!/^application\/json/i.test(contentType)) {
+    throw unprocessable([
+      {
+        loc: ['header', 'content-type'],
+        msg: 'application/json is required',
+        type: 'value_error.content_type',
+        input: contentType,
+      },
+    ]);
+  }
+  const text = await readText(req, JSON_BODY_LIMIT);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    throw unprocessable([
+      { loc: ['body'], msg: `invalid JSON: ${(err as Error).message}`, type: 'value_error.jsondecode' },
+    ]);
+  }
+  const issues = checkEnhanceJsonBody(body);
+  if (issues.length > 0) throw unprocessable(issues);
+  const request = body as EnhanceJsonBody;
+  const settings = {
+    loudness_target: request.loudness_target_level,
+    true_peak: request.loudness_peak_limit,
+    // v1 gives the level as a fraction (0..1); processors get the v2 scale whatever the operation (v1's 0
+    // is kept: no noise reduction at all, which v2's 1..100 cannot ask for).
+    enhancement_level: Math.round(request.enhancement_level * 100),
+    enhancement_model: request.model_arch,
+    ...(request.transcode_kind ? { transcode: request.transcode_kind } : {}),
+  };
+  const record = await ctx.store.create({
+    file_name: request.file_name,
+    enhancement_params: { ...settings, transcode: request.transcode_kind },
+    internal: { source: 'enhance-json', settings, downloadUrl: request.file_download_url },
+  });
+  ctx.jobs.start(record);
+  return { status: 201, body: { generated_name: record.uid } };
+}
+
+/** POST /v2/medias and POST /v1/videos: a multipart upload, streamed to disk. */
+export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upload' | 'video'): Promise<JsonAnswer> {
+  const part = kind === 'upload' ? 'media_enhancement' : 'video_enhancement';
+  const received = await receiveUpload(req, ctx.store.incomingPath(), ctx.maxUploadBytes, ctx.faults.uploadFs());
+  try {
+    const settings = parseSettings(received.fields.get(part), part);
+    const type = sniffMediaType(received.head);
+    if (!type)
+      throw new HttpError(
+        415,
+        `${JSON.stringify(excerpt(received.fileName))} is not a recognised audio or video file (WAV, RF64, AIFF, FLAC, Ogg, MP3, MP4/MOV, Matroska/WebM)`,
+      );
+    const applied = { ...SETTINGS_DEFAULTS, ...settings };
+    const record = await ctx.store.create(
+      {
+        file_name: received.fileName,
+        enhancement_params: { ...applied, transcode: applied.transcode ?? null },
+        internal: { source: kind, settings: applied, input: type },
+        ...(kind === 'video'
+          ? { enhancement_level: applied.enhancement_level, enhancement_model: applied.enhancement_model }
+          : {}),
+      },
+      received.path,
+    );
+    ctx.jobs.start(record);
+    return { status: 201, body: publicMetadata(record) };
+  } catch (err) {
+    await fsp.rm(received.path, { force: true });
+    throw err;
+  }
+}
+
+/** GET /v2/medias/{uid}/metadata */
+export function metadata(uid: string, ctx: RouteContext): JsonAnswer {
+  const record = known(uid, ctx);
+  ctx.retention.asked(uid);
+  return { status: 200, body: metadataJson(record) };
+}
+
+/** GET /v2/medias/{uid}/file?step=ENHANCED|PRE, with Range support so a broken download can resume. */
+export async function file(
+  req: IncomingMessage,
+  res: ServerResponse,
+  uid: string,
+  query: URLSearchParams,
+  ctx: RouteContext,
+  headers: Record<string, string>,
+): Promise<void> {
+  const steps = query.getAll('step');
+  const issues: FieldIssue[] =
+    steps.length > 1
+      ? [{ loc: ['query', 'step'], msg: 'a single value is required', type: 'value_error', input: steps }]
+      : checkStep(steps[0]);
+  if (issues.length > 0) throw unprocessable(issues);
+  const step = steps[0] ?? 'ENHANCED';
+  const record = known(uid, ctx);
+  ctx.retention.asked(uid);
+  const pre = step === 'PRE';
+  const type = pre ? record.internal.input : record.internal.output;
+  if (!type || (!pre && record.enhancement_status !== 'COMPLETED')) {
+    const why =
+      record.enhancement_status === 'FAILED'
+        ? `it FAILED: ${record.error?.message ?? 'no reason'}`
+        : `it is ${record.enhancement_status}`;
+    throw new HttpError(412, `the ${pre ? 'original' : 'enhanced'} file of media ${uid} is not available: ${why}`);
+  }
+  const path = pre ? ctx.store.inputPath(uid) : ctx.store.outputPath(uid);
+  const size = (await fsp.stat(path)).size;
+  const name = pre ? record.file_name : `${stem(record.file_name)}_enhanced.${type.ext}`;
+  const fileHeaders = {
+    ...headers,
+    'content-type': type.contentType,
+    'content-disposition': contentDisposition(name),
+    'accept-ranges': 'bytes',
+  };
+  const range = parseRange(req.headers.range, size);
+  if (range === 'unsatisfiable')
+    throw new HttpError(416, `the range ${req.headers.range} is outside the file's ${size} bytes`, {
+      'content-range': `bytes */${size}`,
+    });
+  if (range) {
+    await writeAnswer(
+      res,
+      206,
+      { ...fileHeaders, 'content-range': `bytes ${range.start}-${range.end}/${size}` },
+      { path, ...range },
+      ctx.faults,
+    );
+  } else {
+    await writeAnswer(res, 200, fileHeaders, { path, start: 0, end: size - 1 }, ctx.faults);
+  }
+}
+
+function known(uid: string, ctx: RouteContext): MediaRecord {
+  const record = ctx.store.get(uid);
+  if (!record) throw new HttpError(404, `no media with uid "${uid.slice(0, 100)}"`);
+  return record;
+}
+
+function parseSettings(raw: string | undefined, part: 'media_enhancement' | 'video_enhancement'): EnhancementSettings {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === 'null') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw unprocessable([
+      {
+        loc: ['body', part],
+        msg: `invalid JSON: ${(err as Error).message}`,
+        type: 'value_error.jsondecode',
+        input: raw.slice(0, 200),
+      },
+    ]);
+  }
+  const issues = checkEnhancementSettings(value, part);
+  if (issues.length > 0) throw unprocessable(issues);
+  return value ?? {};
+}
+
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new HttpError(413, `the JSON body is larger than ${limit} bytes`, { connection: 'close' });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function stem(name: string): string {
+  const base = baseName(name);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+/** The label's last path segment; 'media' when that names nothing (empty, only spaces or dots). */
+function baseName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  return /^[\s.]*$/.test(base) ? 'media' : base;
+}
+
+/** `attachment; filename="..."`, plus `filename*` (RFC 5987) when the name is not plain ASCII. */
+function contentDisposition(name: string): string {
+  const base = baseName(name);
+  const ascii = base.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const extended = ascii === base ? '' : `; filename*=UTF-8''${encodeRfc5987(base)}`;
+  return `attachment; filename="${ascii}"${extended}`;
+}
+
+/** Percent-encoding as RFC 5987's attr-char allows: encodeURIComponent leaves ' ( ) * unencoded. */
+const encodeRfc5987 = (value: string) =>
+  encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
+  if (!match || (match[1] === '' && match[2] === '')) return undefined; // absent or a form not served: the whole file
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    start = Math.max(0, size - Number(match[2]));
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}

@@ -1,0 +1,264 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { PATHS, type EndpointId } from '../../contract/endpoints';
+import { checkMediaUid } from '../../contract/fields';
+import { loggedPath } from './access-log';
+import type { KeyChecker } from './auth';
+import type { Capacity } from './capacity';
+import type { Faults } from '../faults';
+import type { AccessLogEntry, ServerLimits } from '../options';
+import type { RateLimits } from './rate-limit';
+import { writeAnswer } from './write-answer';
+import { HttpError, insufficientStorage, isDiskFull, sendErrorSafely, unprocessable } from './http-error';
+import { drainUnreadBody } from './unread-body';
+import * as routes from './routes';
+
+interface Route {
+  endpoint: EndpointId;
+  method: 'GET' | 'POST';
+  uid?: string;
+}
+
+/** Which operation a request is, by method and path (the contract's PATHS); undefined for anything else. */
+function match(method: string, pathname: string): Route | 'wrong-method' | undefined {
+  const post = (endpoint: EndpointId): Route | 'wrong-method' =>
+    method === 'POST' ? { endpoint, method: 'POST' } : 'wrong-method';
+  if (pathname === PATHS.enhanceAudio) return post('enhanceAudio');
+  if (pathname === PATHS.enhanceVideo) return post('enhanceVideo');
+  if (pathname === PATHS.uploadMedia) return post('uploadMedia');
+  const get = (endpoint: EndpointId, uid: string): Route | 'wrong-method' =>
+    method === 'GET' || method === 'HEAD' ? { endpoint, method: 'GET', uid } : 'wrong-method';
+  const metadataOf = uidIn(pathname, PATHS.metadata);
+  if (metadataOf !== undefined) return get('getMetadata', metadataOf);
+  const fileOf = uidIn(pathname, PATHS.file);
+  if (fileOf !== undefined) return get('downloadFile', fileOf);
+  return undefined;
+}
+
+/** Stands for the uid in a path the contract builds, to find where the uid goes. */
+const UID_MARK = 'UID';
+
+/** The uid when `pathname` is `pathOf(uid)` for some uid (one non-empty path segment); otherwise undefined. */
+function uidIn(pathname: string, pathOf: (uid: string) => string): string | undefined {
+  const [before, after] = pathOf(UID_MARK).split(UID_MARK);
+  if (pathname.length <= before.length + after.length) return undefined;
+  if (!pathname.startsWith(before) || !pathname.endsWith(after)) return undefined;
+  const segment = pathname.slice(before.length, pathname.length - after.length);
+  if (segment.includes('/')) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+const isUpload = (endpoint: EndpointId) => endpoint === 'uploadMedia' || endpoint === 'enhanceVideo';
+
+/** Seconds a caller beyond the connection cap should wait: most requests are short, and so is their connection. */
+const CONNECTIONS_RETRY_AFTER_S = 5;
+/** Seconds a key with all its uploads in progress should wait: a place frees as soon as any one of them ends. */
+const UPLOADS_RETRY_AFTER_S = 2;
+
+export interface ServerParts {
+  keys: KeyChecker;
+  limits: RateLimits;
+  faults: Faults;
+  capacity: Capacity;
+  serverLimits: ServerLimits;
+  routes: routes.RouteContext;
+  log(entry: AccessLogEntry): void;
+  /** The engine's error log; never throws. */
+  logError: (line: string) => void;
+}
+
+function parseTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://engine.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The engine's HTTP server, with its limits (../options.ts, ServerLimits, for what each is and why):
+ * - request head: at most `maxHeaderBytes` (Node answers 431) and `maxHeaderCount` fields (431 here);
+ * - time: the head within `headersTimeoutMs` (Node answers 408 and closes: slowloris), nothing moving
+ *   for `idleTimeoutMs` (408 and closed), `requestTimeoutMs` for a whole request (none by default: an
+ *   honest multi-GiB upload on a slow line must not be cut), `keepAliveTimeoutMs` between requests;
+ * - at once: `maxConnections` served (a request on a connection beyond gets 503 and Retry-After; past
+ *   twice as many, connections are dropped unanswered so a flood cannot take every file descriptor)
+ *   and `maxUploadsPerKey` uploads (503 and Retry-After).
+ */
+export function createEngineServer(parts: ServerParts): Server {
+  const limits = parts.serverLimits;
+  /** The request under way on each connection, for the idle timeout to answer. */
+  const answering = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node checks the two timeouts above: often enough that they hold to within a quarter.
+      connectionsCheckingInterval: Math.min(5_000, Math.max(100, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      const arrivedAt = Date.now();
+      const started = process.hrtime.bigint();
+      const url = parseTarget(req.url);
+      answering.set(req.socket, { req, res });
+      res.on('close', () => {
+        if (answering.get(req.socket)?.res === res) answering.delete(req.socket);
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        const aborted = !res.writableFinished;
+        try {
+          parts.log({
+            at: arrivedAt,
+            method: req.method ?? '?',
+            path: url ? loggedPath(url) : '-',
+            status: res.headersSent ? res.statusCode : 499,
+            aborted,
+            ms: Math.round(ms * 10) / 10,
+          });
+        } catch (err) {
+          parts.logError(`the access log failed: ${(err as Error)?.message ?? String(err)}`);
+        }
+      });
+      if (!url) {
+        // A request target no URL parser accepts (e.g. `//[`): answer it, never let it end the process.
+        sendErrorSafely(res, new HttpError(400, 'invalid request target'), parts.logError);
+        return;
+      }
+      handle(req, res, url, parts).catch((err: unknown) => {
+        const answer = asHttpError(err, parts.logError);
+        sendErrorSafely(
+          res,
+          new HttpError(answer.status, answer.detail, drainUnreadBody(req, answer.headers)),
+          parts.logError,
+        );
+      });
+    },
+  );
+  server.maxHeadersCount = limits.maxHeaderCount + 1; // one more than allowed, so that going over shows
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.timeout = limits.idleTimeoutMs;
+  server.maxConnections = limits.maxConnections * 2;
+  server.on('connection', (socket: Socket) => parts.capacity.connected(socket));
+  server.on('timeout', (socket: Socket) => {
+    const current = answering.get(socket);
+    if (!current || current.res.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const { req, res } = current;
+    sendErrorSafely(
+      res,
+      new HttpError(408, `the request stalled: nothing arrived for ${limits.idleTimeoutMs / 1000} s`, {
+        connection: 'close',
+      }),
+      parts.logError,
+    );
+    // Once the answer is out, the unfinished request ends too, so its handler cleans up (a partial upload
+    // is removed); a client that does not read the answer does not keep the connection either.
+    res.once('finish', () => req.destroy());
+    setTimeout(() => socket.destroy(), 1_000).unref();
+  });
+  return server;
+}
+
+/** Any failure as an answer: an HttpError as it is, a full disk 507, anything else a logged 500. */
+function asHttpError(err: unknown, logError: (line: string) => void): HttpError {
+  if (err instanceof HttpError) return err;
+  if (isDiskFull(err)) return insufficientStorage();
+  logError(`internal error: ${(err as Error)?.stack ?? String(err)}`);
+  return new HttpError(500, 'internal error');
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, url: URL, parts: ServerParts): Promise<void> {
+  const limits = parts.serverLimits;
+  if (req.rawHeaders.length / 2 > limits.maxHeaderCount) {
+    throw new HttpError(431, `the request has more than ${limits.maxHeaderCount} header fields`, {
+      connection: 'close',
+    });
+  }
+  const route = match(req.method ?? '', url.pathname);
+  if (route === undefined) throw new HttpError(404, 'Not Found');
+  if (route === 'wrong-method') throw new HttpError(405, 'Method Not Allowed');
+  const keyIndex = parts.keys.match(req.headers['x-api-key']);
+  // Every answer of a rate-limited operation carries its headers: the count as it stands for an answer
+  // refused before the operation, the count with this request for one it served.
+  let headers = parts.limits.isLimited(route.endpoint) ? parts.limits.peek(keyIndex, route.endpoint) : {};
+  try {
+    if (keyIndex < 0)
+      throw new HttpError(401, req.headers['x-api-key'] ? 'invalid API key' : 'missing X-API-Key header');
+    if (parts.capacity.isBeyondCap(req.socket)) {
+      throw new HttpError(
+        503,
+        `the service has more connections open than the ${parts.capacity.maxConnections} it serves at once; retry later`,
+        {
+          'retry-after': String(CONNECTIONS_RETRY_AFTER_S),
+          connection: 'close',
+        },
+      );
+    }
+    const injected = parts.faults.errorStatus();
+    if (injected)
+      throw new HttpError(injected, `injected fault: ${injected === 500 ? 'internal error' : 'service unavailable'}`);
+    if (isUpload(route.endpoint)) {
+      const release = parts.capacity.takeUpload(keyIndex);
+      if (!release) {
+        throw new HttpError(
+          503,
+          `this API key already has ${parts.capacity.maxUploadsPerKey} uploads in progress, the most the service takes at once; retry when one has finished`,
+          {
+            'retry-after': String(UPLOADS_RETRY_AFTER_S),
+          },
+        );
+      }
+      res.once('close', release);
+    }
+    if (parts.limits.isLimited(route.endpoint)) {
+      const decision = parts.limits.take(keyIndex, route.endpoint, parts.faults.takeForced429());
+      headers = decision.headers;
+      if (!decision.allowed)
+        throw new HttpError(429, 'rate limit exceeded: too many requests in the window, retry later', headers);
+    }
+    await dispatch(req, res, url, route, parts, headers);
+  } catch (err) {
+    throw asHttpError(err, parts.logError).withHeaders(headers);
+  }
+}
+
+async function dispatch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  route: Route,
+  parts: ServerParts,
+  headers: Record<string, string>,
+): Promise<void> {
+  const ctx = parts.routes;
+  if (route.uid !== undefined) {
+    const issues = checkMediaUid(route.uid);
+    if (issues.length > 0) throw unprocessable(issues);
+  }
+  let answer: routes.JsonAnswer;
+  switch (route.endpoint) {
+    case 'enhanceAudio':
+      answer = await routes.enhanceJson(req, ctx);
+      break;
+    case 'enhanceVideo':
+      answer = await routes.upload(req, ctx, 'video');
+      break;
+    case 'uploadMedia':
+      answer = await routes.upload(req, ctx, 'upload');
+      break;
+    case 'getMetadata':
+      answer = routes.metadata(route.uid!, ctx);
+      break;
+    case 'downloadFile':
+      await routes.file(req, res, route.uid!, url.searchParams, ctx, headers);
+      return;
+  }
+  const text = Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(JSON.stringify(answer.body));
+  await writeAnswer(res, answer.status, { ...headers, 'content-type': 'application/json' }, text, parts.faults);
+}

@@ -1,0 +1,126 @@
+import { setMaxListeners } from 'node:events';
+import { promises as fsp } from 'node:fs';
+import type { Faults } from '../faults';
+import type { FetchGuard } from './fetch-guard';
+import { fetchInput } from './fetch-input';
+import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
+import { ProcessingError } from '../processors/processor';
+import { PRIVATE_FILE, type MediaRecord, type MediaStore } from '../storage/store';
+import type { WorkerPool } from './worker-pool';
+
+export interface JobOptions {
+  processingDelayMs: number;
+  fetchTimeoutMs: number;
+  maxUploadBytes: number;
+  /** Where the enhance-json fetch may connect. */
+  fetchGuard: FetchGuard;
+  /** The engine's error log (causes a caller is told only in general terms). */
+  onErrorLine(line: string): void;
+}
+
+/**
+ * Takes each accepted media from PENDING through PROCESSING to COMPLETED or FAILED, persisting every
+ * step, so a restart picks up where it stopped. The work itself runs in the worker pool.
+ */
+export class Jobs {
+  private readonly stopping = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: MediaStore,
+    private readonly pool: WorkerPool,
+    private readonly faults: Faults,
+    private readonly options: JobOptions,
+    /** Called when a media has ended, COMPLETED or FAILED. */
+    private readonly onFinished: () => void = () => undefined,
+  ) {
+    // Every waiting or fetching media listens to this signal: many at once is normal, not a leak.
+    setMaxListeners(0, this.stopping.signal);
+  }
+
+  start(record: MediaRecord): void {
+    const run = this.run(record).finally(() => {
+      this.running.delete(run);
+      if (!this.stopping.signal.aborted) this.onFinished();
+    });
+    this.running.add(run);
+  }
+
+  /** Stops taking work; what is unfinished stays PENDING or PROCESSING on disk and resumes on restart. */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    await this.pool.close();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async run(record: MediaRecord): Promise<void> {
+    try {
+      if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record);
+      if (this.stopping.signal.aborted) return;
+      await this.store.update(record, { enhancement_status: 'PROCESSING' });
+      await this.delay(this.options.processingDelayMs);
+      if (this.stopping.signal.aborted) return;
+      if (this.faults.failProcessing())
+        throw new ProcessingError('PROCESSING_FAILED', 'processing failed (an injected fault)');
+      const input = record.internal.input!;
+      const result = await this.pool.run({
+        inputPath: this.store.inputPath(record.uid),
+        outputPath: this.store.outputPath(record.uid),
+        input,
+        settings: record.internal.settings,
+      });
+      if (this.stopping.signal.aborted) return;
+      // Whatever wrote it (a processor module, ffmpeg), the result is for the media's owner only.
+      await fsp.chmod(this.store.outputPath(record.uid), PRIVATE_FILE);
+      await this.store.update(record, {
+        enhancement_status: 'COMPLETED',
+        enhancement_params: { ...record.enhancement_params, ...result.params },
+        internal: { ...record.internal, output: result.output },
+      });
+    } catch (err) {
+      if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
+      const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
+      const message = err instanceof Error ? err.message : String(err);
+      await this.store
+        .update(record, { enhancement_status: 'FAILED', error: { code, message } })
+        .catch(() => undefined);
+    }
+  }
+
+  private async fetch(record: MediaRecord): Promise<void> {
+    const path = this.store.inputPath(record.uid);
+    await fetchInput(record.internal.downloadUrl!, path, {
+      timeoutMs: this.options.fetchTimeoutMs,
+      maxBytes: this.options.maxUploadBytes,
+      signal: this.stopping.signal,
+      guard: this.options.fetchGuard,
+      log: (line) => this.options.onErrorLine(`media ${record.uid}: ${line}`),
+    });
+    const handle = await fsp.open(path, 'r');
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0).finally(() => handle.close());
+    const type = sniffMediaType(head.subarray(0, bytesRead));
+    if (!type)
+      throw new ProcessingError(
+        'UNSUPPORTED_MEDIA',
+        'file_download_url: the fetched file is not a recognised audio or video container',
+      );
+    await this.store.update(record, { internal: { ...record.internal, input: type } });
+  }
+
+  private delay(ms: number): Promise<void> {
+    const signal = this.stopping.signal;
+    if (ms <= 0 || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', stop);
+        resolve();
+      }, ms);
+      signal.addEventListener('abort', stop, { once: true });
+    });
+  }
+}

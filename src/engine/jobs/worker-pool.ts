@@ -1,0 +1,134 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ProcessContext, ProcessJob, ProcessResult } from '../processors/processor';
+import { ProcessingError } from '../processors/processor';
+import type { FromWorker, ToWorker, WorkerError } from './worker-messages';
+
+interface Pending {
+  id: number;
+  job: ProcessJob;
+  resolve(result: ProcessResult): void;
+  reject(err: unknown): void;
+}
+
+/** A thread lent to another thread's job: the answer goes back to `to`. */
+interface Loan {
+  to: Slot;
+  requestId: number;
+}
+
+interface Slot {
+  worker: Worker;
+  busy?: Pending;
+  loan?: Loan;
+}
+
+/**
+ * A bounded pool of worker threads running the processor module, so processing never blocks the
+ * server. Jobs beyond the pool's size wait in order. A thread with nothing to do can be lent to a
+ * running job for a part of it (a file's channels), but never while a job waits. A worker that dies
+ * is replaced.
+ */
+export class WorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly processorModule: string,
+    private readonly context: ProcessContext,
+  ) {}
+
+  run(job: ProcessJob): Promise<ProcessResult> {
+    if (this.closed) return Promise.reject(new ProcessingError('ENGINE_STOPPED', 'the engine is stopping'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const stopping = new ProcessingError('ENGINE_STOPPED', 'the engine is stopping');
+    for (const pending of this.queue.splice(0)) pending.reject(stopping);
+    await Promise.all(
+      this.slots.splice(0).map((slot) => {
+        slot.busy?.reject(stopping);
+        return slot.worker.terminate();
+      }),
+    );
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const slot = this.freeSlot();
+      if (!slot) return;
+      const pending = this.queue.shift()!;
+      slot.busy = pending;
+      // What the pool could lend this job now: the threads nobody uses, if no other job waits.
+      const idle = this.queue.length > 0 ? 0 : this.size - this.slots.filter((s) => s.busy || s.loan).length;
+      post(slot, { type: 'job', id: pending.id, job: pending.job, threads: 1 + idle });
+    }
+  }
+
+  private freeSlot(): Slot | undefined {
+    const slot = this.slots.find((s) => !s.busy && !s.loan);
+    if (slot || this.slots.length >= this.size) return slot;
+    return this.spawn();
+  }
+
+  /** A job asks for a thread for one of its parts: lend one that is free, or say there is none. */
+  private lend(to: Slot, requestId: number, task: unknown): void {
+    const slot = this.closed || this.queue.length > 0 ? undefined : this.freeSlot();
+    if (!slot) return post(to, { type: 'lent', requestId });
+    slot.loan = { to, requestId };
+    post(slot, { type: 'task', task });
+  }
+
+  private returnLoan(slot: Slot, answer: { result?: unknown; error?: WorkerError }): void {
+    const loan = slot.loan;
+    slot.loan = undefined;
+    if (loan && this.slots.includes(loan.to)) post(loan.to, { type: 'lent', requestId: loan.requestId, ...answer });
+    this.dispatch();
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(join(__dirname, 'processor-worker.js'), {
+      workerData: { processorModule: this.processorModule, context: this.context },
+    });
+    const slot: Slot = { worker };
+    worker.on('message', (message: FromWorker) => {
+      if (message.type === 'lend') return this.lend(slot, message.requestId, message.task);
+      if (message.type === 'task-done') return this.returnLoan(slot, message);
+      const pending = slot.busy;
+      if (!pending || pending.id !== message.id) return;
+      slot.busy = undefined;
+      if (message.error) pending.reject(new ProcessingError(message.error.code, message.error.message));
+      else pending.resolve(message.result!);
+      this.dispatch();
+    });
+    worker.on('error', (err) => {
+      slot.busy?.reject(new ProcessingError('PROCESSING_FAILED', `the processor crashed: ${err.message}`));
+      slot.busy = undefined;
+    });
+    worker.on('exit', () => {
+      const index = this.slots.indexOf(slot);
+      if (index >= 0) this.slots.splice(index, 1);
+      slot.busy?.reject(new ProcessingError('PROCESSING_FAILED', 'the processor stopped unexpectedly'));
+      slot.busy = undefined;
+      if (slot.loan)
+        this.returnLoan(slot, {
+          error: { code: 'PROCESSING_FAILED', message: 'the thread running part of this job stopped unexpectedly' },
+        });
+      if (!this.closed) this.dispatch();
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+}
+
+function post(slot: Slot, message: ToWorker): void {
+  slot.worker.postMessage(message);
+}

@@ -1,0 +1,265 @@
+// The engine's default processor: speech enhancement (src/enhance: high-pass, hum removal, RNNoise
+// noise reduction, leveler, as the model says) and then loudness normalization (src/audio), for audio
+// and for a video's soundtrack. WAV is read and written directly; every other format goes through
+// ffmpeg when it is installed.
+import { copyFile, open, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import {
+  decodeToWav,
+  encodeAudio,
+  ffmpegAvailable,
+  replaceSoundtrack,
+  type AudioContainer,
+  type VideoContainer,
+} from '../../audio/ffmpeg';
+import type { LoudnessMeasurement } from '../../audio/loudness-meter';
+import { measureWavFile } from '../../audio/measure';
+import {
+  AIM_LU,
+  DEFAULT_MAX_LIMITING_DB,
+  normalizeWavFile,
+  onTarget,
+  type NormalizeOptions,
+  type NormalizeReport,
+} from '../../audio/normalize';
+import { readWavLayout } from '../../audio/wav-format';
+import { enhanceWavFile } from '../../enhance/chain';
+import type { EnhancementModel } from '../../enhance/chain-types';
+import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
+import { enhancementParams } from '../../enhance/report';
+import type { MediaType } from '../storage/media-type';
+import {
+  ProcessingError,
+  type ProcessContext,
+  type ProcessJob,
+  type ProcessResult,
+  type ThreadHelp,
+} from './processor';
+
+const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
+const PCM24_WAV = { bitsPerSample: 24, encoding: 'int' } as const;
+/**
+ * Lossy encoders push true peaks over the limiter's ceiling and shift the loudness a little: the file is
+ * then made again with the overshoot taken off the ceiling and the shift added to the aim, at most this
+ * many times (two are usually enough).
+ */
+const MAX_ENCODES = 4;
+/** Room left under the ceiling beyond an encoder's measured overshoot. */
+const ENCODER_MARGIN_DB = 0.05;
+/** The interface's default level (v2 scale) when a media names none. */
+const DEFAULT_LEVEL = 100;
+
+/** A file's channels lent to another thread of the pool. */
+export const runTask = (task: unknown) => runChannelTask(task as ChannelTask);
+
+export async function processMedia(
+  job: ProcessJob,
+  context: ProcessContext = { ffmpegPath: 'ffmpeg' },
+  help?: ThreadHelp,
+): Promise<ProcessResult> {
+  const output = outputType(job);
+  const work = (name: string) => `${job.outputPath}.${name}`;
+  await removeLeftovers(job.outputPath);
+  const needsFfmpeg = job.input.ext !== 'wav' || output.ext !== 'wav';
+  if (needsFfmpeg && !(await ffmpegAvailable(context.ffmpegPath))) {
+    throw new ProcessingError(
+      'FFMPEG_REQUIRED',
+      `${describe(job.input, output)} needs ffmpeg, which the engine did not find ("${context.ffmpegPath}"): install it (e.g. apt-get install ffmpeg) or send WAV, which never needs it`,
+    );
+  }
+  try {
+    let source = job.inputPath;
+    if (job.input.ext !== 'wav') {
+      try {
+        await decodeToWav(context.ffmpegPath, job.inputPath, work('decoded.wav'));
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;
+        await copyFile(job.inputPath, job.outputPath);
+        return {
+          params: { processing: 'none', note: 'the video has no audio stream: returned unchanged' },
+          output: job.input,
+        };
+      }
+      source = work('decoded.wav');
+    }
+    // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
+    // fails here: any invalid WAV met after this is one the engine made.
+    const original = await measureWavFile(source);
+    const unusable = (err: unknown) =>
+      (err as { code?: unknown }).code === 'INVALID_WAV' &&
+      new ProcessingError(
+        'ENHANCEMENT_FAILED',
+        `speech enhancement failed: its output is not usable audio (${(err as Error).message}); the input peaks at ${original.samplePeakDbfs.toFixed(0)} dBFS`,
+      );
+    const model = job.settings.enhancement_model as EnhancementModel;
+    const level = job.settings.enhancement_level ?? DEFAULT_LEVEL;
+    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {}).catch(
+      (err: unknown) => {
+        throw (
+          unusable(err) ||
+          new ProcessingError(
+            'ENHANCEMENT_FAILED',
+            `speech enhancement failed: ${(err as Error).message ?? String(err)}`,
+          )
+        );
+      },
+    );
+    const target: LoudnessTarget = {
+      targetLufs: job.settings.loudness_target,
+      ceilingDbtp: job.settings.true_peak,
+      maxLimitingDb: context.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB,
+    };
+    const report = await (
+      output.ext === 'wav'
+        ? normalizeWavFile(work('enhanced.wav'), job.outputPath, {
+            ...target,
+            outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
+          })
+        : encodeNormalized(job, output, context.ffmpegPath, work, target)
+    ).catch((err: unknown) => {
+      throw unusable(err) || err;
+    });
+    // A silent file is returned as it came, never amplified (and in its own format).
+    const returnedAsItCame = report.unchangedBecause !== undefined && job.input.ext === output.ext;
+    if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
+    return {
+      params: {
+        ...enhancementParams(model, enhancement),
+        ...loudnessParams({ ...report, input: original }, returnedAsItCame, target),
+      },
+      output,
+    };
+  } catch (err) {
+    if (err instanceof ProcessingError) throw err;
+    const code = (err as { code?: unknown }).code;
+    if (code === 'INVALID_WAV' || code === 'DECODE_FAILED' || code === 'FFMPEG_REQUIRED' || code === 'NO_AUDIO')
+      throw new ProcessingError(code === 'INVALID_WAV' ? 'INVALID_MEDIA' : code, (err as Error).message);
+    throw err;
+  } finally {
+    await Promise.all(
+      ['decoded.wav', 'enhanced.wav', 'normalized.wav', 'check.wav', 'encoded'].map((name) =>
+        rm(work(name), { force: true }),
+      ),
+    );
+  }
+}
+
+type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'maxLimitingDb'>;
+
+/** Normalize to float WAV, then encode (or mux into the video), measuring what the encoded file holds. */
+async function encodeNormalized(
+  job: ProcessJob,
+  output: MediaType,
+  ffmpegPath: string,
+  work: (name: string) => string,
+  target: LoudnessTarget,
+): Promise<NormalizeReport> {
+  let ceilingDbtp = target.ceilingDbtp;
+  let aimLufs = target.targetLufs;
+  for (let encodes = 1; ; encodes++) {
+    const report = await normalizeWavFile(work('enhanced.wav'), work('normalized.wav'), {
+      ...target,
+      targetLufs: aimLufs,
+      ceilingDbtp,
+      outputFormat: FLOAT_WAV,
+    });
+    if (output.kind === 'video')
+      await replaceSoundtrack(
+        ffmpegPath,
+        job.inputPath,
+        work('normalized.wav'),
+        work('encoded'),
+        output.ext as VideoContainer,
+      );
+    else await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer);
+    // Report what the encoded file holds, measured after decoding it again.
+    await decodeToWav(ffmpegPath, work('encoded'), work('check.wav'));
+    const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
+    const overshootDb = delivered.truePeakDbtp - target.ceilingDbtp;
+    // Only a target the normalizer reached is chased through the encoder; an unreachable one stays where the bound left it.
+    const shiftLu = report.targetReached ? target.targetLufs - delivered.integratedLufs : 0;
+    const done = report.unchangedBecause !== undefined || (overshootDb <= 0 && Math.abs(shiftLu) <= AIM_LU);
+    if (done || (encodes === MAX_ENCODES && overshootDb <= 0)) {
+      await rename(work('encoded'), job.outputPath); // into place only when complete
+      return {
+        ...report,
+        output: delivered,
+        targetReached: report.targetReached && onTarget(delivered.integratedLufs, target.targetLufs),
+      };
+    }
+    if (encodes === MAX_ENCODES) {
+      throw new ProcessingError(
+        'PROCESSING_FAILED',
+        `the ${output.ext.toUpperCase()} encoder kept the true peak over the ${target.ceilingDbtp} dBTP limit (${delivered.truePeakDbtp.toFixed(2)} dBTP after ${encodes} encodes with more headroom each time)`,
+      );
+    }
+    if (overshootDb > 0) ceilingDbtp -= overshootDb + ENCODER_MARGIN_DB;
+    aimLufs += shiftLu;
+  }
+}
+
+/** A WAV input comes back in its own sample format. */
+async function sampleFormatOf(path: string): Promise<{ bitsPerSample: number; encoding: 'int' | 'float' }> {
+  const file = await open(path, 'r');
+  try {
+    const { bitsPerSample, encoding } = await readWavLayout(file);
+    return { bitsPerSample, encoding };
+  } finally {
+    await file.close();
+  }
+}
+
+/** Work files (`output.*`) that an engine stopped mid-job left behind: the job starts over, so they go. */
+async function removeLeftovers(outputPath: string): Promise<void> {
+  const folder = dirname(outputPath);
+  const prefix = `${basename(outputPath)}.`;
+  const names = await readdir(folder).catch(() => [] as string[]);
+  await Promise.all(
+    names.filter((name) => name.startsWith(prefix)).map((name) => rm(join(folder, name), { force: true })),
+  );
+}
+
+/** The requested transcode, else the input's own format. */
+function outputType(job: ProcessJob): MediaType {
+  if (job.input.kind === 'video') return job.input;
+  if (job.settings.transcode === 'MP3') return { kind: 'audio', ext: 'mp3', contentType: 'audio/mpeg' };
+  if (job.settings.transcode === 'WAV') return { kind: 'audio', ext: 'wav', contentType: 'audio/wav' };
+  return job.input;
+}
+
+function describe(input: MediaType, output: MediaType): string {
+  if (input.kind === 'video') return `processing a ${input.ext.toUpperCase()} video's soundtrack`;
+  if (input.ext === 'wav') return `encoding to ${output.ext.toUpperCase()}`;
+  return `decoding ${input.ext.toUpperCase()}`;
+}
+
+function loudnessParams(
+  report: NormalizeReport,
+  returnedAsItCame: boolean,
+  target: LoudnessTarget,
+): Record<string, unknown> {
+  const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
+  return {
+    processing: returnedAsItCame
+      ? 'none'
+      : report.unchangedBecause
+        ? 'speech enhancement'
+        : 'speech enhancement, loudness',
+    input_loudness_lufs: round(report.input.integratedLufs),
+    input_true_peak_dbtp: round(report.input.truePeakDbtp),
+    input_loudness_range_lu: round(report.input.loudnessRangeLu),
+    output_loudness_lufs: round(report.output.integratedLufs),
+    output_true_peak_dbtp: round(report.output.truePeakDbtp),
+    output_loudness_range_lu: round(report.output.loudnessRangeLu),
+    gain_db: round(report.gainDb),
+    limiter_reduction_db: round(report.limiterReductionDb),
+    target_reached: report.targetReached,
+    ...(report.unchangedBecause ? { note: report.unchangedBecause } : {}),
+    ...(!report.targetReached && !report.unchangedBecause ? { note: unreachedNote(report, target) } : {}),
+  };
+}
+
+function unreachedNote(report: NormalizeReport, target: LoudnessTarget): string {
+  const reached = report.output.integratedLufs.toFixed(1);
+  return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit with at most ${target.maxLimitingDb} dB of limiting: the output is ${reached} LUFS`;
+}

@@ -1,0 +1,60 @@
+// The seam between the engine and what it does to a media. A processor is a module run in the worker
+// threads; the default enhances speech and normalizes loudness (enhance-processor), another copies the input (copy-processor).
+import type { MediaType } from '../storage/media-type';
+
+export interface ProcessSettings {
+  loudness_target: number;
+  true_peak: number;
+  enhancement_level?: number;
+  enhancement_model: string;
+  transcode?: 'MP3' | 'WAV';
+}
+
+export interface ProcessJob {
+  inputPath: string;
+  outputPath: string;
+  input: MediaType;
+  settings: ProcessSettings;
+}
+
+export interface ProcessResult {
+  /** Merged into the media's `enhancement_params`. */
+  params: Record<string, unknown>;
+  /** What the output file is. */
+  output: MediaType;
+}
+
+/** What the engine tells every processor, whatever the job. */
+export interface ProcessContext {
+  /** The ffmpeg program to run for formats other than WAV. */
+  ffmpegPath: string;
+  /** Most gain reduction the true-peak limiter may apply (dB); a target that needs more is left unreached. Default 8. */
+  maxLimitingDb?: number;
+}
+
+/**
+ * The pool's other threads, lent for parts of one job (a file's channels): `threads` is how many the
+ * job may split into, its own included; `runElsewhere` runs a part on a free thread through the
+ * processor's `runTask`, or resolves undefined when none is free (the job then runs the part itself).
+ */
+export interface ThreadHelp {
+  threads: number;
+  runElsewhere(task: unknown): Promise<unknown>;
+}
+
+/** What a processor module exports. */
+export interface Processor {
+  processMedia(job: ProcessJob, context: ProcessContext, help?: ThreadHelp): Promise<ProcessResult>;
+  /** Runs a part of a job that another thread lent out. */
+  runTask?(task: unknown): Promise<unknown>;
+}
+
+/** A failure a processor reports; `code` ends up in the media's `error`. */
+export class ProcessingError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,129 @@
+// How long the engine keeps finished media: the oldest go first, once older than the age limit or
+// while all finished media together take more than the size limit. A media still pending or
+// processing is never removed, nor one finished or asked for (status or file) within the grace
+// period: a wait that is still following it, and the download after it, always find it.
+import { promises as fsp } from 'node:fs';
+import type { MediaRecord, MediaStore } from './store';
+
+export interface RetentionOptions {
+  /** Finished media older than this go. `null`: kept whatever their age. */
+  maxAgeMs: number | null;
+  /** The oldest finished media go while all finished media take more than this. `null`: no size limit. */
+  maxTotalBytes: number | null;
+  /** A media finished or asked for this recently stays, whatever the limits say. */
+  graceMs: number;
+  /** How often the limits are checked besides after each finished job. */
+  sweepIntervalMs: number;
+}
+
+export const DEFAULT_RETENTION: RetentionOptions = {
+  maxAgeMs: 7 * 24 * 3600_000,
+  maxTotalBytes: 5 * 1024 ** 3,
+  graceMs: 3600_000,
+  sweepIntervalMs: 10 * 60_000,
+};
+
+export interface RemovedMedia {
+  record: MediaRecord;
+  reason: string;
+}
+
+export class MediaRetention {
+  /** Last status or file request per media, since this start (a restart falls back to `updated_at`). */
+  private readonly lastAsked = new Map<string, number>();
+  /** Bytes of a finished media's files: they no longer change. */
+  private readonly sizes = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
+  private sweeping = Promise.resolve<RemovedMedia[]>([]);
+
+  constructor(
+    private readonly store: MediaStore,
+    private readonly options: RetentionOptions,
+    private readonly onRemoved: (removed: RemovedMedia) => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
+    this.timer.unref();
+    void this.sweep();
+  }
+
+  close(): Promise<unknown> {
+    clearInterval(this.timer);
+    return this.sweeping;
+  }
+
+  /** A status or file request for the media: it is being followed. */
+  asked(uid: string): void {
+    this.lastAsked.set(uid, this.now());
+  }
+
+  /** Applies the limits once; sweeps run one after another. */
+  sweep(): Promise<RemovedMedia[]> {
+    this.sweeping = this.sweeping.then(() => this.removeWhatIsDue()).catch(() => []);
+    return this.sweeping;
+  }
+
+  private async removeWhatIsDue(): Promise<RemovedMedia[]> {
+    const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
+    const now = this.now();
+    const finished = this.store
+      .all()
+      .filter((record) => record.enhancement_status === 'COMPLETED' || record.enhancement_status === 'FAILED');
+    const lastUse = (record: MediaRecord) =>
+      Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0);
+    finished.sort((a, b) => lastUse(a) - lastUse(b)); // oldest first
+    let total = 0;
+    for (const record of finished) total += await this.sizeOf(record.uid);
+    const removed: RemovedMedia[] = [];
+    for (const record of finished) {
+      const idle = now - lastUse(record);
+      if (idle < graceMs) break; // sorted: every later one is more recent still
+      const tooOld = maxAgeMs !== null && idle > maxAgeMs;
+      const overSize = maxTotalBytes !== null && total > maxTotalBytes;
+      if (!tooOld && !overSize) break;
+      const bytes = await this.sizeOf(record.uid);
+      await this.store.remove(record.uid);
+      this.sizes.delete(record.uid);
+      this.lastAsked.delete(record.uid);
+      total -= bytes;
+      const reason = tooOld
+        ? `finished or last asked for ${spoken(idle)} ago, more than the ${spoken(maxAgeMs)} kept`
+        : `finished media took ${mebibytes(total + bytes)}, more than the ${mebibytes(maxTotalBytes!)} kept; this was the oldest`;
+      removed.push({ record, reason });
+      this.onRemoved({ record, reason });
+    }
+    return removed;
+  }
+
+  private async sizeOf(uid: string): Promise<number> {
+    let bytes = this.sizes.get(uid);
+    if (bytes === undefined) {
+      const sizes = await Promise.all(
+        [this.store.inputPath(uid), this.store.outputPath(uid)].map((path) =>
+          fsp.stat(path).then(
+            (s) => s.size,
+            () => 0,
+          ),
+        ),
+      );
+      bytes = sizes[0] + sizes[1];
+      this.sizes.set(uid, bytes);
+    }
+    return bytes;
+  }
+}
+
+const mebibytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+
+/** 40 s, 12 min, 5 h, 7 days. */
+function spoken(ms: number): string {
+  const units: Array<[number, string]> = [
+    [86_400_000, 'days'],
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+  ];
+  for (const [size, name] of units) if (ms >= 2 * size) return `${Math.round(ms / size)} ${name}`;
+  return `${Math.max(1, Math.round(ms / 1000))} s`;
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import type { EnhancementSettings } from '../../contract/fields';
+import type { MediaState } from '../../contract/endpoints';
+import type { MediaType } from './media-type';
+
+/** Where a media came from: the v1 JSON operation, the v1 video operation, or a v2 upload. */
+export type MediaSource = 'enhance-json' | 'video' | 'upload';
+
+export interface MediaRecord {
+  uid: string;
+  file_name: string;
+  enhancement_status: MediaState;
+  enhancement_params: Record<string, unknown>;
+  inserted_at: string;
+  updated_at: string;
+  error?: { code: string; message: string };
+  /** Video records (v1) carry these at the top level too. */
+  enhancement_level?: number;
+  enhancement_model?: string;
+  /** Engine-only: never in a response. */
+  internal: {
+    source: MediaSource;
+    settings: Required<Pick<EnhancementSettings, 'loudness_target' | 'true_peak' | 'enhancement_model'>> &
+      EnhancementSettings;
+    /** v1 JSON: the URL still to fetch. */
+    downloadUrl?: string;
+    input?: MediaType;
+    output?: MediaType;
+  };
+}
+
+const META = 'meta.json';
+/** Uploads are the users' own: on a shared machine no other account may list or read them. */
+const PRIVATE_DIR = 0o700;
+export const PRIVATE_FILE = 0o600;
+
+/**
+ * Media on disk: one folder per media, named by its uid (which the engine makes, so a client's file
+ * name never chooses a path), holding `input`, `output` and `meta.json`, written atomically. Folders
+ * are 700 and files 600: only the account running the engine reads them.
+ */
+export class MediaStore {
+  private readonly media = new Map<string, MediaRecord>();
+  private readonly writes = new Map<string, Promise<void>>();
+  readonly root: string;
+
+  constructor(dataDir: string) {
+    this.root = join(dataDir, 'media');
+  }
+
+  /** Loads every media kept on disk; returns those a restart must resume. */
+  async open(): Promise<MediaRecord[]> {
+    await fsp.mkdir(this.root, { recursive: true, mode: PRIVATE_DIR });
+    // A folder an older version made 755 closes too: nothing under it can be reached any more. (A file
+    // system without modes, or a folder of another owner, refuses: the engine still runs as it did.)
+    await fsp.chmod(this.root, PRIVATE_DIR).catch(() => undefined);
+    await fsp.mkdir(this.incomingDir(), { recursive: true, mode: PRIVATE_DIR });
+    // Uploads cut off by the last stop were never accepted: their partial files go.
+    for (const name of await fsp.readdir(this.incomingDir()))
+      await fsp.rm(join(this.incomingDir(), name), { force: true, recursive: true });
+    for (const uid of await fsp.readdir(this.root)) {
+      if (uid === '.incoming') continue;
+      let text: string;
+      try {
+        text = await fsp.readFile(join(this.root, uid, META), 'utf8');
+      } catch (err) {
+        // meta.json is written whole (temp file, then rename) before the 201: a folder without it was
+        // never promised to anyone. Any other read error may be passing, so the folder is kept.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+          await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+        continue;
+      }
+      try {
+        const record = JSON.parse(text) as MediaRecord;
+        this.media.set(record.uid, record);
+      } catch {
+        // Damaged by something else than this engine: never delete an accepted media; it stays on disk for a person to look at.
+      }
+    }
+    return [...this.media.values()].filter(
+      (m) => m.enhancement_status === 'PENDING' || m.enhancement_status === 'PROCESSING',
+    );
+  }
+
+  /** A temporary path for an upload in progress; it becomes the input when the media is created. */
+  incomingPath(): string {
+    return join(this.incomingDir(), randomUUID());
+  }
+
+  get(uid: string): MediaRecord | undefined {
+    return this.media.get(uid);
+  }
+
+  all(): MediaRecord[] {
+    return [...this.media.values()];
+  }
+
+  /** Forgets a media and deletes its folder (answers for it are 404 from here on). */
+  async remove(uid: string): Promise<void> {
+    this.media.delete(uid);
+    await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+  }
+
+  inputPath(uid: string): string {
+    return join(this.root, uid, 'input');
+  }
+
+  outputPath(uid: string): string {
+    return join(this.root, uid, 'output');
+  }
+
+  /** Creates a media (moving its uploaded file in, if any) and persists it before anyone is told of it. */
+  async create(
+    fields: Omit<MediaRecord, 'uid' | 'enhancement_status' | 'inserted_at' | 'updated_at'>,
+    uploadedFile?: string,
+  ): Promise<MediaRecord> {
+    const uid = randomUUID();
+    const now = new Date().toISOString();
+    const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };
+    await fsp.mkdir(join(this.root, uid), { mode: PRIVATE_DIR });
+    if (uploadedFile) await fsp.rename(uploadedFile, this.inputPath(uid));
+    await this.persist(record);
+    this.media.set(uid, record);
+    return record;
+  }
+
+  async update(record: MediaRecord, changes: Partial<Omit<MediaRecord, 'uid'>>): Promise<void> {
+    Object.assign(record, changes, { updated_at: new Date().toISOString() });
+    serialized.delete(record);
+    await this.persist(record);
+  }
+
+  /** Writes of one media's metadata happen in order, each whole (temp file, then rename). */
+  private persist(record: MediaRecord): Promise<void> {
+    const file = join(this.root, record.uid, META);
+    const snapshot = JSON.stringify(record);
+    const previous = this.writes.get(record.uid) ?? Promise.resolve();
+    const write = previous.then(async () => {
+      const temp = `${file}.tmp`;
+      await fsp.writeFile(temp, snapshot, { mode: PRIVATE_FILE });
+      await fsp.rename(temp, file);
+    });
+    const tail = write.catch(() => undefined);
+    this.writes.set(record.uid, tail);
+    // Once no later write is queued behind it, forget the media's queue: the map holds only media being written.
+    void tail.then(() => this.writes.get(record.uid) === tail && this.writes.delete(record.uid));
+    return write;
+  }
+
+  private incomingDir(): string {
+    return join(this.root, '.incoming');
+  }
+}
+
+/** The metadata object of the interface: the record without what only the engine needs. */
+export function publicMetadata(record: MediaRecord): Record<string, unknown> {
+  const { internal: _internal, ...visible } = record;
+  return visible;
+}
+
+/** Metadata JSON per record, dropped by every update. */
+const serialized = new WeakMap<MediaRecord, Buffer>();
+
+/** The metadata as JSON bytes, made once per change of the record: status reads are the hot path. */
+export function metadataJson(record: MediaRecord): Buffer {
+  let json = serialized.get(record);
+  if (!json) {
+    json = Buffer.from(JSON.stringify(publicMetadata(record)));
+    serialized.set(record, json);
+  }
+  return json;
+}

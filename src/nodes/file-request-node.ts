@@ -1,0 +1,30 @@
+// A node that sends the file of each message with its enhancement and passes on the service's answer
+// with its media uid in msg.media_uid: the upload and enhance video nodes, which differ only in their
+// operation (src/nodes/file-request.ts) and whether they keep messages across restarts.
+import { enhancementOf } from './enhancement';
+import { checkNodeEnhancement, sendMessageFile, type FileRequest } from './file-request';
+import { mediaNode } from './media-node';
+import type { RedApi } from './red';
+
+export function fileRequestNode<Answer extends { uid: string }>(
+  type: string,
+  request: FileRequest<Answer>,
+  options: {
+    /** A file from a path is kept on disk until its message is sent on (a Buffer only once uploaded). */
+    keepsMessages: boolean;
+  },
+): (RED: RedApi) => void {
+  return mediaNode(type, options, ({ RED, def, service, keeper, t }) => {
+    const configured = enhancementOf(def, request.fields);
+    return {
+      checkSettings: () => checkNodeEnhancement(t, request, configured),
+      handle: async (job) => {
+        await keeper.keepBeforeUpload(job);
+        const answer = await sendMessageFile(request, service, job, configured, RED.settings.fileWorkingDirectory);
+        job.msg.media_uid = answer.uid;
+        job.msg.payload = answer;
+        return job.msg;
+      },
+    };
+  });
+}

@@ -1,0 +1,68 @@
+// The operations that send a file with an enhancement: upload (v2 `media_enhancement`), used by the
+// upload and enhance file nodes, and enhance video (v1 multipart `video_enhancement`). A message's
+// request is the node's enhancement with the message's overrides, and the file from msg.payload or
+// msg.filename, sent with the job's progress.
+import type { MediaEnhanceClient, TransferOptions } from '../client/client';
+import type { MediaMetadata, VideoRecord } from '../client/types';
+import { checkEnhancementSettings } from '../contract/fields';
+import { withOverrides, type Enhancement, type EnhancementField } from './enhancement';
+import { UPLOAD_FIELDS, VIDEO_FIELDS } from './enhancement-fields';
+import type { Job } from './message-jobs';
+import { readFileInput, readOverrides, type FileToSend } from './msg-inputs';
+import type { NodeService } from './node-service';
+import type { Translate } from './texts';
+
+export interface FileRequest<Answer extends { uid: string }> {
+  fields: readonly EnhancementField[];
+  /** The request member that carries the enhancement (null when the node sets none). */
+  part: 'media_enhancement' | 'video_enhancement';
+  send(
+    client: MediaEnhanceClient,
+    file: FileToSend,
+    part: Enhancement | null,
+    options: TransferOptions,
+  ): Promise<Answer>;
+}
+
+export const UPLOAD: FileRequest<MediaMetadata> = {
+  fields: UPLOAD_FIELDS,
+  part: 'media_enhancement',
+  send: (client, file, media_enhancement, options) => client.uploadMedia({ ...file, media_enhancement }, options),
+};
+
+export const ENHANCE_VIDEO: FileRequest<VideoRecord> = {
+  fields: VIDEO_FIELDS,
+  part: 'video_enhancement',
+  send: (client, file, video_enhancement, options) => client.enhanceVideo({ ...file, video_enhancement }, options),
+};
+
+/** The node's own enhancement, checked at deploy as it will be for every message. */
+export function checkNodeEnhancement<Answer extends { uid: string }>(
+  t: Translate,
+  request: FileRequest<Answer>,
+  configured: Enhancement,
+): void {
+  withOverrides(t, configured, {}, request.fields, (enhancement) =>
+    checkEnhancementSettings(enhancement, request.part),
+  );
+}
+
+/** Reads the message's file and overrides (bad input fails before anything is sent) and sends the request. */
+export async function sendMessageFile<Answer extends { uid: string }>(
+  request: FileRequest<Answer>,
+  service: NodeService,
+  job: Job,
+  configured: Enhancement,
+  workingDirectory: string | undefined,
+): Promise<Answer> {
+  const enhancement = withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) =>
+    checkEnhancementSettings(merged, request.part),
+  );
+  const file = await readFileInput(job.t, job.msg, workingDirectory);
+  const client = await service.client();
+  return request.send(client, file, Object.keys(enhancement).length > 0 ? enhancement : null, {
+    signal: job.signal,
+    onWait: job.onWait,
+    onProgress: job.progress('uploading'),
+  });
+}

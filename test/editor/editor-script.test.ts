@@ -1,0 +1,230 @@
+// The editor's bounds, defaults and choices against the contract's, without a browser: each node's .html
+// script runs on the generated editor script with a stand-in RED, as the editor runs it, and its defaults
+// and checks are held against the contract's own checks; no .html may hold a number or name of its own.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createContext, runInContext } from 'node:vm';
+import { MAX_TIMER_MS } from '../../src/client/clock';
+import { DEFAULT_RATE_LIMITS } from '../../src/contract/endpoints';
+import {
+  checkEnhanceJsonBody,
+  checkEnhancementSettings,
+  DEFAULT_STEP,
+  MODELS,
+  SETTINGS_DEFAULTS,
+  STEPS,
+  TRANSCODE_KINDS,
+  type FieldIssue,
+} from '../../src/contract/fields';
+import { EDITOR_GLOBAL, EDITOR_SCRIPT_FILE, editorScriptSrc, renderEditorScript } from '../../src/editor/editor-script';
+import { editorValues, type EditorValues } from '../../src/editor/editor-values';
+import { LIMIT_FIELDS } from '../../src/nodes/config-options';
+import { AUDIO_FIELDS, UPLOAD_FIELDS, VIDEO_FIELDS } from '../../src/nodes/enhancement-fields';
+import type { NodeDef } from '../../src/nodes/red';
+import { enhancementOf, type EnhancementField, type Enhancement } from '../../src/nodes/enhancement';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const MODULE = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
+const HTML_FILES = readdirSync(join(ROOT, 'nodes')).filter((f) => f.endsWith('.html'));
+
+type Validate = (this: unknown, value: unknown, opt: unknown) => unknown;
+interface NodeDefinition {
+  defaults: Record<string, { value: unknown; validate?: Validate }>;
+}
+
+/** The editor script as the build wrote it, run as the browser runs it; its global. */
+function loadEditorScript(): EditorValues & Record<string, unknown> {
+  const window: Record<string, unknown> = {};
+  runInContext(readFileSync(join(ROOT, 'resources', EDITOR_SCRIPT_FILE), 'utf8'), createContext({ window }));
+  return window[EDITOR_GLOBAL] as EditorValues & Record<string, unknown>;
+}
+
+/** Each node's definition, from its .html's scripts run against the editor script. */
+function registerTypes(): Map<string, NodeDefinition> {
+  const editor = loadEditorScript();
+  const types = new Map<string, NodeDefinition>();
+  const RED = { nodes: { registerType: (type: string, def: NodeDefinition) => types.set(type, def) } };
+  // No dialog is open: a check that looks at a field finds none and reads the node's saved value.
+  const context = createContext({ window: { [EDITOR_GLOBAL]: editor }, RED, $: () => ({ length: 0 }) });
+  for (const file of HTML_FILES) {
+    const html = readFileSync(join(ROOT, 'nodes', file), 'utf8');
+    for (const [, code] of html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g))
+      runInContext(code, context, { filename: file });
+  }
+  return types;
+}
+
+/** A node as the editor creates it: every property at its default. */
+function newNode(type: string, def: NodeDefinition): NodeDef {
+  return {
+    id: 'n1',
+    type,
+    ...Object.fromEntries(Object.entries(def.defaults).map(([prop, { value }]) => [prop, value])),
+  };
+}
+
+function editorAccepts(type: string, def: NodeDefinition, prop: string, value: string): boolean {
+  const validate = def.defaults[prop].validate;
+  assert.ok(validate, `${prop} has a check`);
+  // Node-RED shows a returned reason only from a check declared (value, opt).
+  assert.equal(validate.length, 2, `${prop}'s check takes (value, opt)`);
+  return validate.call({ ...newNode(type, def), [prop]: value }, value, {}) === true;
+}
+
+/** Each media node's settings as its runtime reads them, and the contract's check of the request they make. */
+const MEDIA_NODES: Record<
+  string,
+  { fields: readonly EnhancementField[]; check: (settings: Enhancement) => FieldIssue[] }
+> = {
+  'media-enhance-audio': {
+    fields: AUDIO_FIELDS,
+    check: (s) => checkEnhanceJsonBody({ file_download_url: 'https://example.com/a.wav', file_name: 'a.wav', ...s }),
+  },
+  'media-enhance-video': { fields: VIDEO_FIELDS, check: (s) => checkEnhancementSettings(s, 'video_enhancement') },
+  'media-enhance-upload': { fields: UPLOAD_FIELDS, check: (s) => checkEnhancementSettings(s, 'media_enhancement') },
+  'media-enhance-file': { fields: UPLOAD_FIELDS, check: (s) => checkEnhancementSettings(s, 'media_enhancement') },
+};
+
+/**
+ * What a user may type, in plain notation (the editor asks for digits where the runtime would also read
+ * 1e1): every whole number around every bound, fractions, empty, words and each enum member.
+ */
+const SAMPLES = [
+  ...Array.from({ length: 201 }, (_, i) => String(i - 90)),
+  ...['-70.5', '-16.5', '-0.5', '0.25', '0.5', '0.99', '1.01', '99.5', ' -16 ', '', 'abc', 'lark_v2', 'NONE'],
+  ...MODELS,
+  ...TRANSCODE_KINDS,
+];
+
+describe('the editor script and the node dialogs, against the contract', () => {
+  const types = registerTypes();
+  const definition = (type: string) => {
+    const def = types.get(type);
+    assert.ok(def, `${type} is registered`);
+    return def;
+  };
+
+  it('is the script the sources make, written where Node-RED serves it and loaded by every node file first', () => {
+    assert.equal(
+      readFileSync(join(ROOT, 'resources', EDITOR_SCRIPT_FILE), 'utf8'),
+      renderEditorScript(editorValues()),
+      'npm run build wrote it from the current sources',
+    );
+    for (const file of HTML_FILES) {
+      const html = readFileSync(join(ROOT, 'nodes', file), 'utf8');
+      assert.ok(
+        html.startsWith(`<script src="${editorScriptSrc(MODULE)}"></script>\n`),
+        `${file} loads resources/${MODULE}/${EDITOR_SCRIPT_FILE} before its own script`,
+      );
+    }
+    assert.deepEqual([...types.keys()].sort(), HTML_FILES.map((f) => f.replace(/\.html$/, '')).sort());
+  });
+
+  it("gives a new media node the service's defaults, as a request the contract accepts", () => {
+    const v2Defaults = {
+      loudness_target: SETTINGS_DEFAULTS.loudness_target,
+      true_peak: SETTINGS_DEFAULTS.true_peak,
+      enhancement_level: SETTINGS_DEFAULTS.enhancement_level,
+      enhancement_model: SETTINGS_DEFAULTS.enhancement_model,
+    };
+    for (const [type, { fields, check }] of Object.entries(MEDIA_NODES)) {
+      const settings = enhancementOf(newNode(type, definition(type)), fields);
+      assert.deepEqual(check(settings), [], `${type}'s defaults pass the contract's check`);
+      if (type === 'media-enhance-audio') {
+        // v1 names the members otherwise and takes the level as a fraction.
+        assert.deepEqual(settings, {
+          loudness_target_level: v2Defaults.loudness_target,
+          loudness_peak_limit: v2Defaults.true_peak,
+          enhancement_level: v2Defaults.enhancement_level / 100,
+          transcode_kind: null,
+          model_arch: v2Defaults.enhancement_model,
+        });
+      } else {
+        const { transcode, ...rest } = settings;
+        assert.deepEqual(rest, v2Defaults, type);
+        assert.equal(transcode, undefined, `${type} keeps the input's format`);
+      }
+    }
+    assert.equal(newNode('media-enhance-download', definition('media-enhance-download')).step, DEFAULT_STEP);
+  });
+
+  it('accepts in each setting of each media node exactly the values the contract accepts', () => {
+    const disagreements: string[] = [];
+    for (const [type, { fields, check }] of Object.entries(MEDIA_NODES)) {
+      const def = definition(type);
+      for (const field of fields) {
+        for (const value of SAMPLES) {
+          const settings = enhancementOf({ ...newNode(type, def), [field.prop]: value }, fields);
+          const contractAccepts = !check(settings).some((issue) => issue.loc.at(-1) === field.member);
+          if (editorAccepts(type, def, field.prop, value) !== contractAccepts)
+            disagreements.push(`${type} ${field.prop} ${JSON.stringify(value)}: contract ${contractAccepts}`);
+        }
+      }
+    }
+    assert.deepEqual(disagreements, []);
+  });
+
+  it('accepts in the download step exactly the steps of the contract', () => {
+    const def = definition('media-enhance-download');
+    for (const value of [...SAMPLES, ...STEPS, 'enhanced'])
+      assert.equal(
+        editorAccepts('media-enhance-download', def, 'step', value),
+        (STEPS as readonly string[]).includes(value),
+        value,
+      );
+  });
+
+  it('accepts as a timeout exactly the seconds a timer holds, or empty', () => {
+    const seconds = Math.floor(MAX_TIMER_MS / 1000);
+    const values = ['', '1', '0.5', '60', '0', '-1', 'abc', String(seconds), String(seconds + 1)];
+    const runtimeAccepts = (value: string) =>
+      value === '' || (Number(value) > 0 && Number(value) * 1000 <= MAX_TIMER_MS);
+    for (const [type, prop] of [
+      ['media-enhance-wait', 'timeout'],
+      ['media-enhance-config', 'waitTimeout'],
+      ['media-enhance-config', 'requestTimeout'],
+    ]) {
+      for (const value of values)
+        assert.equal(
+          editorAccepts(type, definition(type), prop, value),
+          runtimeAccepts(value),
+          `${type} ${prop} ${value}`,
+        );
+    }
+  });
+
+  it("shows as placeholders the service's rate limits and the client's request timeout", () => {
+    const { defaults, bounds } = loadEditorScript();
+    for (const { endpoint, prop } of LIMIT_FIELDS) {
+      const limit = DEFAULT_RATE_LIMITS[endpoint];
+      assert.equal(defaults[prop], limit === null ? undefined : String(limit), prop);
+    }
+    assert.equal(defaults.requestTimeout, '60');
+    // Every hint a dialog marks names a value the script holds.
+    for (const file of HTML_FILES) {
+      const html = readFileSync(join(ROOT, 'nodes', file), 'utf8');
+      for (const [, name] of html.matchAll(/data-media-enhance-range="([^"]*)"/g))
+        assert.ok(name in bounds, `${file}: bound ${name}`);
+      for (const [, name] of html.matchAll(/data-media-enhance-placeholder="([^"]*)"/g))
+        assert.ok(name in defaults, `${file}: default ${name}`);
+    }
+  });
+
+  it('leaves in the node files no number and no name that the contract holds', () => {
+    const names = [...MODELS, ...TRANSCODE_KINDS, ...STEPS];
+    for (const file of HTML_FILES) {
+      const html = readFileSync(join(ROOT, 'nodes', file), 'utf8')
+        .replace(/^<script src="[^"]*"><\/script>/, '')
+        // Translation keys are named after the values they label; layout and port counts are no bounds.
+        .replace(/\s(?:data-i18n|style)="[^"]*"/g, '')
+        .replace(/\b(?:inputs|outputs): 1\b/g, '');
+      assert.deepEqual(html.match(/-?\b\d+(?:\.\d+)?\b/g) ?? [], [], `${file}: numbers are MediaEnhanceEditor's`);
+      assert.deepEqual(
+        names.filter((name) => new RegExp(`\\b${name}\\b`).test(html)),
+        [],
+        `${file}: choices are MediaEnhanceEditor's`,
+      );
+    }
+  });
+});

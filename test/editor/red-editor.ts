@@ -1,0 +1,20 @@
+// The part of Node-RED's editor API (the browser's global `RED`) that the editor tests call inside
+// page.evaluate(). Node-RED ships no types for it; this says what the tests rely on.
+
+/** Each `each*` caller names the fields of a node (or a workspace) that it reads. */
+export interface RedEditor {
+  nodes: {
+    getType(type: string): { category: string };
+    node(id: string): unknown;
+    eachNode<N>(visit: (node: N) => void): void;
+    eachConfig<N>(visit: (node: N) => void): void;
+    eachWorkspace<W>(visit: (workspace: W) => void): void;
+  };
+  editor: { edit(node: unknown): void; getEditStack(): Record<string, unknown>[] };
+  sidebar: { show(tab: string): void; help: { show(type: string): void } };
+  menu: { setSelected(id: string, selected: boolean): void };
+  workspaces: { show(id: string): void; active(): string };
+  actions: { invoke(action: string): void };
+  /** Present once the editor has started. */
+  notifications?: unknown;
+}
