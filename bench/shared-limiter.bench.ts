@@ -7,7 +7,7 @@ import { RollingWindowLimiter, type WindowLimiter } from '../src/client/rate-lim
 import { RedisWindowStore } from '../src/client/shared-limiter/redis-store';
 import { SharedWindowLimiter } from '../src/client/shared-limiter/shared-window-limiter';
 import { Sharing } from '../src/client/shared-limiter/sharing';
-import { startClientTestEngine } from '../test/client/engine';
+import { startTestEngine } from '../test/fixtures/test-engine';
 import { isUpload, startWorker, windowReport } from '../test/client/shared-limiter-run';
 import { startTestRedis, type TestRedis } from '../test/fixtures/redis-server';
 import type { BenchReport } from './run';
@@ -24,10 +24,10 @@ function percentile(values: number[], p: number): number {
 }
 
 async function uploadsRow(redis: TestRedis, processes: number, shared: boolean): Promise<string[]> {
-  const engine = await startClientTestEngine({
+  const engine = await startTestEngine({
     windowMs: WINDOW_MS,
     limits: LIMITS,
-    processorModule: join(__dirname, '../src/engine/copy-processor.js'),
+    processorModule: join(__dirname, '../src/engine/processors/copy-processor.js'),
     workers: 1,
   });
   try {
@@ -64,7 +64,7 @@ async function uploadsRow(redis: TestRedis, processes: number, shared: boolean):
       processes > 1 ? (Math.max(...counts) / Math.min(...counts)).toFixed(2) : '-',
     ];
   } finally {
-    await engine.close();
+    await engine.dispose();
   }
 }
 

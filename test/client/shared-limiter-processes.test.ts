@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startTestRedis, type TestRedis } from '../fixtures/redis-server';
-import { startClientTestEngine, type ClientTestEngine } from './engine';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { isMetadata, isUpload, startWorker, windowReport } from './shared-limiter-run';
 import type { WorkerConfig, WorkerResult } from './shared-limiter-worker';
 
@@ -13,22 +13,22 @@ const LIMITS = { uploadMedia: 12, getMetadata: 20 };
 describe('shared limiter: three client processes on one key', function () {
   this.timeout(180_000);
   let redis: TestRedis;
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
 
   beforeEach(async () => {
     redis = await startTestRedis();
-    engine = await startClientTestEngine({
+    engine = await startTestEngine({
       windowMs: WINDOW_MS,
       limits: LIMITS,
       // Each media stays PROCESSING a while, so every wait polls a few times; the copy keeps the CPU free.
       processingDelayMs: 500,
-      processorModule: join(__dirname, '../../src/engine/copy-processor.js'),
+      processorModule: join(__dirname, '../../src/engine/processors/copy-processor.js'),
       workers: 1,
     });
   });
 
   afterEach(async () => {
-    await engine.close();
+    await engine.dispose();
     await redis.stop();
   });
 

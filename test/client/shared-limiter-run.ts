@@ -2,7 +2,7 @@
 // shared by the multi-process tests and the benchmark.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { LoggedRequest } from './engine';
+import type { AccessLogEntry } from '../../src/engine';
 import type { WorkerConfig, WorkerResult } from './shared-limiter-worker';
 
 const WORKER = join(__dirname, 'shared-limiter-worker.js');
@@ -40,7 +40,7 @@ export interface WindowReport {
 }
 
 /** What the engine accepted and refused for requests whose path matches, over rolling windows of `windowMs`. */
-export function windowReport(log: LoggedRequest[], match: (path: string) => boolean, windowMs: number): WindowReport {
+export function windowReport(log: AccessLogEntry[], match: (path: string) => boolean, windowMs: number): WindowReport {
   const mine = log.filter((r) => match(r.path));
   const times = mine
     .filter((r) => r.status !== 429)

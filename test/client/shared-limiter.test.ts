@@ -2,18 +2,20 @@ import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { MediaEnhanceClient } from '../../src';
 import { RedisWindowStore, type SharingState } from '../../src/client/shared-limiter/redis-store';
+import type { AccessLogEntry } from '../../src/engine';
+import { makeWav } from '../fixtures/media';
 import { startTestRedis, type TestRedis } from '../fixtures/redis-server';
-import { makeWav, startClientTestEngine, type ClientTestEngine, type LoggedRequest } from './engine';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 
 /** Most requests the service accepted for `pathPart` in any rolling window of `windowMs`. */
-function maxAcceptedInWindow(log: LoggedRequest[], pathPart: string, windowMs: number): number {
+function maxAcceptedInWindow(log: AccessLogEntry[], pathPart: string, windowMs: number): number {
   const times = log.filter((r) => r.path.includes(pathPart) && r.status !== 429).map((r) => r.at);
   let max = 0;
   for (const t of times) max = Math.max(max, times.filter((u) => u >= t && u < t + windowMs).length);
   return max;
 }
 
-const count429 = (log: LoggedRequest[]) => log.filter((r) => r.status === 429).length;
+const count429 = (log: AccessLogEntry[]) => log.filter((r) => r.status === 429).length;
 
 async function until(what: string, test: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -102,17 +104,17 @@ describe('shared limiter: clients on one key', function () {
   this.timeout(60_000);
   const wav = makeWav(0.1, 8_000);
   let redis: TestRedis;
-  let engine: ClientTestEngine;
+  let engine: TestEngine;
   const clients: MediaEnhanceClient[] = [];
 
   beforeEach(async () => {
     redis = await startTestRedis();
-    engine = await startClientTestEngine({ windowMs: 1_000, limits: { uploadMedia: 4 } });
+    engine = await startTestEngine({ windowMs: 1_000, limits: { uploadMedia: 4 } });
   });
 
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
-    await engine.close();
+    await engine.dispose();
     await redis.stop();
   });
 
