@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { MediaEnhanceClient } from '../../src';
+import { systemClock } from '../../src/client/clock';
+import { RollingWindowLimiter } from '../../src/client/rate-limiter';
 import { RedisWindowStore, type SharingState } from '../../src/client/shared-limiter/redis-store';
+import { SharedWindowLimiter } from '../../src/client/shared-limiter/shared-window-limiter';
+import { Sharing } from '../../src/client/shared-limiter/sharing';
 import type { AccessLogEntry } from '../../src/engine';
 import { makeWav } from '../fixtures/media';
 import { startTestRedis, type TestRedis } from '../fixtures/redis-server';
@@ -97,6 +101,96 @@ describe('shared limiter: the Redis window', function () {
     } finally {
       redis.resume();
     }
+  });
+});
+
+describe('shared limiter: one instance in line', function () {
+  this.timeout(30_000);
+  let redis: TestRedis;
+  let sharing: Sharing;
+  let peek: Redis;
+
+  beforeEach(async () => {
+    redis = await startTestRedis();
+    sharing = new Sharing(new RedisWindowStore({ redisUrl: redis.url, keyPrefix: 'line' }, 'key'));
+    assert.equal(await sharing.inUse(), true);
+    peek = new Redis(redis.url);
+    // One test kills Redis: this connection's reconnect errors are expected.
+    peek.on('error', () => undefined);
+  });
+
+  afterEach(async () => {
+    await sharing.close();
+    peek.disconnect();
+    await redis.stop();
+  });
+
+  const limiter = (limit: number, windowMs: number) =>
+    new SharedWindowLimiter(
+      'uploadMedia',
+      new RollingWindowLimiter(limit, windowMs, systemClock),
+      sharing,
+      systemClock,
+    );
+  const placesInRedis = async () => {
+    const [key] = await peek.keys('line:limits:*');
+    return key ? peek.zcard(key) : 0;
+  };
+
+  it('lets callers through in the order they came, when another instance fills the window', async () => {
+    const other = limiter(2, 400);
+    const mine = limiter(2, 400);
+    (await Promise.all([other.acquire(), other.acquire()])).forEach((slot) => slot.settle());
+    const order: number[] = [];
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((i) =>
+        mine.acquire().then((slot) => {
+          order.push(i);
+          slot.settle();
+        }),
+      ),
+    );
+    assert.deepEqual(order, [0, 1, 2, 3, 4]);
+  });
+
+  it('gives the place back for a 429 or a request never sent, and counts an answered one', async () => {
+    const shared = limiter(5, 10_000);
+    const [a, b, c] = await Promise.all([shared.acquire(), shared.acquire(), shared.acquire()]);
+    assert.equal(await placesInRedis(), 3);
+    a.answered({}, true);
+    b.refund();
+    c.answered({}, false);
+    await until('two places given back', async () => (await placesInRedis()) === 1);
+    assert.equal(shared.used(), 1);
+  });
+
+  it('a caller that gives up while in line takes no place', async () => {
+    const shared = limiter(1, 10_000);
+    const first = await shared.acquire();
+    const leaving = new AbortController();
+    const waiting = shared.acquire({ signal: leaving.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    leaving.abort(new Error('gave up'));
+    await assert.rejects(waiting, /gave up/);
+    first.refund();
+    await until('the window is empty', async () => (await placesInRedis()) === 0);
+    assert.equal(shared.queued(), 0);
+  });
+
+  it('learns from the headers of places another client took without Redis', async () => {
+    const shared = limiter(5, 10_000);
+    const slot = await shared.acquire();
+    slot.answered({ 'x-ratelimit-limit': '5', 'x-ratelimit-used': '4', 'x-ratelimit-window': '10' }, false);
+    await until('Redis counts four', async () => (await placesInRedis()) === 4);
+  });
+
+  it('hands out places at once only while sharing is off', async () => {
+    const shared = limiter(5, 10_000);
+    assert.equal(shared.tryAcquire(), undefined);
+    await redis.kill();
+    await assert.doesNotReject(shared.acquire());
+    assert.equal(sharing.current(), 'unreachable');
+    assert.notEqual(shared.tryAcquire(), undefined);
   });
 });
 
