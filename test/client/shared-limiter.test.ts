@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { MediaEnhanceClient } from '../../src';
 import { systemClock } from '../../src/client/clock';
 import { RollingWindowLimiter } from '../../src/client/rate-limiter';
-import { RedisWindowStore, type SharingState } from '../../src/client/shared-limiter/redis-store';
+import { RedisWindowStore, RENEW_EVERY_MS, type SharingState } from '../../src/client/shared-limiter/redis-store';
 import { SharedWindowLimiter } from '../../src/client/shared-limiter/shared-window-limiter';
 import { Sharing } from '../../src/client/shared-limiter/sharing';
 import type { AccessLogEntry } from '../../src/engine';
@@ -74,6 +74,18 @@ describe('shared limiter: the Redis window', function () {
     assert.equal((await store.acquire('getMetadata', 1, 300, store.newMember())).taken, false);
     await new Promise((r) => setTimeout(r, 350));
     assert.equal((await store.acquire('getMetadata', 1, 300, store.newMember())).taken, true);
+  });
+
+  it('holds the place of a request under way while it is renewed, and lets it go after its hold', async () => {
+    const member = store.newMember();
+    await store.acquire('uploadMedia', 1, 1_000, member);
+    const [key] = await peek.keys('*');
+    const first = Number(await peek.zscore(key, member));
+    // Held beyond the window by three renewals: an instance that died mid-request frees it by itself.
+    assert.ok(first - Date.now() > 1_000 + 3 * RENEW_EVERY_MS - 1_000);
+    await new Promise((r) => setTimeout(r, 20));
+    await store.renew('uploadMedia', [member], 1_000);
+    assert.ok(Number(await peek.zscore(key, member)) > first);
   });
 
   it('learns of places the service counts and Redis does not (a client that does not share)', async () => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { ACQUIRE_SCRIPT, OBSERVE_SCRIPT, SETTLE_SCRIPT } from './scripts';
+import { ACQUIRE_SCRIPT, OBSERVE_SCRIPT, RENEW_SCRIPT, SETTLE_SCRIPT } from './scripts';
 
 /** How to reach the Redis that instances sharing a key share their limits through. */
 export interface SharedLimiterOptions {
@@ -31,6 +31,7 @@ export interface AcquireAnswer {
 interface ScriptCommands {
   meAcquire(key: string, limit: number, windowMs: number, holdMs: number, member: string): Promise<number[]>;
   meSettle(key: string, member: string): Promise<number>;
+  meRenew(key: string, holdMs: number, ...members: string[]): Promise<number>;
   meObserve(
     key: string,
     serverUsed: number,
@@ -79,6 +80,7 @@ export class RedisWindowStore {
     this.redis.on('error', () => undefined);
     this.redis.defineCommand('meAcquire', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
     this.redis.defineCommand('meSettle', { numberOfKeys: 1, lua: SETTLE_SCRIPT });
+    this.redis.defineCommand('meRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis.defineCommand('meObserve', { numberOfKeys: 1, lua: OBSERVE_SCRIPT });
     this.scripts = this.redis as unknown as ScriptCommands;
   }
@@ -113,6 +115,12 @@ export class RedisWindowStore {
   /** The request was answered: its place counts from now (Redis time). */
   async settle(endpoint: string, member: string): Promise<void> {
     await this.bounded(this.scripts.meSettle(this.key(endpoint), member));
+  }
+
+  /** Places of requests still under way stay held for another `holdMs(windowMs)`. */
+  async renew(endpoint: string, members: string[], windowMs: number): Promise<void> {
+    if (members.length === 0) return;
+    await this.bounded(this.scripts.meRenew(this.key(endpoint), holdMs(windowMs), ...members));
   }
 
   /** Gives a place back (the request never reached the service, or met a 429). */
@@ -163,10 +171,14 @@ export class RedisWindowStore {
   }
 }
 
+/** How often the places of requests under way are renewed. */
+export const RENEW_EVERY_MS = 10_000;
+
 /**
- * How long a place of a request under way is held before Redis lets it go by itself: long enough for a
- * slow upload, and bounded, so the places of an instance that died mid-request come back.
+ * How long a place of a request under way is held before Redis lets it go by itself, unless renewed:
+ * beyond the window (so the acquire script tells it from an answered place) by three renewals, so the
+ * places of an instance that died mid-request come back within about half a minute of the window.
  */
-function holdMs(windowMs: number): number {
-  return windowMs + 10 * 60_000;
+export function holdMs(windowMs: number): number {
+  return windowMs + 3 * RENEW_EVERY_MS;
 }

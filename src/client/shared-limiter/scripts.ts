@@ -2,8 +2,9 @@
 // window, and each takes its time from Redis (TIME), so instances with skewed clocks agree.
 //
 // The window of one operation of one key is a sorted set: one member per place, scored with the time
-// it counts from. A place whose request is under way is scored far in the future (now + hold) so it
-// keeps its place however long the request takes; the answer re-scores it with the time of the answer.
+// it counts from. A place whose request is under way is scored in the future (now + hold, renewed while
+// the request lasts) so it keeps its place however long the request takes, and comes back soon after
+// an instance that died mid-request stops renewing it; the answer re-scores it with the time of the answer.
 // A place counts while score + window > now.
 
 /** Milliseconds of Redis time, from TIME's seconds and microseconds. */
@@ -40,6 +41,17 @@ export const SETTLE_SCRIPT = `${NOW}
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
 end
+return 1
+`;
+
+/** KEYS[1] the window; ARGV holdMs, members. Requests still under way keep their places a while longer. */
+export const RENEW_SCRIPT = `${NOW}
+for i = 2, #ARGV do
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[i])
+  end
+end
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
 return 1
 `;
 

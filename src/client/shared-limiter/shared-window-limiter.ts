@@ -131,6 +131,7 @@ export class SharedWindowLimiter implements WindowLimiter {
           } else {
             this.gate.shift();
             head.detach();
+            this.sharing.hold(this.endpoint, member, windowMs);
             head.resolve(this.wrap(head.local, member));
           }
           this.ask();
@@ -214,6 +215,7 @@ export class SharedWindowLimiter implements WindowLimiter {
   }
 
   private settleShared(member: string): void {
+    this.sharing.unhold(member);
     this.sharing.store.settle(this.endpoint, member).then(
       () => undefined,
       () => {
@@ -224,6 +226,7 @@ export class SharedWindowLimiter implements WindowLimiter {
   }
 
   private release(member: string): void {
+    this.sharing.unhold(member);
     this.sharing.store.release(this.endpoint, [member]).then(
       () => this.wake(),
       () => {

@@ -1,4 +1,4 @@
-import type { RedisWindowStore, SharingState } from './redis-store';
+import { RENEW_EVERY_MS, type RedisWindowStore, type SharingState } from './redis-store';
 
 /** How often an unreachable Redis is asked again. */
 const PROBE_EVERY_MS = 1000;
@@ -20,6 +20,9 @@ export class Sharing {
   private readonly connected: Promise<void>;
   private probeTimer: NodeJS.Timeout | undefined;
   private pending: Pending[] = [];
+  /** Places of requests under way, renewed in Redis while they last. */
+  private readonly held = new Map<string, { endpoint: string; windowMs: number }>();
+  private renewTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -60,10 +63,45 @@ export class Sharing {
     this.pending.push({ endpoint, member, action });
   }
 
+  /** A place taken in Redis for a request now under way: kept held until `unhold`. */
+  hold(endpoint: string, member: string, windowMs: number): void {
+    this.held.set(member, { endpoint, windowMs });
+    if (this.renewTimer || this.closed) return;
+    this.renewTimer = setInterval(() => void this.renew(), RENEW_EVERY_MS);
+    this.renewTimer.unref();
+  }
+
+  /** The request was answered or never sent. */
+  unhold(member: string): void {
+    this.held.delete(member);
+    if (this.held.size === 0 && this.renewTimer) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.probeTimer) clearTimeout(this.probeTimer);
+    if (this.renewTimer) clearInterval(this.renewTimer);
     await this.store.close();
+  }
+
+  private async renew(): Promise<void> {
+    if (this.state !== 'shared') return;
+    const byWindow = new Map<string, { endpoint: string; windowMs: number; members: string[] }>();
+    for (const [member, { endpoint, windowMs }] of this.held) {
+      const id = `${endpoint} ${windowMs}`;
+      const group = byWindow.get(id) ?? { endpoint, windowMs, members: [] };
+      group.members.push(member);
+      byWindow.set(id, group);
+    }
+    try {
+      for (const { endpoint, windowMs, members } of byWindow.values())
+        await this.store.renew(endpoint, members, windowMs);
+    } catch {
+      this.lost();
+    }
   }
 
   private scheduleProbe(): void {
