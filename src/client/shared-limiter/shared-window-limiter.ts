@@ -125,11 +125,12 @@ export class SharedWindowLimiter implements WindowLimiter {
         if (answer.taken) {
           this.asking = false;
           this.sharedFreeAt = -Infinity;
-          if (this.gate[0] !== head) {
+          if (!this.gate.includes(head)) {
             // The caller left while Redis answered.
             this.release(member);
           } else {
-            this.gate.shift();
+            // Still first, unless a retry went ahead of it meanwhile: it has its place either way.
+            this.gate = this.gate.filter((e) => e !== head);
             head.detach();
             this.sharing.hold(this.endpoint, member, windowMs);
             head.resolve(this.wrap(head.local, member));
