@@ -29,16 +29,16 @@ export interface AcquireAnswer {
 
 /** The calls of the scripts, as ioredis defines them on the connection. */
 interface ScriptCommands {
-  meAcquire(key: string, limit: number, windowMs: number, holdMs: number, member: string): Promise<number[]>;
+  meAcquire(key: string, limit: number, windowMs: number, leaseMs: number, member: string): Promise<number[]>;
   meSettle(key: string, member: string): Promise<number>;
-  meRenew(key: string, holdMs: number, ...members: string[]): Promise<number>;
+  meRenew(key: string, leaseMs: number, ...members: string[]): Promise<number>;
   meObserve(
     key: string,
     serverUsed: number,
     windowMs: number,
     retryAfterMs: number,
     prefix: string,
-    holdMs: number,
+    leaseMs: number,
   ): Promise<number>;
 }
 
@@ -107,7 +107,7 @@ export class RedisWindowStore {
 
   async acquire(endpoint: string, limit: number, windowMs: number, member: string): Promise<AcquireAnswer> {
     const [taken, used, waitMs] = await this.bounded(
-      this.scripts.meAcquire(this.key(endpoint), limit, windowMs, holdMs(windowMs), member),
+      this.scripts.meAcquire(this.key(endpoint), limit, windowMs, LEASE_MS, member),
     );
     return { taken: taken === 1, used, waitMs: waitMs < 0 ? undefined : waitMs };
   }
@@ -117,10 +117,10 @@ export class RedisWindowStore {
     await this.bounded(this.scripts.meSettle(this.key(endpoint), member));
   }
 
-  /** Places of requests still under way stay held for another `holdMs(windowMs)`. */
-  async renew(endpoint: string, members: string[], windowMs: number): Promise<void> {
+  /** Places of requests still under way stay held for another LEASE_MS. */
+  async renew(endpoint: string, members: string[]): Promise<void> {
     if (members.length === 0) return;
-    await this.bounded(this.scripts.meRenew(this.key(endpoint), holdMs(windowMs), ...members));
+    await this.bounded(this.scripts.meRenew(this.key(endpoint), LEASE_MS, ...members));
   }
 
   /** Gives a place back (the request never reached the service, or met a 429). */
@@ -138,7 +138,7 @@ export class RedisWindowStore {
         windowMs,
         retryAfterMs ?? -1,
         `${this.newMember()}:seen:`,
-        holdMs(windowMs),
+        LEASE_MS,
       ),
     );
   }
@@ -175,10 +175,7 @@ export class RedisWindowStore {
 export const RENEW_EVERY_MS = 10_000;
 
 /**
- * How long a place of a request under way is held before Redis lets it go by itself, unless renewed:
- * beyond the window (so the acquire script tells it from an answered place) by three renewals, so the
- * places of an instance that died mid-request come back within about half a minute of the window.
+ * How long the place of a request under way stays held without a renewal: three renewals, so the
+ * places of an instance that died mid-request come back within half a minute.
  */
-export function holdMs(windowMs: number): number {
-  return windowMs + 3 * RENEW_EVERY_MS;
-}
+export const LEASE_MS = 3 * RENEW_EVERY_MS;

@@ -132,7 +132,7 @@ export class SharedWindowLimiter implements WindowLimiter {
             // Still first, unless a retry went ahead of it meanwhile: it has its place either way.
             this.gate = this.gate.filter((e) => e !== head);
             head.detach();
-            this.sharing.hold(this.endpoint, member, windowMs);
+            this.sharing.hold(this.endpoint, member);
             head.resolve(this.wrap(head.local, member));
           }
           this.ask();

@@ -21,7 +21,7 @@ export class Sharing {
   private probeTimer: NodeJS.Timeout | undefined;
   private pending: Pending[] = [];
   /** Places of requests under way, renewed in Redis while they last. */
-  private readonly held = new Map<string, { endpoint: string; windowMs: number }>();
+  private readonly held = new Map<string, string>();
   private renewTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -64,8 +64,8 @@ export class Sharing {
   }
 
   /** A place taken in Redis for a request now under way: kept held until `unhold`. */
-  hold(endpoint: string, member: string, windowMs: number): void {
-    this.held.set(member, { endpoint, windowMs });
+  hold(endpoint: string, member: string): void {
+    this.held.set(member, endpoint);
     if (this.renewTimer || this.closed) return;
     this.renewTimer = setInterval(() => void this.renew(), RENEW_EVERY_MS);
     this.renewTimer.unref();
@@ -89,16 +89,10 @@ export class Sharing {
 
   private async renew(): Promise<void> {
     if (this.state !== 'shared') return;
-    const byWindow = new Map<string, { endpoint: string; windowMs: number; members: string[] }>();
-    for (const [member, { endpoint, windowMs }] of this.held) {
-      const id = `${endpoint} ${windowMs}`;
-      const group = byWindow.get(id) ?? { endpoint, windowMs, members: [] };
-      group.members.push(member);
-      byWindow.set(id, group);
-    }
+    const byEndpoint = new Map<string, string[]>();
+    for (const [member, endpoint] of this.held) byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), member]);
     try {
-      for (const { endpoint, windowMs, members } of byWindow.values())
-        await this.store.renew(endpoint, members, windowMs);
+      for (const [endpoint, members] of byEndpoint) await this.store.renew(endpoint, members);
     } catch {
       this.lost();
     }
