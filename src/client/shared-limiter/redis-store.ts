@@ -96,6 +96,8 @@ export class RedisWindowStore {
       };
       const onReady = () => done(true);
       const timer = setTimeout(() => done(false), ms);
+      // The connection attempt, not this wait, decides whether the process stays alive.
+      timer.unref();
       this.redis.on('ready', onReady);
     });
   }
