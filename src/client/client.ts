@@ -21,7 +21,10 @@ import {
 import { MediaEnhanceError, redactError, validationError } from './errors';
 import { fileSource, multipartBody, type FileInput } from './multipart';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options';
-import { RollingWindowLimiter } from './rate-limiter';
+import { RollingWindowLimiter, type WindowLimiter } from './rate-limiter';
+import { RedisWindowStore, type SharingState } from './shared-limiter/redis-store';
+import { SharedWindowLimiter } from './shared-limiter/shared-window-limiter';
+import { Sharing } from './shared-limiter/sharing';
 import { StatusPoller, type WaitOptions } from './status-poller';
 import { Transport, type WaitEvent } from './transport';
 import type { EnhanceAudioResult, MediaMetadata, ProgressCallback, VideoRecord } from './types';
@@ -56,7 +59,8 @@ export class MediaEnhanceClient {
   private readonly options: ResolvedOptions;
   private readonly clock: Clock;
   private readonly random: () => number;
-  private readonly limiters: Record<EndpointId, RollingWindowLimiter>;
+  private readonly limiters: Record<EndpointId, WindowLimiter>;
+  private readonly sharing: Sharing | undefined;
   private readonly transport: Transport;
   private readonly poller: StatusPoller;
   private readonly closing = new AbortController();
@@ -67,10 +71,18 @@ export class MediaEnhanceClient {
     setMaxListeners(0, this.closing.signal);
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
-    const { limits, windowMs } = this.options;
+    const { limits, windowMs, sharedLimiter } = this.options;
+    const sharing = sharedLimiter
+      ? new Sharing(new RedisWindowStore(sharedLimiter, this.options.apiKey), sharedLimiter.onStateChange)
+      : undefined;
+    this.sharing = sharing;
     this.limiters = Object.fromEntries(
-      ENDPOINT_IDS.map((id) => [id, new RollingWindowLimiter(limits[id], windowMs, this.clock)]),
-    ) as Record<EndpointId, RollingWindowLimiter>;
+      ENDPOINT_IDS.map((id) => {
+        const local = new RollingWindowLimiter(limits[id], windowMs, this.clock);
+        const limiter: WindowLimiter = sharing ? new SharedWindowLimiter(id, local, sharing, this.clock) : local;
+        return [id, limiter];
+      }),
+    ) as Record<EndpointId, WindowLimiter>;
     this.transport = new Transport({
       origin: this.options.origin,
       base: this.options.base,
@@ -232,6 +244,14 @@ export class MediaEnhanceClient {
     };
   }
 
+  /**
+   * Whether the rate limits are shared with other instances now: `off` without `sharedLimiter`,
+   * `connecting` until Redis first answers, `unreachable` while each call uses the local limiter.
+   */
+  sharingState(): SharingState | 'connecting' | 'off' {
+    return this.sharing?.current() ?? 'off';
+  }
+
   /** Cancels every request and wait of this client and frees its connections. */
   async close(): Promise<void> {
     if (this.closing.signal.aborted) return;
@@ -240,6 +260,7 @@ export class MediaEnhanceClient {
     for (const limiter of Object.values(this.limiters))
       limiter.rejectAll(new MediaEnhanceError('ABORTED', 'the client was closed'));
     await this.transport.close();
+    await this.sharing?.close();
   }
 
   private async sendFile<T>(

@@ -11,3 +11,4 @@ export type { DownloadOptions, DownloadedFile, DownloadedStream } from './downlo
 export type { FileInput } from './multipart';
 export type { Clock } from './clock';
 export type { EnhanceAudioResult, MediaMetadata, VideoRecord, ProgressCallback } from './types';
+export type { SharedLimiterOptions, SharingState } from './shared-limiter/redis-store';

@@ -4,6 +4,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from './backoff';
 import type { Clock } from './clock';
 import { MediaEnhanceError } from './errors';
 import { DEFAULT_POLL_INTERVALS, type PollIntervals } from './poll-intervals';
+import type { SharedLimiterOptions } from './shared-limiter/redis-store';
 
 export interface ClientOptions {
   /** Where the service answers, e.g. `http://127.0.0.1:8600` (the local engine) or an `https://` URL. */
@@ -19,6 +20,11 @@ export interface ClientOptions {
   requestTimeoutMs?: number;
   /** Status polling intervals of `waitForCompletion`; defaults follow the interface's guidance. */
   poll?: Partial<PollIntervals>;
+  /**
+   * Shares the rate limits with every other instance that uses the same key, through Redis, so that
+   * together they stay inside the key's limits. Unset: this client keeps its own windows.
+   */
+  sharedLimiter?: SharedLimiterOptions;
   /** Allows `http:` to a host that is not loopback, where the key would travel in clear. */
   allowInsecureHttp?: boolean;
   /** For tests and simulations. */
@@ -36,6 +42,7 @@ export interface ResolvedOptions {
   retry: RetryPolicy;
   requestTimeoutMs: number;
   poll: PollIntervals;
+  sharedLimiter?: SharedLimiterOptions;
 }
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
@@ -74,6 +81,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     if (limit !== null && !(Number.isInteger(limit) && limit > 0))
       throw configError(`limits.${endpoint}`, limit, 'must be a positive integer or null');
   }
+  const sharedLimiter = checkSharedLimiter(options.sharedLimiter);
   return {
     origin: url.origin,
     base: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
@@ -83,7 +91,28 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     requestTimeoutMs,
     poll: { ...DEFAULT_POLL_INTERVALS, ...options.poll },
+    sharedLimiter,
   };
+}
+
+function checkSharedLimiter(shared: SharedLimiterOptions | undefined): SharedLimiterOptions | undefined {
+  if (shared === undefined || shared === null) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(shared.redisUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+    // Never echoed: the URL may carry a password.
+    throw new MediaEnhanceError('VALIDATION', 'sharedLimiter.redisUrl: must be a redis:// or rediss:// URL', {
+      details: ['sharedLimiter.redisUrl: must be a redis:// or rediss:// URL'],
+    });
+  }
+  const { timeoutMs } = shared;
+  if (timeoutMs !== undefined && !(timeoutMs > 0))
+    throw configError('sharedLimiter.timeoutMs', timeoutMs, 'must be a positive number of milliseconds');
+  return shared;
 }
 
 export function isLoopbackHost(hostname: string): boolean {

@@ -1,7 +1,7 @@
 import { RATE_LIMIT_HEADERS } from '../contract/endpoints';
 import type { Clock } from './clock';
 
-type HeaderBag = Record<string, string | string[] | undefined>;
+export type HeaderBag = Record<string, string | string[] | undefined>;
 
 /** What a caller is told while it waits for a place. */
 export interface WaitInfo {
@@ -27,6 +27,26 @@ export interface Slot {
   answered(headers: HeaderBag, rateLimited: boolean, retryAfterMs?: number): void;
 }
 
+export interface AcquireOptions {
+  signal?: AbortSignal;
+  onWait?: (info: WaitInfo) => void;
+  /** Goes to the head of the line (a retry, which has waited its turn already). */
+  front?: boolean;
+}
+
+/** What the transport and the status poller need of a limiter: the local one, or one shared through Redis. */
+export interface WindowLimiter {
+  tryAcquire(): Slot | undefined;
+  acquire(options?: AcquireOptions): Promise<Slot>;
+  nextFreeAt(): number;
+  used(): number;
+  queued(): number;
+  currentLimit(): number | null;
+  currentWindowMs(): number;
+  observe(headers: HeaderBag, retryAfterMs?: number): void;
+  rejectAll(reason: unknown): void;
+}
+
 interface Waiter {
   resolve(slot: Slot): void;
   reject(err: unknown): void;
@@ -41,7 +61,7 @@ interface Waiter {
  * sharing is seen, sends are spread evenly over the window rather than sent in bursts, so that the
  * clients interleave, each sees the others' requests in the counts, and they stop colliding.
  */
-export class RollingWindowLimiter {
+export class RollingWindowLimiter implements WindowLimiter {
   private readonly configuredLimit: number | null;
   private limit: number | null;
   private windowMs: number;
@@ -77,7 +97,7 @@ export class RollingWindowLimiter {
   }
 
   /** Resolves with a place in the window; waits in line while the window is full. */
-  acquire(options: { signal?: AbortSignal; onWait?: (info: WaitInfo) => void; front?: boolean } = {}): Promise<Slot> {
+  acquire(options: AcquireOptions = {}): Promise<Slot> {
     const { signal, onWait, front } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.queue.length === 0 && this.freePlaces() >= 1) return Promise.resolve(this.take());

@@ -3,7 +3,7 @@ import type { Clock } from './clock';
 import { MediaEnhanceError } from './errors';
 import type { MediaMetadata } from './types';
 import { nextPollDelay, type PollIntervals } from './poll-intervals';
-import type { RollingWindowLimiter, Slot } from './rate-limiter';
+import type { Slot, WindowLimiter } from './rate-limiter';
 import { decideRetry } from './retry-decision';
 
 export interface WaitOptions {
@@ -45,7 +45,7 @@ export function isFailed(status: unknown): boolean {
 }
 
 export interface PollerDeps {
-  limiter: RollingWindowLimiter;
+  limiter: WindowLimiter;
   /** Asks the service once, with a place already taken in the metadata window. */
   fetchMetadata(uid: string, slot: Slot, signal: AbortSignal): Promise<MediaMetadata>;
   clock: Clock;

@@ -4,7 +4,7 @@ import type { EndpointId } from '../contract/endpoints';
 import { parseRetryAfter, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { MediaEnhanceError, errorFromResponse, redactError } from './errors';
-import type { RollingWindowLimiter, Slot } from './rate-limiter';
+import type { Slot, WindowLimiter } from './rate-limiter';
 import { NOT_SENT_CODES, REFUSED_CODE, decideRetry, type RequestFailure } from './retry-decision';
 
 /** What a caller is told while its request waits: for a place in the window, or before a retry. */
@@ -64,7 +64,7 @@ export interface TransportConfig {
   retry: RetryPolicy;
   clock: Clock;
   random: () => number;
-  limiterFor(endpoint: EndpointId): RollingWindowLimiter;
+  limiterFor(endpoint: EndpointId): WindowLimiter;
 }
 
 /**

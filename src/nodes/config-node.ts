@@ -3,6 +3,7 @@
 // engine and stops it on close; a redeploy of the nodes that use it leaves both running.
 import { MediaEnhanceClient } from '../client/client';
 import { MediaEnhanceError } from '../client/errors';
+import type { SharingState } from '../client/shared-limiter/redis-store';
 import { readServiceConfig, type ServiceConfig } from './config-options';
 import { fieldName, InputError } from './input-error';
 import { startLocalEngine } from './local-engine';
@@ -35,6 +36,11 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
       baseUrl: config.baseUrl!,
       apiKey,
       allowInsecureHttp: config.allowInsecureHttp,
+      sharedLimiter: config.sharedLimits && {
+        ...config.sharedLimits,
+        password: node.credentials?.redisPassword || undefined,
+        onStateChange: sharingReporter(node, t),
+      },
     });
     return { client, close: () => client.close() };
   }
@@ -54,6 +60,25 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
       await client.close();
       await engine.close();
     },
+  };
+}
+
+/**
+ * Says when the limits stop being shared (Redis unreachable or slow: each call then uses this instance's
+ * own limiter) and when sharing resumes. The first connection says nothing: sharing is what was asked for.
+ */
+function sharingReporter(node: RedNode, t: Translate): (state: SharingState) => void {
+  let lost = false;
+  return (state) => {
+    if (state === 'unreachable') {
+      lost = true;
+      node.status({ fill: 'yellow', shape: 'ring', text: t('media-enhance-config.status.notShared') });
+      node.warn(t('media-enhance-config.warn.notShared'));
+    } else if (lost) {
+      lost = false;
+      node.status({});
+      node.log(t('media-enhance-config.log.sharedAgain'));
+    }
   };
 }
 
@@ -109,6 +134,6 @@ export default function register(RED: RedApi): void {
           );
       });
     },
-    { credentials: { apiKey: { type: 'password' } } },
+    { credentials: { apiKey: { type: 'password' }, redisPassword: { type: 'password' } } },
   );
 }

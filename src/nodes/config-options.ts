@@ -3,7 +3,7 @@
 // same way as a bad msg property.
 import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
-import { inputError } from './input-error';
+import { fieldName, InputError, inputError } from './input-error';
 import type { NodeDef } from './red';
 import type { Translate } from './texts';
 
@@ -16,6 +16,8 @@ export interface ServiceConfig {
   requestTimeoutMs?: number;
   /** Default of every wait node that uses this config; undefined waits as long as the media is in progress. */
   waitTimeoutMs?: number;
+  /** Shares the limits with other instances through this Redis; undefined: this instance keeps its own. */
+  sharedLimits?: { redisUrl: string; keyPrefix?: string };
 }
 
 /** The editor property of each operation's limit, and the key of its label. */
@@ -70,6 +72,27 @@ export function readServiceConfig(t: Translate, def: NodeDef): ServiceConfig {
       throw inputError(t, setting('baseUrl', 'media-enhance-config.setting.baseUrl'), def.baseUrl, rule);
     }
     config.baseUrl = String(def.baseUrl).trim();
+    config.sharedLimits = readSharedLimits(t, def);
   }
   return config;
+}
+
+/** The Redis through which the limits are shared (a remote service only: the local engine has its own key). */
+function readSharedLimits(t: Translate, def: NodeDef): ServiceConfig['sharedLimits'] {
+  if (isEmpty(def.redisUrl)) return undefined;
+  const redisUrl = String(def.redisUrl).trim();
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(redisUrl).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+    // The value is not shown: it may carry a password.
+    const field = { prop: 'redisUrl', label: t('media-enhance-config.setting.redisUrl') };
+    const rule = t('media-enhance-config.error.redisUrl');
+    throw new InputError([t('media-enhance.input.lineWithoutValue', { field: fieldName(t, field), rule })], [field]);
+  }
+  const keyPrefix = isEmpty(def.redisKeyPrefix) ? undefined : String(def.redisKeyPrefix).trim();
+  return { redisUrl, keyPrefix };
 }

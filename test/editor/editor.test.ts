@@ -462,6 +462,32 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     await page.waitForSelector('#node-input-btn-service-add', { state: 'detached' });
   });
 
+  it('offers to share the limits through Redis, with its password as a password field', async () => {
+    await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex1-upload')));
+    await page.click('#node-input-btn-service-add');
+    await page.waitForSelector('#node-config-input-mode', { state: 'visible' });
+    assert.equal(await page.locator('#node-config-input-redisUrl').isVisible(), false, 'hidden for the local engine');
+    await page.selectOption('#node-config-input-mode', 'remote');
+    assert.equal(await page.locator('#node-config-input-redisUrl').isVisible(), true);
+    assert.equal(await page.locator('#node-config-input-redisPassword').getAttribute('type'), 'password');
+    const verdicts = await page.evaluate(() => {
+      const { validate } = (
+        RED.nodes.getType('media-enhance-config') as unknown as {
+          defaults: { redisUrl: { validate: (v: string) => true | string } };
+        }
+      ).defaults.redisUrl;
+      return ['', 'redis://127.0.0.1:6379', 'rediss://cache.example.com:6380/2', 'http://127.0.0.1:6379'].map((url) =>
+        validate(url),
+      );
+    });
+    assert.deepEqual(verdicts.slice(0, 3), [true, true, true]);
+    assert.match(String(verdicts[3]), /redis:\/\/ or rediss:\/\//);
+    await page.click('#node-config-dialog-cancel');
+    await page.waitForSelector('#node-config-input-mode', { state: 'detached' });
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-input-btn-service-add', { state: 'detached' });
+  });
+
   it('turns a WAV dropped into inbox/ into an enhanced file at the target loudness, with status in the editor', async () => {
     await page.evaluate(() => {
       RED.menu.setSelected('menu-item-sidebar', true);

@@ -138,7 +138,8 @@ describe('the packed package in a real Node-RED', function () {
     assert.ok(exported.text.includes('media-enhance-config'));
     assert.ok(!exported.text.includes(key), 'GET /flows');
     const credentials = await get('/credentials/media-enhance-config/svc');
-    assert.deepEqual(JSON.parse(credentials.text), { has_apiKey: true });
+    // The Redis password of shared limits is a credential too, here unset.
+    assert.deepEqual(JSON.parse(credentials.text), { has_apiKey: true, has_redisPassword: false });
     assert.ok(!(await fsp.readFile(join(userDir, 'flows.json'), 'utf8')).includes(key), 'flows.json');
     assert.ok(
       !(await fsp.readFile(join(userDir, 'flows_cred.json'), 'utf8')).includes(key),
