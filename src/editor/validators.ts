@@ -122,6 +122,20 @@ export function fileNameOrEmpty(): Validator {
   });
 }
 
+/**
+ * Shared limits: a redis:// or rediss:// URL, or empty. A password belongs in its own field, kept with the
+ * credentials: written in the URL it would be saved in flows.json.
+ */
+export function redisUrlOrEmpty(): Validator {
+  return withReason(function (value) {
+    const url = textOf(value);
+    if (url === '') return true;
+    if (!/^rediss?:\/\/\S+$/i.test(url))
+      return "a redis:// or rediss:// URL, or empty to keep this instance's own limits";
+    return !/^rediss?:\/\/[^/@]*:[^/@]*@/i.test(url) || 'a URL without a password: put it in the password field';
+  });
+}
+
 /** The checks the editor script offers, each as MediaEnhanceEditor.<its name>. */
 export const VALIDATORS = [
   numberIn,
@@ -132,6 +146,7 @@ export const VALIDATORS = [
   either,
   folderForFiles,
   fileNameOrEmpty,
+  redisUrlOrEmpty,
 ];
 
 /** What the checks call, copied into the editor script beside them. */

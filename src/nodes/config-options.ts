@@ -81,18 +81,20 @@ export function readServiceConfig(t: Translate, def: NodeDef): ServiceConfig {
 function readSharedLimits(t: Translate, def: NodeDef): ServiceConfig['sharedLimits'] {
   if (isEmpty(def.redisUrl)) return undefined;
   const redisUrl = String(def.redisUrl).trim();
-  let protocol: string | undefined;
+  let url: URL | undefined;
   try {
-    protocol = new URL(redisUrl).protocol;
+    url = new URL(redisUrl);
   } catch {
-    protocol = undefined;
+    url = undefined;
   }
-  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+  const refuse = (ruleKey: string) => {
     // The value is not shown: it may carry a password.
     const field = { prop: 'redisUrl', label: t('media-enhance-config.setting.redisUrl') };
-    const rule = t('media-enhance-config.error.redisUrl');
-    throw new InputError([t('media-enhance.input.lineWithoutValue', { field: fieldName(t, field), rule })], [field]);
-  }
+    const rule = t(ruleKey);
+    return new InputError([t('media-enhance.input.lineWithoutValue', { field: fieldName(t, field), rule })], [field]);
+  };
+  if (url?.protocol !== 'redis:' && url?.protocol !== 'rediss:') throw refuse('media-enhance-config.error.redisUrl');
+  if (url.password !== '') throw refuse('media-enhance-config.error.redisUrlPassword');
   const keyPrefix = isEmpty(def.redisKeyPrefix) ? undefined : String(def.redisKeyPrefix).trim();
   return { redisUrl, keyPrefix };
 }

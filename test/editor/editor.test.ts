@@ -476,12 +476,17 @@ describe('the editor in Chromium, started as npm start starts it', function () {
           defaults: { redisUrl: { validate: (v: string) => true | string } };
         }
       ).defaults.redisUrl;
-      return ['', 'redis://127.0.0.1:6379', 'rediss://cache.example.com:6380/2', 'http://127.0.0.1:6379'].map((url) =>
-        validate(url),
-      );
+      return [
+        '',
+        'redis://127.0.0.1:6379',
+        'rediss://cache.example.com:6380/2',
+        'http://127.0.0.1:6379',
+        'redis://:secret@127.0.0.1:6379',
+      ].map((url) => validate(url));
     });
     assert.deepEqual(verdicts.slice(0, 3), [true, true, true]);
     assert.match(String(verdicts[3]), /redis:\/\/ or rediss:\/\//);
+    assert.match(String(verdicts[4]), /without a password: put it in the password field/);
     await page.click('#node-config-dialog-cancel');
     await page.waitForSelector('#node-config-input-mode', { state: 'detached' });
     await page.click('#node-dialog-cancel');

@@ -92,4 +92,14 @@ describe('nodes: limits shared with other instances through Redis', function () 
     assert.match(message, /Redis URL.*must be a redis:\/\/ or rediss:\/\/ URL/);
     assert.ok(!message.includes('secret'));
   });
+
+  it('refuses a URL that holds a password, which would be saved in the flows, without showing it', async () => {
+    await loadFlow(flow('redis://:secret@127.0.0.1:6379'), { svc: { apiKey: engine.apiKey } });
+    const config = helper.getNode('svc');
+    const deadline = Date.now() + 5_000;
+    while (config.error.callCount === 0 && Date.now() < deadline) await sleep(20);
+    const message = String(config.error.firstCall?.args[0]);
+    assert.match(message, /Redis URL.*must not hold a password.*password field/);
+    assert.ok(!message.includes('secret'));
+  });
 });
