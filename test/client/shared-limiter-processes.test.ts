@@ -105,8 +105,8 @@ describe('shared limiter: three client processes on one key', function () {
     const results = await Promise.all(running);
     assertAllDone(results);
     for (const r of results) assert.deepEqual(r.states, ['shared', 'unreachable', 'shared']);
-    const { uploads } = report();
-    assert.ok(uploads.busiestWindow <= LIMITS.uploadMedia);
+    // While Redis is down each instance keeps only its own window, so the service's 429s hold the key's
+    // limit then: the shared window is asserted by the other tests, and here only that sharing comes back.
     // Once sharing is back, no more 429s: the last 5 s (after the restart and a window) are clean.
     const log = engine.requests();
     const last = Math.max(...log.map((r) => r.at));

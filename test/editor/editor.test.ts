@@ -364,7 +364,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       {
         id: 'me-example-engine',
         prefix: 'node-config-input',
-        changes: { limitUpload: '7', requestTimeout: '30', waitTimeout: '900' },
+        changes: { limitUpload: '7', requestTimeout: '30' },
       },
     ];
     const open = async (id: string, prefix: string) => {
