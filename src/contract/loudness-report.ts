@@ -1,6 +1,9 @@
 // The loudness report: a local-engine extension beyond the interface (docs/interface.md, "Local engine
 // extensions"). The engine makes it, the client fetches it, the nodes and the sidebar show it.
 
+/** The route of the report, beside the interface's operations (it counts as a `getMetadata` request). */
+export const LOUDNESS_REPORT_PATH = (uid: string) => `/v2/medias/${encodeURIComponent(uid)}/loudness`;
+
 /** The route's answers carry this header, so a client can tell them from a service that has no such route. */
 export const LOUDNESS_REPORT_HEADER = 'x-loudness-report';
 
