@@ -340,6 +340,38 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     }
   });
 
+  it('offers "attach loudness report as msg.loudness" in the download dialog, unticked, and saves it ticked', async () => {
+    const id = 'me-ex4-download';
+    const saved = () =>
+      page.evaluate((nodeId) => (RED.nodes.node(nodeId) as { attachLoudness?: boolean }).attachLoudness, id);
+    const before = await saved();
+    const open = async () => {
+      await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
+      await page.waitForSelector('#node-input-attachLoudness', { state: 'visible' });
+    };
+    await open();
+    assert.equal(await page.isChecked('#node-input-attachLoudness'), false, 'off by default');
+    assert.match(
+      (await page.textContent('label[for="node-input-attachLoudness"]')) ?? '',
+      /Attach loudness report as msg\.loudness/,
+    );
+    await page.setChecked('#node-input-attachLoudness', true);
+    await page.click('#node-dialog-ok');
+    await page.waitForSelector('#node-input-name', { state: 'detached' });
+    assert.equal(await saved(), true, 'saved ticked');
+    await open();
+    assert.equal(await page.isChecked('#node-input-attachLoudness'), true, 'shown ticked again');
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-input-name', { state: 'detached' });
+    // Put back as found, so the examples deploy as they ship.
+    await page.evaluate(
+      ([nodeId, value]) => {
+        (RED.nodes.node(nodeId) as { attachLoudness?: boolean }).attachLoudness = value;
+      },
+      [id, before] as const,
+    );
+  });
+
   it('shows in the rows that dialogs share the saved values, and saves what a user changes there', async () => {
     // One node for each kind of shared row, with other values a user might give: v2 and v1 settings with
     // their menus, where a file goes and the checkbox, and the config node's limits. Each is put back as
