@@ -5,7 +5,7 @@
 import { MediaEnhanceError } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
 import type { MediaMetadata, ProgressCallback } from '../client/types';
-import { sidebarRegistry } from '../sidebar/registry';
+import { sidebarRegistry, type JobHandle } from '../sidebar/registry';
 import type { DoneFunction, NodeMessage, RedNode, SendFunction } from './red';
 import { StatusBoard, type JobStatus } from './status-board';
 import { doneStatus, failureText, progressText, stateText, waitText, type Transfer } from './status-text';
@@ -71,10 +71,7 @@ export function handleMessages(
   firstStatus: JobStatus = { text: t('media-enhance.status.starting') },
 ): MessageJobs {
   const board = new StatusBoard(node);
-  const inFlight = new Map<
-    AbortController,
-    { running: Promise<void>; kept: () => boolean; listed: ReturnType<typeof sidebarRegistry.beginJob> }
-  >();
+  const inFlight = new Map<AbortController, { running: Promise<void>; kept: () => boolean; listed: JobHandle }>();
   let closed = false;
 
   const run = (msg: NodeMessage, send: SendFunction, done: DoneFunction, prepare?: (job: Job) => void) => {
