@@ -65,7 +65,7 @@ export default tseslint.config(
   {
     // Node-RED loads these CommonJS entry files by the paths in package.json; each one passes on a
     // compiled module with `require`, which is how CommonJS imports.
-    files: ['nodes/*.js'],
+    files: ['nodes/*.js', 'plugins/*.js'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -19,6 +19,7 @@ import {
   type DownloadOptions,
 } from './download';
 import { MediaEnhanceError, redactError, validationError } from './errors';
+import { RateLimitLog, type LimitState, type OperationLimitState } from './limit-state';
 import { fileSource, multipartBody, type FileInput } from './multipart';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options';
 import { RollingWindowLimiter, type WindowLimiter } from './rate-limiter';
@@ -64,6 +65,7 @@ export class MediaEnhanceClient {
   private readonly transport: Transport;
   private readonly poller: StatusPoller;
   private readonly closing = new AbortController();
+  private readonly rateLimitLog: RateLimitLog;
 
   constructor(options: ClientOptions) {
     this.options = resolveOptions(options);
@@ -83,7 +85,9 @@ export class MediaEnhanceClient {
         return [id, limiter];
       }),
     ) as Record<EndpointId, WindowLimiter>;
+    this.rateLimitLog = new RateLimitLog(this.clock);
     this.transport = new Transport({
+      rateLimits: this.rateLimitLog,
       origin: this.options.origin,
       base: this.options.base,
       apiKey: this.options.apiKey,
@@ -114,6 +118,11 @@ export class MediaEnhanceClient {
   /** The service's origin (scheme, host, port); never the key. */
   get origin(): string {
     return this.options.origin;
+  }
+
+  /** The service's base URL (origin and path prefix); never the key. */
+  get baseUrl(): string {
+    return this.options.base;
   }
 
   /** v1: the service fetches the file at `file_download_url` and enhances it. Every field is required. */
@@ -234,13 +243,18 @@ export class MediaEnhanceClient {
   }
 
   /** Rate-limit state of an operation, as this client sees it. */
-  rateLimit(endpoint: EndpointId): { limit: number | null; used: number; queued: number; windowMs: number } {
-    const limiter = this.limiters[endpoint];
+  rateLimit(endpoint: EndpointId): OperationLimitState {
+    return this.limitState().operations.find((operation) => operation.id === endpoint)!;
+  }
+
+  /**
+   * What this client knows of its limits now: per operation (in ENDPOINT_IDS order) the places used and
+   * queued, the wait under way and the 429s seen since it started; and its status poller's media and next poll.
+   */
+  limitState(): LimitState {
     return {
-      limit: limiter.currentLimit(),
-      used: limiter.used(),
-      queued: limiter.queued(),
-      windowMs: limiter.currentWindowMs(),
+      operations: this.rateLimitLog.operations((endpoint) => this.limiters[endpoint]),
+      poller: { watching: this.poller.watching(), nextPollAt: this.poller.nextPollAt() },
     };
   }
 

@@ -6,6 +6,7 @@ export type { ClientOptions } from './options';
 export type { RetryPolicy } from './backoff';
 export type { PollIntervals } from './poll-intervals';
 export type { WaitOptions } from './status-poller';
+export type { LimitState, OperationLimitState, PollerState } from './limit-state';
 export type { WaitEvent } from './transport';
 export type { DownloadOptions, DownloadedFile, DownloadedStream } from './download';
 export type { FileInput } from './multipart';

@@ -134,6 +134,17 @@ export class StatusPoller {
     return this.watches.size;
   }
 
+  /**
+   * When the next poll goes out (epoch ms): the earliest due media, not before the metadata window has a
+   * place; null when no media is followed or every one is being asked now.
+   */
+  nextPollAt(): number | null {
+    let next = Infinity;
+    for (const watch of this.watches.values()) if (!watch.polling) next = Math.min(next, watch.dueAt);
+    if (next === Infinity) return null;
+    return Math.max(next, this.deps.limiter.nextFreeAt());
+  }
+
   close(): void {
     this.stop.abort();
     this.clearTimer();

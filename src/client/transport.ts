@@ -4,6 +4,7 @@ import type { EndpointId } from '../contract/endpoints';
 import { parseRetryAfter, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { MediaEnhanceError, errorFromResponse, redactError } from './errors';
+import type { RateLimitLog } from './limit-state';
 import type { Slot, WindowLimiter } from './rate-limiter';
 import { NOT_SENT_CODES, REFUSED_CODE, decideRetry, type RequestFailure } from './retry-decision';
 
@@ -65,6 +66,8 @@ export interface TransportConfig {
   clock: Clock;
   random: () => number;
   limiterFor(endpoint: EndpointId): WindowLimiter;
+  /** Told of every 429 answer and of each wait before a call is sent again after one. */
+  rateLimits?: RateLimitLog;
 }
 
 /**
@@ -150,6 +153,8 @@ export class Transport {
       }
       if (decision.spendsRetry) retries++;
       const reason = decision.reason === 'rate-limited' ? 'rate-limited' : 'retry';
+      if (reason === 'rate-limited')
+        this.config.rateLimits?.waitingUntil(spec.endpoint, clock.now() + decision.afterMs);
       spec.onWait?.({ endpoint: spec.endpoint, reason, waitMs: decision.afterMs, attempt: attempt + 1, cause });
       await sleep(clock, decision.afterMs, spec.signal);
     };
@@ -226,6 +231,7 @@ export class Transport {
       })) as Response;
       const retryAfterMs =
         res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after'], this.config.clock.now()) : undefined;
+      if (res.statusCode === 429) this.config.rateLimits?.tooManyRequests(spec.endpoint);
       if (hop === 0) slot.answered(sameOrigin ? res.headers : {}, res.statusCode === 429, retryAfterMs);
       else if (sameOrigin) limiter.observe(res.headers, retryAfterMs);
       const location = headerText(res.headers.location);

@@ -11,6 +11,7 @@ import type { NodeDef, RedApi, RedNode } from './red';
 import { publishExampleMedia } from './example-media';
 import { sweepJournalsAfterEachDeploy } from './journal-sweep';
 import { translator, type Translate } from './texts';
+import { sidebarRegistry } from '../sidebar/registry';
 
 export const CONFIG_TYPE = 'media-enhance-config';
 
@@ -100,6 +101,18 @@ function newRemoteClient(
   }
 }
 
+/** The service as the editor's sidebar names it: as the config node's label does. */
+function sidebarNameOf(t: Translate, def: NodeDef): { name: string; kind: 'built-in' | 'remote' } {
+  if (def.mode !== 'remote') return { name: def.name || t('media-enhance-config.label.localEngine'), kind: 'built-in' };
+  let host = '';
+  try {
+    host = new URL(String(def.baseUrl)).host;
+  } catch {
+    // the config node reports the bad URL itself
+  }
+  return { name: def.name || host || t('media-enhance-config.paletteLabel'), kind: 'remote' };
+}
+
 export default function register(RED: RedApi): void {
   publishExampleMedia();
   sweepJournalsAfterEachDeploy(RED);
@@ -118,8 +131,14 @@ export default function register(RED: RedApi): void {
         service = Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
       service.catch((err: Error) => node.error(t('media-enhance-config.error.cannotUse', { error: err.message })));
+      const shown = sidebarRegistry.addService(node.id, sidebarNameOf(t, def));
+      service.then(
+        (open) => shown.ready(open.client, open.client.baseUrl),
+        (err: Error) => shown.failed(err.message),
+      );
       node.getClient = () => service.then((open) => open.client);
       node.on('close', (_removed, done) => {
+        shown.remove();
         service
           .then(
             (open) => open.close(),

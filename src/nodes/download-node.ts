@@ -9,48 +9,53 @@ import { inputError } from './input-error';
 import { readMediaUid, readStep } from './msg-inputs';
 import type { NodeMessage } from './red';
 
-export default mediaNode('media-enhance-download', { keepsMessages: true }, ({ RED, def, service, keeper, t }) => {
-  const step = (def.step || 'ENHANCED') as Step;
-  const output = readFileOutput(def);
-  const { toFile, folder, name } = output;
-  const checkSettings = () => {
-    if (!(STEPS as readonly string[]).includes(step))
-      throw inputError(
-        t,
-        { prop: 'step', label: t('media-enhance-download.setting.step') },
-        def.step,
-        t('media-enhance.rule.oneOf', { values: STEPS.join(', ') }),
-      );
-    checkFileOutput(t, output, def);
-  };
-  return {
-    checkSettings,
-    firstStatus: { text: t('media-enhance-download.status.downloading') },
-    handle: async (job) => {
-      checkSettings();
-      const uid = readMediaUid(t, job.msg);
-      const wanted = readStep(t, job.msg, step);
-      await keeper.keep(job, uid);
-      job.media = carriedMetadata(job.msg, uid);
-      const client = await service.client();
-      if (!toFile) {
-        const { payload, contentType } = await downloadAsBuffer(client, uid, wanted, job);
-        job.msg.payload = payload;
-        job.msg.contentType = contentType;
+export default mediaNode(
+  'media-enhance-download',
+  { keepsMessages: true, finishesMedia: true },
+  ({ RED, def, service, keeper, t }) => {
+    const step = (def.step || 'ENHANCED') as Step;
+    const output = readFileOutput(def);
+    const { toFile, folder, name } = output;
+    const checkSettings = () => {
+      if (!(STEPS as readonly string[]).includes(step))
+        throw inputError(
+          t,
+          { prop: 'step', label: t('media-enhance-download.setting.step') },
+          def.step,
+          t('media-enhance.rule.oneOf', { values: STEPS.join(', ') }),
+        );
+      checkFileOutput(t, output, def);
+    };
+    return {
+      checkSettings,
+      firstStatus: { text: t('media-enhance-download.status.downloading') },
+      handle: async (job) => {
+        checkSettings();
+        const uid = readMediaUid(t, job.msg);
+        const wanted = readStep(t, job.msg, step);
+        job.noteMedia(uid);
+        await keeper.keep(job, uid);
+        job.media = carriedMetadata(job.msg, uid);
+        const client = await service.client();
+        if (!toFile) {
+          const { payload, contentType } = await downloadAsBuffer(client, uid, wanted, job);
+          job.msg.payload = payload;
+          job.msg.contentType = contentType;
+          return job.msg;
+        }
+        const written = await downloadIntoFolder(client, uid, wanted, job, {
+          folder,
+          name,
+          workingDirectory: RED.settings.fileWorkingDirectory,
+          keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+        });
+        job.msg.filename = written.path;
+        job.msg.contentType = written.contentType;
         return job.msg;
-      }
-      const written = await downloadIntoFolder(client, uid, wanted, job, {
-        folder,
-        name,
-        workingDirectory: RED.settings.fileWorkingDirectory,
-        keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
-      });
-      job.msg.filename = written.path;
-      job.msg.contentType = written.contentType;
-      return job.msg;
-    },
-  };
-});
+      },
+    };
+  },
+);
 
 /** The media's metadata when the message carries it (a wait node's msg.payload, or msg.media), for the final status. */
 function carriedMetadata(msg: NodeMessage, uid: string): MediaMetadata | undefined {

@@ -30,41 +30,46 @@ function fileNameFor(msg: NodeMessage, configured: string, url: string): string 
   return 'media';
 }
 
-export default mediaNode('media-enhance-audio', { keepsMessages: false }, ({ def, service, t }) => {
-  const configured = enhancementOf(def, AUDIO_FIELDS);
-  const configuredName = typeof def.fileName === 'string' ? def.fileName.trim() : '';
-  const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
-  return {
-    checkSettings: () =>
-      withOverrides(t, configured, {}, AUDIO_FIELDS, (e) => checkEnhanceJsonBody({ ...placeholder, ...e })),
-    handle: async (job) => {
-      const { url, field } = readUrl(t, job.msg);
-      const fileName = fileNameFor(job.msg, configuredName, url);
-      const withInputs = (enhancement: Enhancement) => ({
-        ...enhancement,
-        file_download_url: url,
-        file_name: fileName,
-      });
-      const enhancement = withOverrides(
-        t,
-        configured,
-        readOverrides(t, job.msg),
-        AUDIO_FIELDS,
-        (e) => checkEnhanceJsonBody(withInputs(e)),
-        {
-          file_download_url: field,
-          file_name: 'msg.filename',
-        },
-      );
-      const client = await service.client();
-      job.show({ text: t('media-enhance-audio.status.requesting') });
-      const result = await client.enhanceAudio(withInputs(enhancement) as unknown as EnhanceJsonBody, {
-        signal: job.signal,
-        onWait: job.onWait,
-      });
-      job.msg.media_uid = result.generated_name;
-      job.msg.payload = result;
-      return job.msg;
-    },
-  };
-});
+export default mediaNode(
+  'media-enhance-audio',
+  { keepsMessages: false, finishesMedia: false },
+  ({ def, service, t }) => {
+    const configured = enhancementOf(def, AUDIO_FIELDS);
+    const configuredName = typeof def.fileName === 'string' ? def.fileName.trim() : '';
+    const placeholder = { file_download_url: 'https://example.com/a.wav', file_name: 'a.wav' };
+    return {
+      checkSettings: () =>
+        withOverrides(t, configured, {}, AUDIO_FIELDS, (e) => checkEnhanceJsonBody({ ...placeholder, ...e })),
+      handle: async (job) => {
+        const { url, field } = readUrl(t, job.msg);
+        const fileName = fileNameFor(job.msg, configuredName, url);
+        const withInputs = (enhancement: Enhancement) => ({
+          ...enhancement,
+          file_download_url: url,
+          file_name: fileName,
+        });
+        const enhancement = withOverrides(
+          t,
+          configured,
+          readOverrides(t, job.msg),
+          AUDIO_FIELDS,
+          (e) => checkEnhanceJsonBody(withInputs(e)),
+          {
+            file_download_url: field,
+            file_name: 'msg.filename',
+          },
+        );
+        const client = await service.client();
+        job.show({ text: t('media-enhance-audio.status.requesting') });
+        const result = await client.enhanceAudio(withInputs(enhancement) as unknown as EnhanceJsonBody, {
+          signal: job.signal,
+          onWait: job.onWait,
+        });
+        job.noteMedia(result.generated_name, fileName);
+        job.msg.media_uid = result.generated_name;
+        job.msg.payload = result;
+        return job.msg;
+      },
+    };
+  },
+);

@@ -40,55 +40,63 @@ function outputName(t: Translate, msg: NodeMessage, configured: string): string 
   return name;
 }
 
-export default mediaNode('media-enhance-file', { keepsMessages: true }, ({ RED, def, service, keeper, t }) => {
-  const configured = enhancementOf(def, UPLOAD.fields);
-  const output = readFileOutput(def);
-  const checkSettings = () => {
-    checkNodeEnhancement(t, UPLOAD, configured);
-    checkFileOutput(t, output, def);
-  };
-  return {
-    checkSettings,
-    handle: async (job) => {
-      checkSettings();
-      const { msg } = job;
-      const target = output.toFile ? outputName(t, msg, output.name) : '';
-      // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
-      const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
-      let uid = keeper.mediaUidOf(msg);
-      if (uid === undefined) {
-        await keeper.keepBeforeUpload(job);
-        uid = (await sendMessageFile(UPLOAD, service, job, configured, RED.settings.fileWorkingDirectory)).uid;
-      }
-      const mediaSince = await keeper.keep(job, uid);
-      const client = await service.client();
-      const timeoutMs = service.waitTimeoutMs();
-      const media = await client.waitForCompletion(uid, {
-        signal: job.signal,
-        timeoutMs: remainingMs(timeoutMs, mediaSince),
-        onStatus: showMediaStatus(job),
-      });
-      if (output.toFile) {
-        const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, {
-          folder: output.folder,
-          name: target,
-          workingDirectory: RED.settings.fileWorkingDirectory,
-          keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+export default mediaNode(
+  'media-enhance-file',
+  { keepsMessages: true, finishesMedia: true },
+  ({ RED, def, service, keeper, t }) => {
+    const configured = enhancementOf(def, UPLOAD.fields);
+    const output = readFileOutput(def);
+    const checkSettings = () => {
+      checkNodeEnhancement(t, UPLOAD, configured);
+      checkFileOutput(t, output, def);
+    };
+    return {
+      checkSettings,
+      handle: async (job) => {
+        checkSettings();
+        const { msg } = job;
+        const target = output.toFile ? outputName(t, msg, output.name) : '';
+        // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
+        const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
+        let uid = keeper.mediaUidOf(msg);
+        if (uid === undefined) {
+          await keeper.keepBeforeUpload(job);
+          const uploaded = await sendMessageFile(UPLOAD, service, job, configured, RED.settings.fileWorkingDirectory);
+          uid = uploaded.uid;
+          job.noteMedia(uid, uploaded.file_name);
+        } else {
+          job.noteMedia(uid);
+        }
+        const mediaSince = await keeper.keep(job, uid);
+        const client = await service.client();
+        const timeoutMs = service.waitTimeoutMs();
+        const media = await client.waitForCompletion(uid, {
+          signal: job.signal,
+          timeoutMs: remainingMs(timeoutMs, mediaSince),
+          onStatus: showMediaStatus(job),
         });
-        msg.filename = written.path;
-        msg.payload = written.path;
-        msg.contentType = written.contentType;
-      } else {
-        const { payload, contentType } = await downloadAsBuffer(client, media.uid, 'ENHANCED', job);
-        msg.payload = payload;
-        msg.contentType = contentType;
-      }
-      if (inputPath !== undefined) msg.inputFilename = inputPath;
-      msg.media_uid = media.uid;
-      msg.media = media;
-      msg.loudness = loudnessOf(media);
-      job.media = media;
-      return msg;
-    },
-  };
-});
+        if (output.toFile) {
+          const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, {
+            folder: output.folder,
+            name: target,
+            workingDirectory: RED.settings.fileWorkingDirectory,
+            keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+          });
+          msg.filename = written.path;
+          msg.payload = written.path;
+          msg.contentType = written.contentType;
+        } else {
+          const { payload, contentType } = await downloadAsBuffer(client, media.uid, 'ENHANCED', job);
+          msg.payload = payload;
+          msg.contentType = contentType;
+        }
+        if (inputPath !== undefined) msg.inputFilename = inputPath;
+        msg.media_uid = media.uid;
+        msg.media = media;
+        msg.loudness = loudnessOf(media);
+        job.media = media;
+        return msg;
+      },
+    };
+  },
+);

@@ -6,7 +6,7 @@ import { checkNodeEnhancement, sendMessageFile, type FileRequest } from './file-
 import { mediaNode } from './media-node';
 import type { RedApi } from './red';
 
-export function fileRequestNode<Answer extends { uid: string }>(
+export function fileRequestNode<Answer extends { uid: string; file_name?: string }>(
   type: string,
   request: FileRequest<Answer>,
   options: {
@@ -14,13 +14,15 @@ export function fileRequestNode<Answer extends { uid: string }>(
     keepsMessages: boolean;
   },
 ): (RED: RedApi) => void {
-  return mediaNode(type, options, ({ RED, def, service, keeper, t }) => {
+  // A delivered message carries a media only started: the wait or download node finishes it.
+  return mediaNode(type, { ...options, finishesMedia: false }, ({ RED, def, service, keeper, t }) => {
     const configured = enhancementOf(def, request.fields);
     return {
       checkSettings: () => checkNodeEnhancement(t, request, configured),
       handle: async (job) => {
         await keeper.keepBeforeUpload(job);
         const answer = await sendMessageFile(request, service, job, configured, RED.settings.fileWorkingDirectory);
+        job.noteMedia(answer.uid, answer.file_name);
         job.msg.media_uid = answer.uid;
         job.msg.payload = answer;
         return job.msg;

@@ -32,6 +32,8 @@ export function mediaNode(
   options: {
     /** The node has the setting "keep ... across restarts". */
     keepsMessages: boolean;
+    /** A message it delivers carries a finished media (the sidebar lists it as a result), not one only started. */
+    finishesMedia: boolean;
   },
   setUp: (node: MediaNode) => MediaNodeJobs,
 ): (RED: RedApi) => void {
@@ -43,7 +45,12 @@ export function mediaNode(
       const keeper = new MessageKeeper(RED, this, def, options.keepsMessages);
       const { checkSettings, handle, firstStatus } = setUp({ RED, node: this, def, service, keeper, t });
       if (checkSettings) checkSettingsAtDeploy(this, t, checkSettings);
-      keeper.resumeInto(handleMessages(this, t, handle, firstStatus));
+      const listing = {
+        nodeName: def.name || t(`${type}.paletteLabel`),
+        serviceId: typeof def.service === 'string' && def.service !== '' ? def.service : null,
+        finishesMedia: options.finishesMedia,
+      };
+      keeper.resumeInto(handleMessages(this, t, handle, listing, firstStatus));
     });
 }
 

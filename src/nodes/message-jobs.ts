@@ -5,6 +5,7 @@
 import { MediaEnhanceError } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
 import type { MediaMetadata, ProgressCallback } from '../client/types';
+import { sidebarRegistry } from '../sidebar/registry';
 import type { DoneFunction, NodeMessage, RedNode, SendFunction } from './red';
 import { StatusBoard, type JobStatus } from './status-board';
 import { doneStatus, failureText, progressText, stateText, waitText, type Transfer } from './status-text';
@@ -26,6 +27,8 @@ export interface Job {
   onDelivered: (action: () => void) => void;
   /** The finished media's metadata, when the job has it: a loudness target it could not reach shows in the last status. */
   media?: MediaMetadata;
+  /** Tells the editor's sidebar which media the job works on, as soon as the node knows it. */
+  noteMedia: (uid: string, fileName?: string) => void;
   /** The node's texts, for a status of its own. */
   t: Translate;
 }
@@ -42,6 +45,16 @@ export type JobHandler = (job: Job) => Promise<NodeMessage>;
 /** Node-RED waits 15 s for a node to close; leave room for the rest of the flow. */
 const CLOSE_DEADLINE_MS = 10_000;
 
+/** How the editor's sidebar lists the node's jobs. */
+export interface JobListing {
+  /** The node's name, or its type's label. */
+  nodeName: string;
+  /** The config node's id. */
+  serviceId: string | null;
+  /** Whether a delivered message means its media is finished (a result), or only started (an upload). */
+  finishesMedia: boolean;
+}
+
 export interface MessageJobs {
   /**
    * Runs a message that did not arrive as input (one kept across a restart): sent, or passed to Catch.
@@ -54,24 +67,39 @@ export function handleMessages(
   node: RedNode,
   t: Translate,
   handler: JobHandler,
+  listing: JobListing,
   firstStatus: JobStatus = { text: t('media-enhance.status.starting') },
 ): MessageJobs {
   const board = new StatusBoard(node);
-  const inFlight = new Map<AbortController, { running: Promise<void>; kept: () => boolean }>();
+  const inFlight = new Map<
+    AbortController,
+    { running: Promise<void>; kept: () => boolean; listed: ReturnType<typeof sidebarRegistry.beginJob> }
+  >();
   let closed = false;
 
   const run = (msg: NodeMessage, send: SendFunction, done: DoneFunction, prepare?: (job: Job) => void) => {
     if (closed) return done();
     const controller = new AbortController();
     const id = board.begin(firstStatus);
+    const listed = sidebarRegistry.beginJob(
+      { nodeId: node.id, nodeName: listing.nodeName, nodeType: node.type, serviceId: listing.serviceId },
+      firstStatus.text,
+      firstStatus.since,
+    );
+    // The node's status line and the job's sidebar row show the same stage.
+    const show = (status: JobStatus) => {
+      board.update(id, status);
+      listed.stage(status.text, status.since);
+    };
     const delivered: (() => void)[] = [];
     const job: Job = {
       msg,
       signal: controller.signal,
-      show: (status) => board.update(id, status),
-      onWait: (event) => board.update(id, { text: waitText(t, event), fill: 'yellow' }),
-      progress: (transfer) => (moved, total) => board.update(id, { text: progressText(t, transfer, moved, total) }),
+      show,
+      onWait: (event) => show({ text: waitText(t, event), fill: 'yellow' }),
+      progress: (transfer) => (moved, total) => show({ text: progressText(t, transfer, moved, total) }),
       onDelivered: (action) => delivered.push(action),
+      noteMedia: (uid, fileName) => listed.media(uid, fileName),
       t,
     };
     prepare?.(job);
@@ -81,6 +109,7 @@ export function handleMessages(
         (out) => {
           if (closed) return done();
           board.end(id, doneStatus(t, job.media));
+          listed.done(job.media, listing.finishesMedia);
           runAll(delivered, node);
           send(out);
           done();
@@ -88,13 +117,17 @@ export function handleMessages(
         (err: unknown) => {
           if (closed) return done();
           board.end(id, { fill: 'red', shape: 'ring', text: failureText(t, err) });
+          listed.failed(err);
           runAll(delivered, node);
           done(asError(err));
         },
       )
-      .finally(() => inFlight.delete(controller));
+      .finally(() => {
+        inFlight.delete(controller);
+        listed.dropped();
+      });
     // A job that will end an entry on delivery has its message kept for the next start.
-    inFlight.set(controller, { running, kept: () => delivered.length > 0 });
+    inFlight.set(controller, { running, kept: () => delivered.length > 0, listed });
   };
 
   node.on('input', (msg, send, done) => run(msg, send, done));
@@ -102,6 +135,7 @@ export function handleMessages(
   node.on('close', (_removed, done) => {
     closed = true;
     board.close();
+    for (const job of inFlight.values()) job.listed.dropped();
     const runs = [...inFlight.values()].map((job) => job.running);
     const dropped = [...inFlight.values()].filter((job) => !job.kept()).length;
     // Node-RED drops what a stopped node holds; say so, since these messages will not come back.

@@ -1,0 +1,205 @@
+// What the sidebar shows, as the runtime holds it: the services (one per deployed config node), the
+// jobs in flight in every media node, and the last results. Config nodes and media nodes write to it;
+// the plugin (publisher and admin routes) reads it. It is one module instance, so nodes and plugin,
+// which load the same dist file, share it; without the plugin (a runtime that loads only the nodes)
+// it just holds the state.
+import { randomUUID } from 'node:crypto';
+import type { MediaEnhanceClient } from '../client/client';
+import { MediaEnhanceError } from '../client/errors';
+import type { MediaMetadata } from '../client/types';
+import { loudnessSummary } from './loudness-summary';
+import { ResultRing } from './result-ring';
+import { describeService, type ServiceEntry } from './service-state';
+import type { InFlightRow, ResultRow, SidebarState } from './state';
+
+export interface ServiceHandle {
+  /** The service can be used: its client and its URL (never a key). */
+  ready(client: MediaEnhanceClient, url: string): void;
+  /** The service cannot be used, and why. */
+  failed(error: string): void;
+  /** The config node closed. */
+  remove(): void;
+}
+
+export interface JobStart {
+  nodeId: string;
+  nodeName: string;
+  nodeType: string;
+  serviceId: string | null;
+}
+
+export interface JobHandle {
+  readonly id: string;
+  /** The node's status text for this job, and since when its elapsed time counts (as the status shows it). */
+  stage(text: string, since?: number): void;
+  /** The media the job works on, once known. */
+  media(uid: string, fileName?: string): void;
+  /** The job delivered its message; `media` when it has the media's metadata. With `asResult` false it only leaves the list. */
+  done(media: MediaMetadata | undefined, asResult: boolean): void;
+  /** The job failed with `err`. */
+  failed(err: unknown): void;
+  /** The node closed under it: it leaves the list without a result. */
+  dropped(): void;
+}
+
+/** An in-flight row, with the file name its result will show. */
+type JobRow = InFlightRow & { fileName: string | null };
+
+export class SidebarRegistry {
+  private readonly services = new Map<string, ServiceEntry>();
+  private readonly jobs = new Map<string, JobRow>();
+  private readonly results = new ResultRing();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  addService(id: string, info: { name: string; kind: 'built-in' | 'remote' }): ServiceHandle {
+    const entry: ServiceEntry = { id, ...info, url: null, error: null, client: null };
+    this.services.delete(id);
+    this.services.set(id, entry);
+    this.changed();
+    const current = () => this.services.get(id) === entry;
+    return {
+      ready: (client, url) => {
+        if (!current()) return;
+        Object.assign(entry, { client, url, error: null });
+        this.changed();
+      },
+      failed: (error) => {
+        if (!current()) return;
+        Object.assign(entry, { client: null, error });
+        this.changed();
+      },
+      remove: () => {
+        if (!current()) return;
+        this.services.delete(id);
+        this.changed();
+      },
+    };
+  }
+
+  /** The client of a deployed, usable service. */
+  clientOf(serviceId: string | null): MediaEnhanceClient | null {
+    return serviceId === null ? null : (this.services.get(serviceId)?.client ?? null);
+  }
+
+  beginJob(start: JobStart, firstStage: string, since?: number): JobHandle {
+    const id = randomUUID();
+    const startedAt = this.now();
+    const row: JobRow = {
+      id,
+      ...start,
+      uid: null,
+      stage: firstStage,
+      stageSince: since ?? null,
+      startedAt,
+      fileName: null,
+    };
+    this.jobs.set(id, row);
+    this.changed();
+    const leave = (): boolean => this.jobs.delete(id);
+    const result = (outcome: 'done' | 'failed', fields: Partial<ResultRow>): ResultRow => ({
+      id,
+      nodeId: row.nodeId,
+      nodeName: row.nodeName,
+      nodeType: row.nodeType,
+      serviceId: row.serviceId,
+      uid: row.uid,
+      fileName: row.fileName,
+      outcome,
+      errorCode: null,
+      error: null,
+      startedAt,
+      finishedAt: this.now(),
+      loudness: null,
+      ...fields,
+    });
+    return {
+      id,
+      stage: (text, since) => {
+        if (!this.jobs.has(id) || (row.stage === text && row.stageSince === (since ?? null))) return;
+        row.stage = text;
+        row.stageSince = since ?? null;
+        this.changed();
+      },
+      media: (uid, fileName) => {
+        if (!this.jobs.has(id) || (row.uid === uid && (fileName === undefined || row.fileName === fileName))) return;
+        row.uid = uid;
+        if (fileName !== undefined) row.fileName = fileName;
+        this.changed();
+      },
+      done: (media, asResult) => {
+        if (!leave()) return;
+        if (asResult) {
+          this.results.add(
+            result('done', {
+              uid: media?.uid ?? row.uid,
+              fileName: media?.file_name ?? row.fileName,
+              loudness: loudnessSummary(media),
+            }),
+          );
+        }
+        this.changed();
+      },
+      failed: (err) => {
+        if (!leave()) return;
+        const code = err instanceof MediaEnhanceError ? err.code : null;
+        const uid = row.uid ?? (err instanceof MediaEnhanceError ? (err.mediaUid ?? null) : null);
+        this.results.add(result('failed', { uid, errorCode: code, error: errorSentence(err) }));
+        this.changed();
+      },
+      dropped: () => {
+        if (leave()) this.changed();
+      },
+    };
+  }
+
+  /** Whether this instance handled the media (a result or a job in flight): only those can be downloaded through the editor. */
+  handled(uid: string): boolean {
+    if (this.results.hasMedia(uid)) return true;
+    for (const row of this.jobs.values()) if (row.uid === uid) return true;
+    return false;
+  }
+
+  /** The service a handled media belongs to (the newest row naming it). */
+  serviceOfMedia(uid: string): string | null {
+    const result = this.results.list().find((row) => row.uid === uid);
+    if (result) return result.serviceId;
+    for (const row of this.jobs.values()) if (row.uid === uid) return row.serviceId;
+    return null;
+  }
+
+  result(id: string): ResultRow | undefined {
+    return this.results.get(id);
+  }
+
+  clearResults(): void {
+    this.results.clear();
+    this.changed();
+  }
+
+  snapshot(): SidebarState {
+    return {
+      services: [...this.services.values()].map((entry) => describeService(entry)),
+      inFlight: [...this.jobs.values()].map(({ fileName: _fileName, ...row }) => row),
+      results: this.results.list(),
+    };
+  }
+
+  /** Calls `listener` after every change of the state the registry holds (not of the limiters: poll those). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function errorSentence(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The registry of this Node-RED instance. */
+export const sidebarRegistry = new SidebarRegistry();

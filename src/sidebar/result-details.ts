@@ -1,0 +1,57 @@
+// A result's detail view: the media's metadata and loudness report, fetched through the client of the
+// service that handled it (so through its rate limits) the first time someone opens it, then kept.
+import type { MediaMetadata } from '../client/types';
+import type { SidebarRegistry } from './registry';
+import type { ResultRow } from './state';
+
+/** The media's loudness report, as the client answers it (src/contract/loudness-report.ts). */
+export type LoudnessReportAnswer = object;
+
+export interface ResultDetails {
+  result: ResultRow;
+  metadata: MediaMetadata | null;
+  loudness: LoudnessReportAnswer | null;
+  /** Whether the service offers a loudness report for this media (false: show the numbers without a chart). */
+  loudnessOffered: boolean;
+}
+
+interface ReportingClient {
+  getLoudnessReport?(uid: string, options?: { signal?: AbortSignal }): Promise<LoudnessReportAnswer | null>;
+}
+
+const KEPT_DETAILS = 50;
+
+export class ResultDetailCache {
+  private readonly kept = new Map<string, Promise<Omit<ResultDetails, 'result'>>>();
+
+  constructor(private readonly registry: SidebarRegistry) {}
+
+  /** undefined for a result this instance does not hold (any more). */
+  async details(id: string): Promise<ResultDetails | undefined> {
+    const result = this.registry.result(id);
+    if (!result) return undefined;
+    let fetched = this.kept.get(id);
+    if (!fetched) {
+      fetched = this.fetch(result);
+      this.kept.set(id, fetched);
+      if (this.kept.size > KEPT_DETAILS) this.kept.delete(this.kept.keys().next().value!);
+      // A failed fetch (service away, rate limit) is tried again at the next opening.
+      fetched.catch(() => this.kept.delete(id));
+    }
+    return { result, ...(await fetched) };
+  }
+
+  private async fetch(result: ResultRow): Promise<Omit<ResultDetails, 'result'>> {
+    const client = this.registry.clientOf(result.serviceId);
+    if (!client || result.uid === null) return { metadata: null, loudness: null, loudnessOffered: false };
+    const uid = result.uid;
+    const metadata = await client.getMetadata(uid);
+    const reporting = client as ReportingClient;
+    // A failed media has no report to ask for.
+    const loudness =
+      result.outcome === 'done' && typeof reporting.getLoudnessReport === 'function'
+        ? await reporting.getLoudnessReport(uid)
+        : null;
+    return { metadata, loudness, loudnessOffered: loudness !== null };
+  }
+}

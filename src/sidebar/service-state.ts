@@ -1,0 +1,41 @@
+// One service as the sidebar shows it: the config node's name and kind, and its client's limits,
+// queue, waits and poller at this moment.
+import type { MediaEnhanceClient } from '../client/client';
+import { ENDPOINT_IDS } from '../contract/endpoints';
+import type { ServiceState } from './state';
+
+export interface ServiceEntry {
+  id: string;
+  name: string;
+  kind: 'built-in' | 'remote';
+  url: string | null;
+  error: string | null;
+  /** null until the service started, or when it cannot be used. */
+  client: MediaEnhanceClient | null;
+}
+
+export function describeService(entry: ServiceEntry): ServiceState {
+  const { id, name, kind, url, error, client } = entry;
+  if (!client) {
+    return {
+      id,
+      name,
+      kind,
+      url,
+      error,
+      sharing: 'off',
+      operations: ENDPOINT_IDS.map((operation) => ({
+        id: operation,
+        used: 0,
+        limit: null,
+        windowMs: 0,
+        queued: 0,
+        rateLimitedUntil: null,
+        tooManyRequests: 0,
+      })),
+      poller: { watching: 0, nextPollAt: null },
+    };
+  }
+  const { operations, poller } = client.limitState();
+  return { id, name, kind, url, error, sharing: client.sharingState(), operations, poller };
+}

@@ -1,0 +1,70 @@
+// Sends the sidebar's state to every open editor through Node-RED's comms: the whole state, retained
+// (an editor opened later gets the last one at once), only when it changed, and at most once per
+// interval whatever the number of jobs, with the last change always sent. Changes of the registry
+// wake it; the limiters' windows move on without telling anyone, so it also looks once a second.
+import type { SidebarRegistry } from './registry';
+import { STATE_TOPIC } from './state';
+
+export type Publish = (topic: string, data: unknown, retain: boolean) => void;
+
+export interface PublisherOptions {
+  /** At most one publish per this many ms (250: four a second). */
+  minIntervalMs?: number;
+  /** How often the limiters' state is looked at when nothing else changed. */
+  lookEveryMs?: number;
+  now?: () => number;
+}
+
+export class StatePublisher {
+  private readonly minIntervalMs: number;
+  private readonly lookEveryMs: number;
+  private readonly now: () => number;
+  private lastJson = '';
+  private lastAt = -Infinity;
+  private pending?: NodeJS.Timeout;
+  private looking?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly registry: SidebarRegistry,
+    private readonly publish: Publish,
+    options: PublisherOptions = {},
+  ) {
+    this.minIntervalMs = options.minIntervalMs ?? 250;
+    this.lookEveryMs = options.lookEveryMs ?? 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.registry.onChange(() => this.schedule());
+    // Unref'd: watching the state must never keep a process alive.
+    this.looking = setInterval(() => this.schedule(), this.lookEveryMs).unref();
+    this.schedule();
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    clearInterval(this.looking);
+    clearTimeout(this.pending);
+    this.looking = this.pending = undefined;
+  }
+
+  private schedule(): void {
+    if (this.pending) return;
+    const wait = this.lastAt + this.minIntervalMs - this.now();
+    if (wait <= 0) this.flush();
+    else this.pending = setTimeout(() => this.flush(), wait).unref();
+  }
+
+  private flush(): void {
+    this.pending = undefined;
+    const state = this.registry.snapshot();
+    const json = JSON.stringify(state);
+    if (json === this.lastJson) return;
+    this.lastJson = json;
+    this.lastAt = this.now();
+    this.publish(STATE_TOPIC, state, true);
+  }
+}

@@ -1,0 +1,92 @@
+// What the editor's "media enhance" sidebar shows: the whole state, published on the comms topic
+// `media-enhance/state` and answered by `GET /media-enhance/state`. The shapes are the contract between
+// the runtime (src/sidebar) and the editor script (src/editor/sidebar): change both together.
+import type { EndpointId } from '../contract/endpoints';
+
+export const STATE_TOPIC = 'media-enhance/state';
+
+export interface SidebarState {
+  /** One per deployed config node, in deploy order. */
+  services: ServiceState[];
+  /** Oldest first. */
+  inFlight: InFlightRow[];
+  /** Newest first, at most 50. */
+  results: ResultRow[];
+}
+
+export interface ServiceState {
+  /** The config node's id. */
+  id: string;
+  /** The config node's name, or its label ("built-in engine" / the remote host). */
+  name: string;
+  kind: 'built-in' | 'remote';
+  /** The engine's loopback URL or the remote origin and base; never a key; null before it started. */
+  url: string | null;
+  sharing: 'off' | 'connecting' | 'shared' | 'unreachable';
+  /** Why the service cannot be used (bad setting, no key, engine failed), else null. */
+  error: string | null;
+  /** One per EndpointId, in ENDPOINT_IDS order. */
+  operations: OperationState[];
+  /** `nextPollAt` in epoch ms. */
+  poller: { watching: number; nextPollAt: number | null };
+}
+
+export interface OperationState {
+  id: EndpointId;
+  /** Places used in the current rolling window. */
+  used: number;
+  /** null: no limit known. */
+  limit: number | null;
+  windowMs: number;
+  /** Calls waiting for a place. */
+  queued: number;
+  /** Epoch ms while a wait after a 429 (or a full window) is on, else null. */
+  rateLimitedUntil: number | null;
+  /** 429 answers seen since the client started. */
+  tooManyRequests: number;
+}
+
+export interface InFlightRow {
+  /** Unique per job. */
+  id: string;
+  nodeId: string;
+  /** The node's name or its type's label. */
+  nodeName: string;
+  nodeType: string;
+  serviceId: string | null;
+  /** The media uid once known. */
+  uid: string | null;
+  /** The node's status text for this job without elapsed ("queued 2nd", "uploading 42%", "processing"). */
+  stage: string;
+  /** Epoch ms: when set, the editor appends the time since ("processing 1m20s"). */
+  stageSince: number | null;
+  /** Epoch ms. */
+  startedAt: number;
+}
+
+export interface LoudnessSummary {
+  input_lufs: number | null;
+  output_lufs: number | null;
+  target_lufs: number | null;
+  output_true_peak_dbtp: number | null;
+}
+
+export interface ResultRow {
+  /** The same id as the job's in-flight row. */
+  id: string;
+  nodeId: string;
+  nodeName: string;
+  nodeType: string;
+  serviceId: string | null;
+  uid: string | null;
+  fileName: string | null;
+  outcome: 'done' | 'failed';
+  /** The MediaEnhanceError code when failed (e.g. 'JOB_FAILED'). */
+  errorCode: string | null;
+  /** The error's sentence. */
+  error: string | null;
+  startedAt: number;
+  finishedAt: number;
+  /** From the media's enhancement_params when known (numbers or null). */
+  loudness: LoudnessSummary | null;
+}

@@ -1,0 +1,225 @@
+// The sidebar's admin routes in a real Node-RED with adminAuth on: the package packed and installed as a
+// user installs it, two users in settings.js (bcrypt passwords), tokens from /auth/token as the editor
+// gets them. Without a token nothing is answered; a reader can look but not clear; a file is served only
+// for a media this instance handled, never for a path.
+import assert from 'node:assert/strict';
+import { type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { ROOT as REPO, packPackage, spawnNodeRed, unpackPackage, waitForNodeRed } from '../fixtures/node-red-process';
+import { freePort } from '../fixtures/free-port';
+import { makeWav } from '../fixtures/media';
+import type { ResultRow, SidebarState } from '../../src/sidebar/state';
+
+// Node-RED's own dependency, which it uses to check these passwords.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bcryptjs ships no types this project installs
+const bcrypt = require('bcryptjs') as { hashSync(text: string, rounds: number): string };
+
+const ADMIN = { username: 'admin', password: 'admin-pass-7f3c' };
+const READER = { username: 'reader', password: 'reader-pass-2b9d' };
+
+describe('the sidebar admin routes in a real Node-RED with adminAuth', function () {
+  this.timeout(120_000);
+  let userDir: string;
+  let base: string;
+  let nodeRed: ChildProcess;
+  let output = '';
+  let adminToken: string;
+  let readerToken: string;
+
+  before(async () => {
+    await fsp.mkdir(join(REPO, 'test-artifacts'), { recursive: true });
+    userDir = await fsp.mkdtemp(join(REPO, 'test-artifacts', 'node-red-auth-'));
+    unpackPackage(packPackage(userDir), userDir);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const users = [
+      { username: ADMIN.username, password: bcrypt.hashSync(ADMIN.password, 8), permissions: '*' },
+      { username: READER.username, password: bcrypt.hashSync(READER.password, 8), permissions: 'read' },
+    ];
+    await fsp.writeFile(
+      join(userDir, 'settings.js'),
+      `module.exports = { uiHost: '127.0.0.1', uiPort: ${port}, credentialSecret: 'test-secret', flowFile: 'flows.json',` +
+        ` adminAuth: { type: 'credentials', users: ${JSON.stringify(users)} } };\n`,
+    );
+    nodeRed = spawnNodeRed(userDir, join(userDir, 'settings.js'));
+    nodeRed.stdout!.on('data', (chunk) => (output += chunk));
+    nodeRed.stderr!.on('data', (chunk) => (output += chunk));
+    await waitForNodeRed(nodeRed, base, () => output, 60_000, '/auth/login');
+    adminToken = await token(ADMIN, '*');
+    // The editor asks for the user's own permissions (an empty scope): a reader cannot ask for '*'.
+    readerToken = await token(READER, '');
+  });
+
+  after(async () => {
+    if (nodeRed && nodeRed.exitCode === null) {
+      nodeRed.kill('SIGINT');
+      await once(nodeRed, 'exit');
+    }
+    if (userDir) await fsp.rm(userDir, { recursive: true, force: true });
+  });
+
+  async function token(user: { username: string; password: string }, scope: string): Promise<string> {
+    const res = await request(`${base}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: 'node-red-admin', grant_type: 'password', scope, ...user }).toString(),
+    });
+    const text = await res.body.text();
+    assert.equal(res.statusCode, 200, text);
+    return (JSON.parse(text) as { access_token: string }).access_token;
+  }
+
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    bearer?: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Buffer; type: string; disposition: string }> {
+    const headers: Record<string, string> = bearer ? { authorization: `Bearer ${bearer}` } : {};
+    if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json' });
+    const res = await request(`${base}${path}`, {
+      method,
+      headers: body === undefined ? headers : { ...headers, 'node-red-deployment-type': 'full' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return {
+      status: res.statusCode,
+      body: Buffer.from(await res.body.arrayBuffer()),
+      type: String(res.headers['content-type']),
+      disposition: String(res.headers['content-disposition']),
+    };
+  }
+
+  const state = async (bearer: string) =>
+    JSON.parse((await call('GET', '/media-enhance/state', bearer)).body.toString()) as SidebarState;
+
+  it('answers 401 and no data without a token, the state with one', async () => {
+    const anonymous = await call('GET', '/media-enhance/state');
+    assert.equal(anonymous.status, 401);
+    assert.ok(!anonymous.body.toString().includes('services'), 'no state in the answer');
+    const bad = await call('GET', '/media-enhance/state', 'not-a-token');
+    assert.equal(bad.status, 401);
+    const withToken = await call('GET', '/media-enhance/state', adminToken);
+    assert.equal(withToken.status, 200);
+    assert.deepEqual(Object.keys(JSON.parse(withToken.body.toString()) as object).sort(), [
+      'inFlight',
+      'results',
+      'services',
+    ]);
+  });
+
+  it('lists a finished media, serves its enhanced file and its details, and lets only a writer clear the results', async () => {
+    const input = join(userDir, 'take-1.wav');
+    await fsp.writeFile(input, makeWav(1, 16_000));
+    const flows = [
+      { id: 'tab', type: 'tab', label: 'sidebar' },
+      { id: 'svc', type: 'media-enhance-config', name: 'studio engine', mode: 'local' },
+      {
+        id: 'go',
+        type: 'inject',
+        z: 'tab',
+        props: [{ p: 'filename', v: input, vt: 'str' }],
+        repeat: '',
+        once: false,
+        wires: [['upload']],
+      },
+      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['wait']] },
+      { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', name: 'until done', wires: [['download']] },
+      {
+        id: 'download',
+        type: 'media-enhance-download',
+        z: 'tab',
+        service: 'svc',
+        step: 'ENHANCED',
+        output: 'file',
+        folder: 'outbox',
+        fileName: '',
+        wires: [[]],
+      },
+    ];
+    const deployed = await call('POST', '/flows', adminToken, flows);
+    assert.equal(deployed.status, 204, deployed.body.toString());
+    // The service shows as soon as its engine listens: by its config node's id and name, on loopback.
+    let shown = await state(adminToken);
+    for (const deadline = Date.now() + 30_000; !shown.services[0]?.url && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 100));
+      shown = await state(adminToken);
+    }
+    assert.equal(shown.services.length, 1);
+    assert.equal(shown.services[0].id, 'svc');
+    assert.equal(shown.services[0].name, 'studio engine');
+    assert.equal(shown.services[0].kind, 'built-in');
+    assert.match(shown.services[0].url ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+
+    assert.equal((await call('POST', '/inject/go', adminToken)).status, 200);
+    let result: ResultRow | undefined;
+    for (const deadline = Date.now() + 30_000; !result && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 200));
+      result = (await state(readerToken)).results.find((row) => row.nodeId === 'download');
+    }
+    assert.ok(result, `a result of the download node (log:\n${output.slice(-2000)})`);
+    assert.equal(result.outcome, 'done');
+    assert.equal(result.nodeName, 'download');
+    const uid = result.uid!;
+    assert.ok(uid, 'the result names its media');
+    const waited = (await state(readerToken)).results.filter((row) => row.uid === uid);
+    assert.equal(waited.length, 1, 'one row per media: the download replaced the wait');
+
+    // The enhanced file, as the engine served it to the download node.
+    const written = (await fsp.readdir(join(userDir, 'outbox'))).filter((f) => f.endsWith('.wav'));
+    const delivered = await fsp.readFile(join(userDir, 'outbox', written[0]));
+    const file = await call('GET', `/media-enhance/media/${encodeURIComponent(uid)}/file`, readerToken);
+    assert.equal(file.status, 200, file.body.toString());
+    assert.match(file.disposition, /^attachment; filename="/);
+    assert.match(file.type, /audio/);
+    assert.ok(file.body.equals(delivered), 'the same bytes as the engine served');
+    const original = await call('GET', `/media-enhance/media/${encodeURIComponent(uid)}/file?step=PRE`, readerToken);
+    assert.equal(original.status, 200);
+    assert.ok(original.body.equals(await fsp.readFile(input)), 'the original is the file as uploaded');
+    assert.equal(
+      (await call('GET', `/media-enhance/media/${encodeURIComponent(uid)}/file`)).status,
+      401,
+      'no file without a token',
+    );
+
+    const details = await call('GET', `/media-enhance/results/${result.id}`, readerToken);
+    assert.equal(details.status, 200, details.body.toString());
+    const detail = JSON.parse(details.body.toString()) as {
+      result: ResultRow;
+      metadata: { uid: string; enhancement_status: string } | null;
+      loudnessOffered: boolean;
+    };
+    assert.equal(detail.result.id, result.id);
+    assert.equal(detail.metadata?.uid, uid);
+    assert.equal(detail.metadata?.enhancement_status, 'COMPLETED');
+    assert.equal((await call('GET', '/media-enhance/results/no-such-result', readerToken)).status, 404);
+
+    const refused = await call('POST', '/media-enhance/results/clear', readerToken);
+    assert.ok([401, 403].includes(refused.status), `a reader cannot clear (${refused.status})`);
+    assert.equal((await call('POST', '/media-enhance/results/clear')).status, 401);
+    assert.equal((await state(readerToken)).results.length > 0, true, 'nothing cleared');
+    assert.equal((await call('POST', '/media-enhance/results/clear', adminToken)).status, 204);
+    assert.deepEqual((await state(readerToken)).results, []);
+    // Once its result is gone, the media is no longer one the editor may download.
+    assert.equal((await call('GET', `/media-enhance/media/${encodeURIComponent(uid)}/file`, adminToken)).status, 404);
+  });
+
+  it('refuses a media uid this instance never handled, and a path given as a uid', async () => {
+    const unknown = await call('GET', '/media-enhance/media/3f1c9a2e-0000-4000-8000-000000000000/file', adminToken);
+    assert.equal(unknown.status, 404);
+    for (const path of [
+      '/media-enhance/media/..%2F..%2Fetc%2Fpasswd/file',
+      '/media-enhance/media/%2Fetc%2Fpasswd/file',
+      '/media-enhance/media//etc/passwd/file',
+      '/media-enhance/media/..%2F..%2F..%2F..%2Fsettings.js/file',
+    ]) {
+      const answer = await call('GET', path, adminToken);
+      assert.equal(answer.status, 404, path);
+      assert.ok(!answer.body.toString().includes('root:'), `${path}: no file content`);
+      assert.ok(!answer.body.toString().includes('adminAuth'), `${path}: no settings`);
+    }
+  });
+});
