@@ -1,9 +1,10 @@
 // Measures a stream of planar blocks per ITU-R BS.1770-4 / EBU R128: integrated loudness (400 ms blocks,
 // 75 % overlap, gates -70 LUFS and -10 LU), loudness range (EBU Tech 3342: 3 s blocks every 100 ms),
-// sample peak and true peak. Memory is constant: the blocks go into histograms.
+// sample peak and true peak, and a timeline of one short-term loudness and one true peak per second.
+// Memory is constant but for the timeline (two numbers a second): the blocks go into histograms.
 import { channelWeights } from './channel-weights';
 import { KWeighting } from './k-weighting';
-import { LoudnessHistogram } from './loudness-histogram';
+import { energyToLufs, LoudnessHistogram } from './loudness-histogram';
 import type { Planar } from './pcm-codec';
 import { TruePeakMeter } from './true-peak-meter';
 
@@ -17,6 +18,13 @@ export interface LoudnessMeasurement {
   /** dBFS */
   samplePeakDbfs: number;
   seconds: number;
+  /** One value per second of the stream (its length rounded to whole seconds). */
+  perSecond: {
+    /** LUFS of the 3 s ending at second i+1 (of what there is before 3 s); -Infinity for digital silence. */
+    shortTermLufs: number[];
+    /** dBTP: the highest true peak within second i; -Infinity for digital silence. */
+    truePeakDbtp: number[];
+  };
 }
 
 const SUB_BLOCKS_PER_SECOND = 10; // 100 ms: the hop of both the 400 ms and the 3 s blocks
@@ -29,6 +37,8 @@ export class LoudnessMeter {
   private readonly peaks: TruePeakMeter;
   private readonly gating = new LoudnessHistogram();
   private readonly shortTerm = new LoudnessHistogram();
+  /** Short-term energy at each whole second. */
+  private readonly shortTermPerSecond: number[] = [];
   // The last 30 sub-blocks' weighted energy sums and sample counts (a ring).
   private readonly subSums = new Float64Array(SHORT_TERM_SUB_BLOCKS);
   private readonly subFrames = new Float64Array(SHORT_TERM_SUB_BLOCKS);
@@ -63,13 +73,20 @@ export class LoudnessMeter {
   }
 
   finish(): LoudnessMeasurement {
-    const { truePeak, samplePeak } = this.peaks.finish();
+    const { truePeak, samplePeak, truePeakPerSecond } = this.peaks.finish();
+    const shortTerm = [...this.shortTermPerSecond];
+    // A part second of half a second or more counts as one: its value is the short-term loudness at the end.
+    if (shortTerm.length < Math.round(this.frames / this.sampleRate)) shortTerm.push(this.shortTermAtEnd());
     return {
       integratedLufs: this.gating.integrated(),
       loudnessRangeLu: this.shortTerm.range(),
       truePeakDbtp: 20 * Math.log10(truePeak),
       samplePeakDbfs: 20 * Math.log10(samplePeak),
       seconds: this.frames / this.sampleRate,
+      perSecond: {
+        shortTermLufs: shortTerm.map(energyToLufs),
+        truePeakDbtp: truePeakPerSecond.map((peak) => 20 * Math.log10(peak)),
+      },
     };
   }
 
@@ -87,11 +104,21 @@ export class LoudnessMeter {
     this.subBlockEnd = this.boundary(this.subBlocks + 1);
     if (this.subBlocks >= MOMENTARY_SUB_BLOCKS) this.gating.add(this.meanOfLast(MOMENTARY_SUB_BLOCKS));
     if (this.subBlocks >= SHORT_TERM_SUB_BLOCKS) this.shortTerm.add(this.meanOfLast(SHORT_TERM_SUB_BLOCKS));
+    if (this.subBlocks % SUB_BLOCKS_PER_SECOND === 0)
+      this.shortTermPerSecond.push(this.meanOfLast(Math.min(this.subBlocks, SHORT_TERM_SUB_BLOCKS)));
   }
 
-  private meanOfLast(count: number): number {
-    let sum = 0;
-    let frames = 0;
+  /** The 3 s ending with the last frame: the open sub-block and the closed ones before it. */
+  private shortTermAtEnd(): number {
+    const open = this.frames - this.boundary(this.subBlocks);
+    const closed = Math.min(this.subBlocks, SHORT_TERM_SUB_BLOCKS - (open > 0 ? 1 : 0));
+    return this.meanOfLast(closed, this.subSum, open);
+  }
+
+  /** Mean energy of the last `count` closed sub-blocks, plus an open one's sum and frames if given. */
+  private meanOfLast(count: number, openSum = 0, openFrames = 0): number {
+    let sum = openSum;
+    let frames = openFrames;
     for (let k = this.subBlocks - count; k < this.subBlocks; k++) {
       sum += this.subSums[k % SHORT_TERM_SUB_BLOCKS];
       frames += this.subFrames[k % SHORT_TERM_SUB_BLOCKS];

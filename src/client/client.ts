@@ -9,6 +9,7 @@ import {
   type EnhancementSettings,
   type FieldIssue,
 } from '../contract/fields';
+import { LOUDNESS_REPORT_HEADER, LOUDNESS_REPORT_PATH, type LoudnessReport } from '../contract/loudness-report';
 import { MAX_TIMER_MS, systemClock, type Clock } from './clock';
 import {
   downloadStream,
@@ -27,7 +28,7 @@ import { RedisWindowStore, type SharingState } from './shared-limiter/redis-stor
 import { SharedWindowLimiter } from './shared-limiter/shared-window-limiter';
 import { Sharing } from './shared-limiter/sharing';
 import { StatusPoller, type WaitOptions } from './status-poller';
-import { Transport, type WaitEvent } from './transport';
+import { headerText, readJson, Transport, type RequestSpec, type WaitEvent } from './transport';
 import type { EnhanceAudioResult, MediaMetadata, ProgressCallback, VideoRecord } from './types';
 
 export interface CallOptions {
@@ -195,6 +196,41 @@ export class MediaEnhanceClient {
       });
       this.poller.remember(metadata);
       return metadata;
+    });
+  }
+
+  /**
+   * The loudness over time of a media's input and output (a local-engine extension, not part of the
+   * interface: docs/interface.md#loudness-report); null when it is not offered. Counts against the
+   * `getMetadata` limit. Throws NOT_FOUND for an unknown media, NOT_READY while it is processed.
+   *
+   * Telling the answers apart: the built-in engine marks every answer of this route with the
+   * `X-Loudness-Report` header. A 404 marked `unknown-media` is an unknown media; any other 404 (marked
+   * `none`: the engine made no report for it; or unmarked: a service without the route) means not offered.
+   */
+  getLoudnessReport(uid: string, options: CallOptions = {}): Promise<LoudnessReport | null> {
+    return this.guard(async () => {
+      this.check('getLoudnessReport', checkMediaUid(uid));
+      const spec = {
+        endpoint: 'getMetadata',
+        method: 'GET',
+        path: LOUDNESS_REPORT_PATH(uid),
+        signal: this.signal(options.signal),
+        onWait: options.onWait,
+        mediaUid: uid,
+        readsAnswer: (res) =>
+          res.statusCode === 404 && headerText(res.headers[LOUDNESS_REPORT_HEADER]) !== 'unknown-media',
+      } satisfies RequestSpec;
+      return this.transport.sendAndRead(spec, async (res) => {
+        if (res.statusCode === 404) {
+          await res.body.dump();
+          return null;
+        }
+        const report = await readJson<LoudnessReport>(res, spec);
+        if (!Array.isArray(report?.input?.short_term_lufs) || !Array.isArray(report?.output?.short_term_lufs))
+          throw unexpectedAnswer(`GET ${LOUDNESS_REPORT_PATH(uid)}`, 'input/output.short_term_lufs');
+        return report;
+      });
     });
   }
 

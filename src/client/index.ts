@@ -13,3 +13,4 @@ export type { FileInput } from './multipart';
 export type { Clock } from './clock';
 export type { EnhanceAudioResult, MediaMetadata, VideoRecord, ProgressCallback } from './types';
 export type { SharedLimiterOptions, SharingState } from './shared-limiter/redis-store';
+export type { LoudnessReport, LoudnessTrack } from '../contract/loudness-report';

@@ -44,6 +44,8 @@ export interface RequestSpec {
   /** Overrides the policy's retry count (the poller does its own retrying). */
   maxRetries?: number;
   mediaUid?: string;
+  /** An answer outside 2xx that the caller reads itself instead of it becoming an error. */
+  readsAnswer?: (res: Response) => boolean;
 }
 
 export interface Response {
@@ -88,21 +90,12 @@ export class Transport {
 
   /** Sends and reads a JSON answer; a connection cut while the answer is read counts as a failed attempt. */
   sendJson<T>(spec: RequestSpec): Promise<T> {
-    return this.exchange(spec, async (res) => {
-      const text = await res.body.text();
-      try {
-        return JSON.parse(text) as T;
-      } catch (cause) {
-        throw new MediaEnhanceError(
-          'HTTP',
-          `the service answered ${res.statusCode} with a body that is not JSON (${describe(spec)})`,
-          {
-            status: res.statusCode,
-            cause,
-          },
-        );
-      }
-    });
+    return this.exchange(spec, (res) => readJson<T>(res, spec));
+  }
+
+  /** Sends and lets `read` turn the answer (2xx, or one `spec.readsAnswer` takes) into the result; failures as sendJson. */
+  sendAndRead<T>(spec: RequestSpec, read: (res: Response) => Promise<T>): Promise<T> {
+    return this.exchange(spec, read);
   }
 
   private async exchange<T>(spec: RequestSpec, read: (res: Response) => Promise<T>): Promise<T> {
@@ -187,7 +180,7 @@ export class Transport {
         continue;
       }
       unreachableSince = undefined;
-      if (res.statusCode >= 200 && res.statusCode < 300) {
+      if ((res.statusCode >= 200 && res.statusCode < 300) || spec.readsAnswer?.(res)) {
         try {
           return await read(res);
         } catch (err) {
@@ -291,6 +284,23 @@ export class Transport {
         cause: err,
         retryable: true,
         mediaUid: spec.mediaUid,
+      },
+    );
+  }
+}
+
+/** The answer's body as JSON; an answer that is not JSON is an HTTP error. */
+export async function readJson<T>(res: Response, spec: RequestSpec): Promise<T> {
+  const text = await res.body.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    throw new MediaEnhanceError(
+      'HTTP',
+      `the service answered ${res.statusCode} with a body that is not JSON (${describe(spec)})`,
+      {
+        status: res.statusCode,
+        cause,
       },
     );
   }

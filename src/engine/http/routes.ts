@@ -17,6 +17,7 @@ import { receiveUpload } from './multipart';
 import { writeAnswer } from './write-answer';
 import type { MediaRetention } from '../storage/retention';
 import { HttpError, unprocessable } from './http-error';
+import { LOUDNESS_REPORT_HEADER, type LoudnessReportAnswer } from '../../contract/loudness-report';
 import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from '../storage/store';
 
 export interface RouteContext {
@@ -169,6 +170,33 @@ export async function file(
   } else {
     await writeAnswer(res, 200, fileHeaders, { path, start: 0, end: size - 1 }, ctx.faults);
   }
+}
+
+/**
+ * GET /v2/medias/{uid}/loudness (a local-engine extension): the report saved when the media was processed.
+ * Every answer says in LOUDNESS_REPORT_HEADER what it is, so a client tells "no such media" and "no
+ * report for it" from a service without this route, which answers 404 too.
+ */
+export async function loudness(
+  uid: string,
+  ctx: RouteContext,
+): Promise<{ body: Buffer; headers: Record<string, string> }> {
+  const said = (answer: LoudnessReportAnswer) => ({ [LOUDNESS_REPORT_HEADER]: answer });
+  const record = ctx.store.get(uid);
+  if (!record) throw new HttpError(404, `no media with uid "${uid.slice(0, 100)}"`, said('unknown-media'));
+  ctx.retention.asked(uid);
+  const status = record.enhancement_status;
+  if (status === 'PENDING' || status === 'PROCESSING')
+    throw new HttpError(412, `the loudness report of media ${uid} is not available: it is ${status}`, said('pending'));
+  const body = status === 'COMPLETED' ? await ctx.store.loudnessReportJson(uid) : undefined;
+  if (!body) {
+    const why =
+      status === 'FAILED'
+        ? `it FAILED: ${record.error?.message ?? 'no reason'}`
+        : 'its processing measured no loudness (the processor copies media, or the video has no audio)';
+    throw new HttpError(404, `media ${uid} has no loudness report: ${why}`, said('none'));
+  }
+  return { body, headers: said('ready') };
 }
 
 function known(uid: string, ctx: RouteContext): MediaRecord {

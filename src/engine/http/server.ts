@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { PATHS, type EndpointId } from '../../contract/endpoints';
 import { checkMediaUid } from '../../contract/fields';
+import { LOUDNESS_REPORT_PATH } from '../../contract/loudness-report';
 import { loggedPath } from './access-log';
 import type { KeyChecker } from './auth';
 import type { Capacity } from './capacity';
@@ -14,9 +15,12 @@ import { drainUnreadBody } from './unread-body';
 import * as routes from './routes';
 
 interface Route {
+  /** The operation, or for an extension the operation whose rate limit it counts against. */
   endpoint: EndpointId;
   method: 'GET' | 'POST';
   uid?: string;
+  /** A local-engine extension beyond the interface's operations. */
+  extension?: 'loudness';
 }
 
 /** Which operation a request is, by method and path (the contract's PATHS); undefined for anything else. */
@@ -32,6 +36,11 @@ function match(method: string, pathname: string): Route | 'wrong-method' | undef
   if (metadataOf !== undefined) return get('getMetadata', metadataOf);
   const fileOf = uidIn(pathname, PATHS.file);
   if (fileOf !== undefined) return get('downloadFile', fileOf);
+  const loudnessOf = uidIn(pathname, LOUDNESS_REPORT_PATH);
+  if (loudnessOf !== undefined) {
+    const route = get('getMetadata', loudnessOf);
+    return route === 'wrong-method' ? route : { ...route, extension: 'loudness' };
+  }
   return undefined;
 }
 
@@ -242,6 +251,17 @@ async function dispatch(
     if (issues.length > 0) throw unprocessable(issues);
   }
   let answer: routes.JsonAnswer;
+  if (route.extension === 'loudness') {
+    const report = await routes.loudness(route.uid!, ctx);
+    await writeAnswer(
+      res,
+      200,
+      { ...headers, ...report.headers, 'content-type': 'application/json' },
+      report.body,
+      parts.faults,
+    );
+    return;
+  }
   switch (route.endpoint) {
     case 'enhanceAudio':
       answer = await routes.enhanceJson(req, ctx);

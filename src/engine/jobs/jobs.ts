@@ -72,6 +72,16 @@ export class Jobs {
       if (this.stopping.signal.aborted) return;
       // Whatever wrote it (a processor module, ffmpeg), the result is for the media's owner only.
       await fsp.chmod(this.store.outputPath(record.uid), PRIVATE_FILE);
+      if (result.loudness) {
+        const { loudness_target, true_peak } = record.internal.settings;
+        await this.store.saveLoudnessReport(record.uid, {
+          uid: record.uid,
+          interval_s: 1,
+          target_lufs: loudness_target,
+          true_peak_limit_dbtp: true_peak,
+          ...result.loudness,
+        });
+      }
       await this.store.update(record, {
         enhancement_status: 'COMPLETED',
         enhancement_params: { ...record.enhancement_params, ...result.params },

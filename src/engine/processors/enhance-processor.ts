@@ -27,6 +27,7 @@ import { enhanceWavFile } from '../../enhance/chain';
 import type { EnhancementModel } from '../../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { enhancementParams } from '../../enhance/report';
+import { loudnessTrack } from './loudness-track';
 import type { MediaType } from '../storage/media-type';
 import {
   ProcessingError,
@@ -128,6 +129,11 @@ export async function processMedia(
         ...loudnessParams({ ...report, input: original }, returnedAsItCame, target),
       },
       output,
+      // Both measured in passes made anyway: the original as read above, the output as written (or decoded after encoding).
+      loudness: {
+        input: loudnessTrack(original),
+        output: loudnessTrack(returnedAsItCame ? original : report.output),
+      },
     };
   } catch (err) {
     if (err instanceof ProcessingError) throw err;

@@ -1,5 +1,6 @@
 // The seam between the engine and what it does to a media. A processor is a module run in the worker
 // threads; the default enhances speech and normalizes loudness (enhance-processor), another copies the input (copy-processor).
+import type { LoudnessTrack } from '../../contract/loudness-report';
 import type { MediaType } from '../storage/media-type';
 
 export interface ProcessSettings {
@@ -22,6 +23,8 @@ export interface ProcessResult {
   params: Record<string, unknown>;
   /** What the output file is. */
   output: MediaType;
+  /** The loudness over time of the user's file and of the delivered one, when the processor measured them. */
+  loudness?: { input: LoudnessTrack; output: LoudnessTrack };
 }
 
 /** What the engine tells every processor, whatever the job. */

@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { EnhancementSettings } from '../../contract/fields';
 import type { MediaState } from '../../contract/endpoints';
+import type { LoudnessReport } from '../../contract/loudness-report';
 import type { MediaType } from './media-type';
 
 /** Where a media came from: the v1 JSON operation, the v1 video operation, or a v2 upload. */
@@ -32,13 +33,16 @@ export interface MediaRecord {
 }
 
 const META = 'meta.json';
+/** The loudness report (a local-engine extension), beside the output it describes. */
+const LOUDNESS_REPORT = 'loudness.json';
 /** Uploads are the users' own: on a shared machine no other account may list or read them. */
 const PRIVATE_DIR = 0o700;
 export const PRIVATE_FILE = 0o600;
 
 /**
  * Media on disk: one folder per media, named by its uid (which the engine makes, so a client's file
- * name never chooses a path), holding `input`, `output` and `meta.json`, written atomically. Folders
+ * name never chooses a path), holding `input`, `output`, `meta.json` and, once processed, `loudness.json`,
+ * the last two written atomically. Folders
  * are 700 and files 600: only the account running the engine reads them.
  */
 export class MediaStore {
@@ -109,6 +113,23 @@ export class MediaStore {
 
   outputPath(uid: string): string {
     return join(this.root, uid, 'output');
+  }
+
+  /** Writes the media's loudness report whole (temp file, then rename), before the media is COMPLETED. */
+  async saveLoudnessReport(uid: string, report: LoudnessReport): Promise<void> {
+    const file = join(this.root, uid, LOUDNESS_REPORT);
+    await fsp.writeFile(`${file}.tmp`, JSON.stringify(report), { mode: PRIVATE_FILE });
+    await fsp.rename(`${file}.tmp`, file);
+  }
+
+  /** The report's JSON bytes, or undefined when the engine made none for this media. */
+  async loudnessReportJson(uid: string): Promise<Buffer | undefined> {
+    try {
+      return await fsp.readFile(join(this.root, uid, LOUDNESS_REPORT));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
   }
 
   /** Creates a media (moving its uploaded file in, if any) and persists it before anyone is told of it. */
