@@ -9,9 +9,8 @@ import { renderDetail, type ResultDetail } from './render-detail';
 import { renderHelp } from './render-help';
 import { renderInFlight, renderResults } from './render-jobs';
 import { renderServices } from './render-services';
+import { STATE_TOPIC } from '../../sidebar/state';
 import type { SidebarState } from './shapes';
-
-export const STATE_TOPIC = 'media-enhance/state';
 
 /** The part of the editor's global `RED` the tab uses. */
 export interface RedForSidebar {
