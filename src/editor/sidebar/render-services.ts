@@ -75,7 +75,8 @@ export function renderService(t: Translate, service: ServiceState, now: number):
     openTag('div', { class: 'me-service', 'data-service-id': service.id }),
     '<div class="me-service-head">',
     element('span', { class: 'me-service-name' }, service.name),
-    element('span', { class: 'me-badge' }, kind),
+    // A service named after its kind ("built-in engine") needs no badge saying it again.
+    service.name === kind ? '' : element('span', { class: 'me-badge' }, kind),
     '</div>',
     element('div', { class: 'me-service-url' }, service.url ?? t('sidebar.service.notStarted')),
     element('div', { class: 'me-service-sharing' }, t(SHARING[service.sharing])),
