@@ -2,10 +2,4 @@
 // reports loudness (src/contract/loudness-report.ts). Types only: nothing of the runtime reaches the
 // browser script.
 export type { LoudnessReport, LoudnessTrack } from '../../contract/loudness-report';
-export type {
-  InFlightRow,
-  OperationState,
-  ResultRow,
-  ServiceState,
-  SidebarState,
-} from '../../sidebar/state';
+export type { InFlightRow, OperationState, ResultRow, ServiceState, SidebarState } from '../../sidebar/state';
