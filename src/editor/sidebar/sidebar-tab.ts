@@ -133,8 +133,10 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     },
     (err: Error) => red.notify(t('sidebar.service.unavailable', { reason: err.message }), { type: 'warning' }),
   );
-  // Elapsed times, waits and countdowns move on between two updates of the runtime.
-  setInterval(renderLive, 1000);
+  // Elapsed times, waits and countdowns move on between two updates of the runtime (while the tab shows).
+  setInterval(() => {
+    if (content.offsetParent !== null && !lists.hidden) renderLive();
+  }, 1000);
   red.events.on('sidebar:resize', renderDetailPane);
 
   const openFrom = (target: EventTarget | null) => {
