@@ -89,6 +89,18 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
         bars: block.querySelectorAll('.me-op-bar').length,
       })),
     );
+    // Its texts come from the plugin's message catalog, as the installed package ships it.
+    const catalog = JSON.parse(
+      await readFile(join(ROOT, 'plugins', 'locales', 'en-US', 'media-enhance-sidebar.json'), 'utf8'),
+    ) as { sidebar: { label: string; help: { title: string } } };
+    assert.equal(tab.name, catalog.sidebar.label);
+    assert.equal(
+      (await page.locator('.me-help summary').innerText()).replace(/\s+/g, ' ').trim(),
+      `? ${catalog.sidebar.help.title}`,
+    );
+    await page.click('.me-help summary');
+    assert.match(await page.locator('.me-help dl').innerText(), /True peak \(dBTP\)/);
+    await page.click('.me-help summary');
     assert.ok(services.length >= 1, 'the examples deploy at least one service');
     const engine = services.find((s) => s.name === 'built-in engine');
     assert.ok(engine, `the examples' built-in engine: ${JSON.stringify(services)}`);
