@@ -41,6 +41,8 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
           foreignRequests.push(request.url()),
       );
     });
+    // Once loaded, the editor shows its first sidebar tab: wait for that before showing this one.
+    await page.waitForSelector('#red-ui-loading-progress', { state: 'hidden', timeout: 60_000 });
   });
 
   afterEach(async function () {
