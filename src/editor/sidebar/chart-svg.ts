@@ -43,8 +43,8 @@ export function chartSvg(chart: LoudnessChart, texts: ChartTexts): string {
       openTag('line', { class: 'me-tick-mark', x1: tick.x, x2: tick.x, y1: plot.bottom, y2: plot.bottom + 3 }) +
         '</line>',
     );
-    // Centred under its mark, unless that would run past the right edge.
-    const anchor = tick.x > plot.right - 20 ? 'end' : 'middle';
+    // Centred under its mark; at the ends, kept inside the chart and clear of the dB labels.
+    const anchor = tick.x <= plot.left ? 'start' : tick.x > plot.right - 20 ? 'end' : 'middle';
     parts.push(
       element(
         'text',
