@@ -16,7 +16,7 @@ export function renderInFlight(t: Translate, rows: InFlightRow[], now: number): 
       [
         openTag('div', { class: 'me-inflight-row', 'data-job-id': row.id, 'data-node-id': row.nodeId }),
         element('span', { class: 'me-node-name' }, row.nodeName),
-        element('code', { class: 'me-uid', title: row.uid ?? '' }, shortUid(row.uid)),
+        element('span', { class: 'me-uid', title: row.uid ?? '' }, shortUid(row.uid)),
         element('span', { class: 'me-stage' }, stageText(row, now)),
         element('span', { class: 'me-elapsed', title: t('sidebar.inFlight.elapsed') }, duration(now - row.startedAt)),
         '</div>',
@@ -65,7 +65,7 @@ export function renderResults(t: Translate, rows: ResultRow[]): string {
         element('span', { class: 'me-finished' }, clockTime(row.finishedAt)),
         '</div><div class="me-result-body">',
         element('span', { class: 'me-node-name' }, row.nodeName),
-        element('code', { class: 'me-uid', title: row.uid ?? '' }, shortUid(row.uid)),
+        element('span', { class: 'me-uid', title: row.uid ?? '' }, shortUid(row.uid)),
         resultSummary(t, row),
         '</div></div>',
       ].join(''),
