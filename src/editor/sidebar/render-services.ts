@@ -51,7 +51,7 @@ function renderOperation(t: Translate, operation: OperationState, now: number): 
       role: 'meter',
       'aria-label': t(OPERATION_NAMES[operation.id]),
       'aria-valuemin': 0,
-      'aria-valuemax': operation.limit ?? 0,
+      'aria-valuemax': operation.limit, // left out when there is no limit
       'aria-valuenow': operation.used,
       title: count,
     }),
