@@ -47,6 +47,9 @@ export class TruePeakMeter {
       // Only windows that lie wholly inside the file are interpolated: the file's edges are not a jump
       // from silence in the programme it was cut from, so they must not read as overshoot.
       const firstWindow = Math.max(0, this.interpolator.taps - 1 - this.frames);
+      // The part's sample peak first: the second's true peak is at least that, so every stretch that
+      // cannot beat it is skipped from the start.
+      for (let c = 0; c < samples.length; c++) this.addSamplePeak(samples[c], at, at + count);
       for (let c = 0; c < samples.length; c++)
         this.addChannel(c, samples[c].subarray(at, at + count), count, firstWindow);
       this.frames += count;
@@ -81,6 +84,17 @@ export class TruePeakMeter {
     return peak;
   }
 
+  private addSamplePeak(samples: Float32Array, from: number, to: number): void {
+    let peak = 0;
+    for (let i = from; i < to; i++) {
+      const v = samples[i] < 0 ? -samples[i] : samples[i];
+      if (v > peak) peak = v;
+    }
+    if (peak > this.samplePeak) this.samplePeak = peak;
+    if (peak > this.secondSamplePeak) this.secondSamplePeak = peak;
+    if (peak > this.secondPeak) this.secondPeak = peak;
+  }
+
   private addChannel(c: number, samples: Float32Array, frames: number, firstWindow: number): void {
     const { interpolator } = this;
     const history = interpolator.taps - 1;
@@ -94,17 +108,8 @@ export class TruePeakMeter {
     const bound = interpolator.gainBound;
     for (let start = 0; start < frames; start += CHUNK) {
       const count = Math.min(CHUNK, frames - start);
-      // The chunk's own samples (for the sample peaks), and its windows' samples (for the bound on what lies between).
-      let own = 0;
-      for (let i = start + history; i < start + count + history; i++) {
-        const v = buf[i] < 0 ? -buf[i] : buf[i];
-        if (v > own) own = v;
-      }
-      if (own > this.samplePeak) this.samplePeak = own;
-      if (own > this.secondSamplePeak) this.secondSamplePeak = own;
-      if (own > this.secondPeak) this.secondPeak = own;
-      let max = own;
-      for (let i = start; i < start + history; i++) {
+      let max = 0;
+      for (let i = start; i < start + count + history; i++) {
         const v = buf[i] < 0 ? -buf[i] : buf[i];
         if (v > max) max = v;
       }

@@ -1,5 +1,5 @@
-// The loudness report: a local-engine extension beyond the interface (docs/interface.md, "Local engine
-// extensions"). The engine makes it, the client fetches it, the nodes and the sidebar show it.
+// The loudness report: a local-engine extension beyond the interface (docs/interface.md#loudness-report).
+// The engine makes it, the client fetches it, the nodes and the sidebar show it.
 
 /** The route of the report, beside the interface's operations (it counts as a `getMetadata` request). */
 export const LOUDNESS_REPORT_PATH = (uid: string) => `/v2/medias/${encodeURIComponent(uid)}/loudness`;
@@ -8,10 +8,11 @@ export const LOUDNESS_REPORT_PATH = (uid: string) => `/v2/medias/${encodeURIComp
 export const LOUDNESS_REPORT_HEADER = 'x-loudness-report';
 
 /**
- * What the header says on each answer of the route: `ready` (200, the report), `pending` (412: the media
- * is not finished yet), `none` (404: the engine made no report for this media), `unknown-media` (404).
+ * What the header says on each answer of the route, and the status it comes with: the report, the media
+ * not finished yet, no report made for this media, no such media.
  */
-export type LoudnessReportAnswer = 'ready' | 'pending' | 'none' | 'unknown-media';
+export const LOUDNESS_REPORT_ANSWERS = { ready: 200, pending: 412, none: 404, 'unknown-media': 404 } as const;
+export type LoudnessReportAnswer = keyof typeof LOUDNESS_REPORT_ANSWERS;
 
 export interface LoudnessTrack {
   /** LUFS; null for silence (no block over the -70 LUFS gate). */

@@ -86,6 +86,7 @@ export function dialogRows({ defaults }: EditorValues): DialogRows {
     folder: toFileRow('folder', 'fa-folder-o'),
     fileName: toFileRow('fileName', 'fa-file-o'),
     keepAcrossRestarts: checkboxRow('keepAcrossRestarts'),
+    attachLoudness: checkboxRow('attachLoudness'),
     limitUpload: limitRow('limitUpload', defaults, 'noLimit'),
     limitMetadata: limitRow('limitMetadata', defaults, 'noLimit'),
     limitDownload: limitRow('limitDownload', defaults, 'noLimit'),

@@ -15,6 +15,7 @@ import {
   V2_ENHANCEMENT_LEVEL,
 } from '../contract/fields';
 import { LIMIT_FIELDS } from '../nodes/config-options';
+import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
 import type { Bounds } from './validators';
 
 export interface EditorValues {
@@ -37,6 +38,8 @@ export interface EditorValues {
    * an empty field means (its placeholder). Keyed by bound or enum name, and by the config node's property.
    */
   defaults: Record<string, string>;
+  /** A new node's checkboxes, as the runtime reads a node saved without them. */
+  switches: { attachLoudness: boolean };
 }
 
 export function editorValues(): EditorValues {
@@ -67,5 +70,6 @@ export function editorValues(): EditorValues {
       ...Object.fromEntries(limitPlaceholders),
       requestTimeout: String(client.requestTimeoutMs / 1000),
     },
+    switches: { ...DOWNLOAD_SWITCH_DEFAULTS },
   };
 }

@@ -1,8 +1,10 @@
 // media-enhance-download: fetches a media's file, into a folder (written atomically: a temporary file
 // renamed when complete) or as a Buffer in msg.payload. Each message is kept on disk until delivered,
-// so a restart or a redeploy runs it again, and a file download continues where it was cut.
+// so a restart or a redeploy runs it again, and a file download continues where it was cut. With
+// `attachLoudness`, the media's loudness report (a local-engine extension) goes along in msg.loudness.
 import type { MediaMetadata } from '../client/types';
 import { STEPS, type Step } from '../contract/fields';
+import { DOWNLOAD_SWITCH_DEFAULTS } from './download-settings';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, readFileOutput } from './file-output';
 import { mediaNode } from './media-node';
 import { inputError } from './input-error';
@@ -16,6 +18,8 @@ export default mediaNode(
     const step = (def.step || 'ENHANCED') as Step;
     const output = readFileOutput(def);
     const { toFile, folder, name } = output;
+    const attachLoudness =
+      typeof def.attachLoudness === 'boolean' ? def.attachLoudness : DOWNLOAD_SWITCH_DEFAULTS.attachLoudness;
     const checkSettings = () => {
       if (!(STEPS as readonly string[]).includes(step))
         throw inputError(
@@ -41,16 +45,19 @@ export default mediaNode(
           const { payload, contentType } = await downloadAsBuffer(client, uid, wanted, job);
           job.msg.payload = payload;
           job.msg.contentType = contentType;
-          return job.msg;
+        } else {
+          const written = await downloadIntoFolder(client, uid, wanted, job, {
+            folder,
+            name,
+            workingDirectory: RED.settings.fileWorkingDirectory,
+            keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+          });
+          job.msg.filename = written.path;
+          job.msg.contentType = written.contentType;
         }
-        const written = await downloadIntoFolder(client, uid, wanted, job, {
-          folder,
-          name,
-          workingDirectory: RED.settings.fileWorkingDirectory,
-          keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
-        });
-        job.msg.filename = written.path;
-        job.msg.contentType = written.contentType;
+        // null when the service offers none for this media (a remote without the extension, say).
+        if (attachLoudness)
+          job.msg.loudness = await client.getLoudnessReport(uid, { signal: job.signal, onWait: job.onWait });
         return job.msg;
       },
     };

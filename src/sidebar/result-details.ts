@@ -1,22 +1,16 @@
 // A result's detail view: the media's metadata and loudness report, fetched through the client of the
 // service that handled it (so through its rate limits) the first time someone opens it, then kept.
 import type { MediaMetadata } from '../client/types';
+import type { LoudnessReport } from '../contract/loudness-report';
 import type { SidebarRegistry } from './registry';
 import type { ResultRow } from './state';
-
-/** The media's loudness report, as the client answers it (src/contract/loudness-report.ts). */
-export type LoudnessReportAnswer = object;
 
 export interface ResultDetails {
   result: ResultRow;
   metadata: MediaMetadata | null;
-  loudness: LoudnessReportAnswer | null;
+  loudness: LoudnessReport | null;
   /** Whether the service offers a loudness report for this media (false: show the numbers without a chart). */
   loudnessOffered: boolean;
-}
-
-interface ReportingClient {
-  getLoudnessReport?(uid: string, options?: { signal?: AbortSignal }): Promise<LoudnessReportAnswer | null>;
 }
 
 const KEPT_DETAILS = 50;
@@ -46,12 +40,8 @@ export class ResultDetailCache {
     if (!client || result.uid === null) return { metadata: null, loudness: null, loudnessOffered: false };
     const uid = result.uid;
     const metadata = await client.getMetadata(uid);
-    const reporting = client as ReportingClient;
-    // A failed media has no report to ask for.
-    const loudness =
-      result.outcome === 'done' && typeof reporting.getLoudnessReport === 'function'
-        ? await reporting.getLoudnessReport(uid)
-        : null;
+    // A failed media has no report to ask for; null from the client: the service offers none for this media.
+    const loudness = result.outcome === 'done' ? await client.getLoudnessReport(uid) : null;
     return { metadata, loudness, loudnessOffered: loudness !== null };
   }
 }

@@ -20,6 +20,7 @@ import {
   checkEnhancementSettings,
   checkMediaUid,
 } from '../../src/contract/fields';
+import { LOUDNESS_REPORT_ANSWERS, LOUDNESS_REPORT_PATH } from '../../src/contract/loudness-report';
 import { DEFAULT_SERVER_LIMITS, resolveEngineOptions } from '../../src/engine/options';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -280,5 +281,16 @@ describe('docs/interface.md', function () {
       const name = code(row['option (`retention`)']);
       assert.equal(amount(row.default), retention[name], `retention.${name}`);
     }
+  });
+
+  it("gives the loudness report's path and each answer's status and X-Loudness-Report of src/contract", () => {
+    const section = sections(doc).find((s) => s.heading === 'Loudness report');
+    assert.ok(section, 'a section "Loudness report"');
+    assert.ok(section.body.includes(`\`GET ${decodeURIComponent(LOUDNESS_REPORT_PATH('{media_uid}'))}\``), 'its path');
+    const rows = table(doc, 'Loudness report');
+    assert.deepEqual(
+      Object.fromEntries(rows.map((row) => [code(row['X-Loudness-Report']), Number(code(row.status))])),
+      LOUDNESS_REPORT_ANSWERS,
+    );
   });
 });

@@ -359,7 +359,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       {
         id: 'me-ex4-download',
         prefix: 'node-input',
-        changes: { folder: 'outbox/videos', fileName: 'talk.mp4', keepAcrossRestarts: false },
+        changes: { folder: 'outbox/videos', fileName: 'talk.mp4', keepAcrossRestarts: false, attachLoudness: true },
       },
       {
         id: 'me-example-engine',

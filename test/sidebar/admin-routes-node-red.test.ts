@@ -190,11 +190,16 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     const detail = JSON.parse(details.body.toString()) as {
       result: ResultRow;
       metadata: { uid: string; enhancement_status: string } | null;
+      loudness: { uid: string; input: { short_term_lufs: unknown[] }; output: { short_term_lufs: unknown[] } } | null;
       loudnessOffered: boolean;
     };
     assert.equal(detail.result.id, result.id);
     assert.equal(detail.metadata?.uid, uid);
     assert.equal(detail.metadata?.enhancement_status, 'COMPLETED');
+    // The built-in engine offers the loudness report: the chart's data, through the runtime's client.
+    assert.equal(detail.loudnessOffered, true);
+    assert.equal(detail.loudness?.uid, uid);
+    assert.ok((detail.loudness?.output.short_term_lufs.length ?? 0) > 0, 'one value per second');
     assert.equal((await call('GET', '/media-enhance/results/no-such-result', readerToken)).status, 404);
 
     const refused = await call('POST', '/media-enhance/results/clear', readerToken);

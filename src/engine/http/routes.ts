@@ -17,7 +17,11 @@ import { receiveUpload } from './multipart';
 import { writeAnswer } from './write-answer';
 import type { MediaRetention } from '../storage/retention';
 import { HttpError, unprocessable } from './http-error';
-import { LOUDNESS_REPORT_HEADER, type LoudnessReportAnswer } from '../../contract/loudness-report';
+import {
+  LOUDNESS_REPORT_ANSWERS,
+  LOUDNESS_REPORT_HEADER,
+  type LoudnessReportAnswer,
+} from '../../contract/loudness-report';
 import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from '../storage/store';
 
 export interface RouteContext {
@@ -182,19 +186,21 @@ export async function loudness(
   ctx: RouteContext,
 ): Promise<{ body: Buffer; headers: Record<string, string> }> {
   const said = (answer: LoudnessReportAnswer) => ({ [LOUDNESS_REPORT_HEADER]: answer });
+  const refuse = (answer: LoudnessReportAnswer, detail: string) =>
+    new HttpError(LOUDNESS_REPORT_ANSWERS[answer], detail, said(answer));
   const record = ctx.store.get(uid);
-  if (!record) throw new HttpError(404, `no media with uid "${uid.slice(0, 100)}"`, said('unknown-media'));
+  if (!record) throw refuse('unknown-media', `no media with uid "${uid.slice(0, 100)}"`);
   ctx.retention.asked(uid);
   const status = record.enhancement_status;
   if (status === 'PENDING' || status === 'PROCESSING')
-    throw new HttpError(412, `the loudness report of media ${uid} is not available: it is ${status}`, said('pending'));
+    throw refuse('pending', `the loudness report of media ${uid} is not available: it is ${status}`);
   const body = status === 'COMPLETED' ? await ctx.store.loudnessReportJson(uid) : undefined;
   if (!body) {
     const why =
       status === 'FAILED'
         ? `it FAILED: ${record.error?.message ?? 'no reason'}`
         : 'its processing measured no loudness (the processor copies media, or the video has no audio)';
-    throw new HttpError(404, `media ${uid} has no loudness report: ${why}`, said('none'));
+    throw refuse('none', `media ${uid} has no loudness report: ${why}`);
   }
   return { body, headers: said('ready') };
 }
