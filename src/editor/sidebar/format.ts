@@ -1,0 +1,40 @@
+// Numbers, durations and times as the tab shows them.
+
+/** Looks a text up in the tab's message catalog, filling `__name__` placeholders (Node-RED's i18n). */
+export type Translate = (key: string, values?: Record<string, string | number>) => string;
+
+/** 7s, 1m20s, 2h05m: the node status lines' format, so a row and its node's status agree. */
+export function duration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** The wall-clock time of an epoch-ms instant, hh:mm:ss in the browser's time zone. */
+export function clockTime(epochMs: number): string {
+  const at = new Date(epochMs);
+  return [at.getHours(), at.getMinutes(), at.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+/** The first 8 characters of a media uid: enough to tell media apart in a list. */
+export function shortUid(uid: string | null): string {
+  return uid === null ? '–' : uid.slice(0, 8);
+}
+
+/** "-16.0": one decimal, or a dash for "not measured" (silence, or no figure given). */
+export function decibels(value: number | null | undefined): string {
+  return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(1) : '–';
+}
+
+/** A gain: "+6.2", "-3.0". */
+export function signedDecibels(value: number | null | undefined): string {
+  const text = decibels(value);
+  return typeof value === 'number' && value > 0 ? `+${text}` : text;
+}
+
+/** A rate limit's window as a person says it: "1 min", "30 s". */
+export function windowLength(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
+}

@@ -1,0 +1,29 @@
+// The tab's own help: what each figure means, from the message catalog, in a collapsible "?" section.
+import type { Translate } from './format';
+import { element } from './markup';
+
+/** Each entry's term and text, as literal keys so that the catalog test finds them in use. */
+const ENTRIES: [term: string, text: string][] = [
+  ['sidebar.help.service.term', 'sidebar.help.service.text'],
+  ['sidebar.help.bar.term', 'sidebar.help.bar.text'],
+  ['sidebar.help.queued.term', 'sidebar.help.queued.text'],
+  ['sidebar.help.rateLimited.term', 'sidebar.help.rateLimited.text'],
+  ['sidebar.help.tooManyRequests.term', 'sidebar.help.tooManyRequests.text'],
+  ['sidebar.help.poller.term', 'sidebar.help.poller.text'],
+  ['sidebar.help.inFlight.term', 'sidebar.help.inFlight.text'],
+  ['sidebar.help.results.term', 'sidebar.help.results.text'],
+  ['sidebar.help.integrated.term', 'sidebar.help.integrated.text'],
+  ['sidebar.help.truePeak.term', 'sidebar.help.truePeak.text'],
+  ['sidebar.help.range.term', 'sidebar.help.range.text'],
+  ['sidebar.help.chart.term', 'sidebar.help.chart.text'],
+];
+
+export function renderHelp(t: Translate): string {
+  const entries = ENTRIES.map(([term, text]) => `${element('dt', {}, t(term))}${element('dd', {}, t(text))}`);
+  return [
+    '<details class="me-help">',
+    `<summary>${element('span', { class: 'me-help-mark', 'aria-hidden': 'true' }, '?')} ${element('span', {}, t('sidebar.help.title'))}</summary>`,
+    `<dl>${entries.join('')}</dl>`,
+    '</details>',
+  ].join('');
+}

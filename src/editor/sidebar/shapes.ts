@@ -1,0 +1,5 @@
+// The shapes the sidebar shows, as the runtime publishes them (src/sidebar/state.ts) and as the engine
+// reports loudness (src/contract/loudness-report.ts). Types only: nothing of the runtime reaches the
+// browser script.
+export type { LoudnessReport, LoudnessTrack } from '../../contract/loudness-report';
+export type { InFlightRow, OperationState, ResultRow, ServiceState, SidebarState } from '../../sidebar/state';

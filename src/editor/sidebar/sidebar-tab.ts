@@ -1,0 +1,176 @@
+/// <reference lib="dom" />
+// The tab in the browser: builds its content, keeps the state the runtime publishes on RED.comms (and
+// reads it once at open, for an editor that opens between two updates), ticks the elapsed times
+// between updates, and opens a result's detail view. Everything it shows is rendered by the pure
+// render-*.ts functions; this file only wires them to the page.
+import type { Translate } from './format';
+import { escapeHtml } from './markup';
+import { renderDetail, type ResultDetail } from './render-detail';
+import { renderHelp } from './render-help';
+import { renderInFlight, renderResults } from './render-jobs';
+import { renderServices } from './render-services';
+import { STATE_TOPIC } from '../../sidebar/state';
+import type { SidebarState } from './shapes';
+
+/** The part of the editor's global `RED` the tab uses. */
+export interface RedForSidebar {
+  comms: { subscribe(topic: string, callback: (topic: string, data: unknown) => void): void };
+  settings: { get(name: string): unknown; apiRootUrl?: string };
+  events: { on(event: string, callback: () => void): void };
+  notify(text: string, options?: { type?: string; timeout?: number }): void;
+}
+
+/**
+ * An admin request as the editor's own are made: relative to the editor (so httpAdminRoot holds), with
+ * the user's token when adminAuth is on.
+ */
+function adminFetch(red: RedForSidebar, path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  const tokens = red.settings.get('auth-tokens') as { access_token?: string } | undefined;
+  if (tokens?.access_token) headers.set('Authorization', `Bearer ${tokens.access_token}`);
+  headers.set('Node-RED-API-Version', 'v2');
+  return fetch(`${red.settings.apiRootUrl ?? ''}${path}`, { ...init, headers, cache: 'no-store' });
+}
+
+async function adminJson<T>(red: RedForSidebar, path: string): Promise<T> {
+  const response = await adminFetch(red, path, { headers: { Accept: 'application/json' } });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
+  return (await response.json()) as T;
+}
+
+/** A link's file through a request that carries the token (a plain link cannot), saved under its name. */
+async function downloadWithToken(red: RedForSidebar, link: HTMLAnchorElement): Promise<void> {
+  const response = await adminFetch(red, link.getAttribute('href')!);
+  if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+  const name = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'media';
+  const url = URL.createObjectURL(await response.blob());
+  const save = document.createElement('a');
+  save.href = url;
+  save.download = name;
+  save.click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+function section(className: string, title: string): string {
+  return `<section class="me-section"><h3 class="me-section-title">${title}</h3><div class="${className}"></div></section>`;
+}
+
+export interface SidebarTab {
+  /** The tab's content, for RED.sidebar.addTab. */
+  content: HTMLElement;
+  /** The tab's toolbar, under the sidebar. */
+  toolbar: HTMLElement;
+}
+
+export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
+  const content = document.createElement('div');
+  content.className = 'me-sidebar';
+  content.innerHTML = [
+    '<div class="me-lists">',
+    renderHelp(t),
+    section('me-services', escapeHtml(t('sidebar.service.title'))),
+    section('me-inflight', escapeHtml(t('sidebar.inFlight.title'))),
+    section('me-results', escapeHtml(t('sidebar.results.title'))),
+    '</div>',
+    '<div class="me-detail-pane" hidden></div>',
+  ].join('');
+  const toolbar = document.createElement('div');
+  toolbar.className = 'me-toolbar';
+  toolbar.innerHTML = `<button type="button" class="red-ui-footer-button me-clear-results" title="${escapeHtml(t('sidebar.results.clear'))}"><i class="fa fa-trash"></i></button>`;
+
+  const lists = content.querySelector<HTMLElement>('.me-lists')!;
+  const services = content.querySelector<HTMLElement>('.me-services')!;
+  const inFlight = content.querySelector<HTMLElement>('.me-inflight')!;
+  const results = content.querySelector<HTMLElement>('.me-results')!;
+  const detailPane = content.querySelector<HTMLElement>('.me-detail-pane')!;
+
+  let state: SidebarState = { services: [], inFlight: [], results: [] };
+  let fromComms = false;
+  let shownResults = '';
+  let detail: ResultDetail | null = null;
+
+  const renderLive = () => {
+    const now = Date.now();
+    services.innerHTML = renderServices(t, state.services, now);
+    inFlight.innerHTML = renderInFlight(t, state.inFlight, now);
+  };
+  const show = (next: SidebarState) => {
+    state = next;
+    renderLive();
+    const resultsHtml = renderResults(t, state.results);
+    if (resultsHtml !== shownResults) results.innerHTML = shownResults = resultsHtml;
+  };
+  const renderDetailPane = () => {
+    if (!detail) return;
+    const width = Math.max(240, Math.min(720, detailPane.clientWidth - 20));
+    detailPane.innerHTML = renderDetail(t, detail, { width, height: Math.round(width * 0.55) });
+  };
+  const openDetail = async (id: string) => {
+    try {
+      detail = await adminJson<ResultDetail>(red, `media-enhance/results/${encodeURIComponent(id)}`);
+    } catch (err) {
+      red.notify(t('sidebar.detail.unavailable', { reason: (err as Error).message }), { type: 'error' });
+      return;
+    }
+    lists.hidden = true;
+    detailPane.hidden = false;
+    renderDetailPane();
+  };
+  const closeDetail = () => {
+    detail = null;
+    detailPane.hidden = true;
+    detailPane.innerHTML = '';
+    lists.hidden = false;
+  };
+
+  red.comms.subscribe(STATE_TOPIC, (_topic, data) => {
+    fromComms = true;
+    show(data as SidebarState);
+  });
+  adminJson<SidebarState>(red, 'media-enhance/state').then(
+    (initial) => {
+      if (!fromComms) show(initial); // an update already came, and is newer
+    },
+    (err: Error) => red.notify(t('sidebar.service.unavailable', { reason: err.message }), { type: 'warning' }),
+  );
+  // Elapsed times, waits and countdowns move on between two updates of the runtime (while the tab shows).
+  setInterval(() => {
+    if (content.offsetParent !== null && !lists.hidden) renderLive();
+  }, 1000);
+  red.events.on('sidebar:resize', renderDetailPane);
+
+  const openFrom = (target: EventTarget | null) => {
+    const row = (target as HTMLElement | null)?.closest<HTMLElement>('.me-result-row');
+    if (row?.dataset.resultId) void openDetail(row.dataset.resultId);
+  };
+  results.addEventListener('click', (event) => openFrom(event.target));
+  results.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      openFrom(event.target);
+    }
+  });
+  detailPane.addEventListener('click', (event) => {
+    const target = event.target as HTMLElement;
+    if (target.closest('.me-detail-back')) return closeDetail();
+    const link = target.closest<HTMLAnchorElement>('a[download]');
+    // With adminAuth on, the token must go along: a plain link cannot carry it.
+    if (link && red.settings.get('auth-tokens')) {
+      event.preventDefault();
+      downloadWithToken(red, link).catch((err: Error) =>
+        red.notify(t('sidebar.detail.unavailable', { reason: err.message }), { type: 'error' }),
+      );
+    }
+  });
+  const clearResults = async () => {
+    try {
+      const response = await adminFetch(red, 'media-enhance/results/clear', { method: 'POST' });
+      if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+      closeDetail(); // the emptied list comes with the next update
+    } catch (err) {
+      red.notify(t('sidebar.results.clearFailed', { reason: (err as Error).message }), { type: 'error' });
+    }
+  };
+  toolbar.querySelector('.me-clear-results')!.addEventListener('click', () => void clearResults());
+  return { content, toolbar };
+}

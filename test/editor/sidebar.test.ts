@@ -1,0 +1,223 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The media enhance sidebar in a real browser, against Node-RED started as `npm start` starts it (the
+// examples deployed, the built-in engine): the tab is there with its icon; a WAV dropped into inbox/
+// (example 2 watches it) shows as a row moving through its stages, then as a result whose detail view
+// draws the loudness chart; the enhanced download is the file the flow wrote to outbox/.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { copyFile, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type RunningProduct } from './product';
+import type { RedEditor } from './red-editor';
+
+declare const RED: RedEditor;
+
+const README_IMAGE = join(ROOT, 'docs', 'images', 'sidebar.png');
+
+describe('the media enhance sidebar in Chromium, started as npm start starts it', function () {
+  this.timeout(300_000);
+  let product: RunningProduct;
+  let browser: Browser;
+  let page: Page;
+  const failedRequests: string[] = [];
+  const foreignRequests: string[] = [];
+
+  before(async () => {
+    product = await startProduct();
+    browser = await launchBrowser();
+    page = await openEditor(browser, product.url, (p) => {
+      p.on('requestfailed', (request) => failedRequests.push(`${request.url()} (${request.failure()?.errorText})`));
+      p.on(
+        'response',
+        (response) => response.status() >= 400 && failedRequests.push(`${response.url()} (${response.status()})`),
+      );
+      p.on(
+        'request',
+        (request) =>
+          !request.url().startsWith(product.url) &&
+          !/^(data|blob):/.test(request.url()) &&
+          foreignRequests.push(request.url()),
+      );
+    });
+    // Once loaded, the editor shows its first sidebar tab: wait for that before showing this one.
+    await page.waitForSelector('#red-ui-loading-progress', { state: 'hidden', timeout: 60_000 });
+  });
+
+  afterEach(async function () {
+    const test = this.currentTest;
+    if (test?.state === 'failed' && page)
+      await page.screenshot({
+        path: join(SCREENSHOTS, `failed-sidebar-${test.title.replace(/\W+/g, '-').slice(0, 50)}.png`),
+      });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (product) {
+      assert.equal(await product.stop(), 0, 'Ctrl-C stops Node-RED and the engine cleanly');
+      await rm(product.userDir, { recursive: true, force: true });
+    }
+  });
+
+  it('adds a "media enhance" tab with its own icon, showing each deployed service and its operations', async () => {
+    await page.evaluate(() => {
+      RED.menu.setSelected('menu-item-sidebar', true);
+      RED.sidebar.show('media-enhance');
+    });
+    await page.waitForSelector('.me-sidebar .me-service', { state: 'visible', timeout: 20_000 });
+    // The tab's button: a tab in Node-RED 4's sidebar, a button in Node-RED 5's.
+    const tab = await page.evaluate(() => {
+      const button = document.querySelector<HTMLElement>('#red-ui-tab-media-enhance, [data-tab-id="media-enhance"]');
+      const icon = button?.querySelector<HTMLElement>('.red-ui-tab-icon, .red-ui-sidebar-tab-icon');
+      return {
+        found: Boolean(button),
+        name: button?.textContent?.trim() || button?.getAttribute('aria-label') || '',
+        icon: /url\("?([^")]+)"?\)/.exec(icon?.style.maskImage || icon?.style.webkitMaskImage || '')?.[1],
+      };
+    });
+    assert.ok(tab.found, 'the tab is in the sidebar');
+    assert.ok(tab.icon?.endsWith('/media-enhance-sidebar.svg'), `its own icon: ${tab.icon}`);
+    const icon = await page.evaluate(async (src) => {
+      const response = await fetch(src);
+      return { status: response.status, type: response.headers.get('content-type') };
+    }, tab.icon!);
+    assert.deepEqual([icon.status, /image\/svg\+xml/.test(icon.type ?? '')], [200, true]);
+    const services = await page.$$eval('.me-service', (blocks) =>
+      blocks.map((block) => ({
+        name: block.querySelector('.me-service-name')?.textContent,
+        url: block.querySelector('.me-service-url')?.textContent ?? '',
+        bars: block.querySelectorAll('.me-op-bar').length,
+      })),
+    );
+    // Its texts come from the plugin's message catalog, as the installed package ships it.
+    const catalog = JSON.parse(
+      await readFile(join(ROOT, 'plugins', 'locales', 'en-US', 'media-enhance-sidebar.json'), 'utf8'),
+    ) as { sidebar: { label: string; help: { title: string } } };
+    assert.equal(tab.name, catalog.sidebar.label);
+    assert.equal(
+      (await page.locator('.me-help summary').innerText()).replace(/\s+/g, ' ').trim(),
+      `? ${catalog.sidebar.help.title}`,
+    );
+    await page.click('.me-help summary');
+    assert.match(await page.locator('.me-help dl').innerText(), /True peak \(dBTP\)/);
+    await page.click('.me-help summary');
+    assert.ok(services.length >= 1, 'the examples deploy at least one service');
+    const engine = services.find((s) => s.name === 'built-in engine');
+    assert.ok(engine, `the examples' built-in engine: ${JSON.stringify(services)}`);
+    assert.match(engine.url, /^http:\/\/127\.0\.0\.1:\d+/);
+    assert.equal(engine.bars, 5, 'one bar per operation');
+  });
+
+  it('shows a WAV dropped into inbox/ in flight through its stages, then as a result with its chart', async () => {
+    const stages = new Set<string>();
+    const uids = new Set<string>();
+    const record = async () => {
+      for (const row of await page.$$eval('.me-inflight-row', (rows) =>
+        rows.map((r) => ({
+          stage: r.querySelector('.me-stage')?.textContent ?? '',
+          uid: r.querySelector('.me-uid')?.textContent ?? '',
+        })),
+      )) {
+        stages.add(row.stage.replace(/ \d+(h|m|s).*$/, '').replace(/\d+%/, 'N%'));
+        if (/^[0-9a-f-]{8}$/i.test(row.uid)) uids.add(row.uid);
+      }
+    };
+    await page.evaluate(() => RED.sidebar.show('media-enhance'));
+    const partial = join(product.userDir, 'voice.wav.part');
+    await copyFile(join(ROOT, 'examples', 'speech-sample.wav'), partial);
+    await rename(partial, join(product.userDir, 'inbox', 'voice.wav'));
+    const outbox = join(product.userDir, 'outbox');
+    const deadline = Date.now() + 90_000;
+    let screenshotTaken = false;
+    const resultFor = () =>
+      page.$$eval('.me-result-row', (rows) =>
+        rows.map((r) => ({ id: r.getAttribute('data-result-id'), text: r.textContent ?? '' })),
+      );
+    while (!(await resultFor()).some((r) => r.text.includes('voice') && /done/.test(r.text))) {
+      assert.ok(Date.now() < deadline, `no result after 90 s; stages seen: ${[...stages].join(', ')}`);
+      await record();
+      if (!screenshotTaken && stages.size > 0) {
+        await page.screenshot({ path: join(SCREENSHOTS, 'sidebar-in-flight.png') });
+        screenshotTaken = true;
+      }
+      await page.waitForTimeout(100);
+    }
+    assert.ok(
+      stages.size >= 2 && [...stages].some((s) => /uploading|processing|downloading|queued/.test(s)),
+      `the row moved through its stages: ${[...stages].join(', ')}`,
+    );
+    assert.ok(uids.size >= 1, 'the row showed the media uid, shortened to 8 characters');
+    await page.waitForFunction(() => document.querySelectorAll('.me-inflight-row').length === 0, undefined, {
+      timeout: 10_000,
+    });
+    assert.ok((await readdir(outbox)).includes('voice_enhanced.wav'));
+
+    const row = (await resultFor()).find((r) => r.text.includes('voice'))!;
+    // The editor may have shown another tab meanwhile (its own info tab, once the flows loaded).
+    await page.evaluate(() => RED.sidebar.show('media-enhance'));
+    await page.click(`.me-result-row[data-result-id="${row.id}"]`);
+    await page.waitForSelector('.me-detail svg.me-loudness-chart', { timeout: 20_000 });
+    const chart = await page.evaluate(() => {
+      const svg = document.querySelector('.me-detail svg.me-loudness-chart')!;
+      const path = (name: string) => svg.querySelector<SVGPathElement>(`path.me-curve-${name}`);
+      const line = (name: string) => svg.querySelector<SVGLineElement>(`line.me-${name}-line`);
+      const box = svg.getBoundingClientRect();
+      return {
+        width: box.width,
+        height: box.height,
+        input: path('input')?.getTotalLength() ?? 0,
+        output: path('output')?.getTotalLength() ?? 0,
+        outputColour: getComputedStyle(path('output')!).stroke,
+        inputColour: getComputedStyle(path('input')!).stroke,
+        target: line('target') && Number(line('target')!.getAttribute('y1')),
+        peak: line('peak') && Number(line('peak')!.getAttribute('y1')),
+        texts: [...svg.querySelectorAll('text')].map((t) => t.textContent),
+      };
+    });
+    assert.ok(chart.width > 200 && chart.height > 100, `the chart has a size: ${chart.width}x${chart.height}`);
+    assert.ok(chart.input > 50 && chart.output > 50, `both curves are drawn: ${chart.input}, ${chart.output}`);
+    assert.notEqual(chart.inputColour, chart.outputColour, 'the curves have distinct colours');
+    assert.ok(chart.target !== null && chart.peak !== null && chart.peak < chart.target, 'ceiling above target');
+    for (const label of ['input', 'output', 'target -16.0 LUFS', 'ceiling -1.0 dBTP', '0:00'])
+      assert.ok(chart.texts.includes(label), `the chart says "${label}": ${chart.texts.join(' | ')}`);
+    const detail = await page.locator('.me-detail').innerText();
+    assert.match(detail, /integrated\s+-[\d.]+ LUFS\s+-1[56]\.\d LUFS/);
+    assert.match(detail, /noise reduction|high-pass|speech leveler/, 'the stages the engine ran');
+    await page.locator('#red-ui-sidebar').screenshot({ path: README_IMAGE });
+    await page.screenshot({ path: join(SCREENSHOTS, 'sidebar-detail.png') });
+
+    // The enhanced download is the file the flow wrote to outbox/, fetched as a click on the link would.
+    const download = await page.evaluate(async () => {
+      const link = document.querySelector<HTMLAnchorElement>('.me-detail a.me-download-enhanced')!;
+      const response = await fetch(link.href);
+      const body = await response.arrayBuffer();
+      const bytes = new Uint8Array(body);
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body));
+      return {
+        status: response.status,
+        disposition: response.headers.get('content-disposition'),
+        size: bytes.length,
+        head: String.fromCharCode(...bytes.slice(0, 4)) + String.fromCharCode(...bytes.slice(8, 12)),
+        sha256: [...digest].map((b) => b.toString(16).padStart(2, '0')).join(''),
+      };
+    });
+    const written = await readFile(join(outbox, 'voice_enhanced.wav'));
+    assert.equal(download.status, 200);
+    assert.match(download.disposition ?? '', /^attachment/);
+    assert.equal(download.head, 'RIFFWAVE');
+    assert.equal(download.size, (await stat(join(outbox, 'voice_enhanced.wav'))).size);
+    assert.equal(download.sha256, createHash('sha256').update(written).digest('hex'), 'the same bytes');
+    const original = await page.evaluate(async () => {
+      const link = document.querySelector<HTMLAnchorElement>('.me-detail a.me-download-original')!;
+      return (await fetch(link.href)).status;
+    });
+    assert.equal(original, 200, 'the original is offered too');
+  });
+
+  it('sent no request off this machine and had none refused', () => {
+    assert.deepEqual(foreignRequests, []);
+    assert.deepEqual(failedRequests, []);
+  });
+});
