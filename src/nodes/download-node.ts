@@ -2,19 +2,22 @@
 // renamed when complete) or as a Buffer in msg.payload. Each message is kept on disk until delivered,
 // so a restart or a redeploy runs it again, and a file download continues where it was cut. With
 // `attachLoudness`, the media's loudness report (a local-engine extension) goes along in msg.loudness.
+import type { MediaEnhanceClient } from '../client/client';
 import type { MediaMetadata } from '../client/types';
+import type { LoudnessReport } from '../contract/loudness-report';
 import { STEPS, type Step } from '../contract/fields';
 import { DOWNLOAD_SWITCH_DEFAULTS } from './download-settings';
 import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, readFileOutput } from './file-output';
 import { mediaNode } from './media-node';
 import { inputError } from './input-error';
 import { readMediaUid, readStep } from './msg-inputs';
+import type { Job } from './message-jobs';
 import type { NodeMessage } from './red';
 
 export default mediaNode(
   'media-enhance-download',
   { keepsMessages: true, finishesMedia: true },
-  ({ RED, def, service, keeper, t }) => {
+  ({ RED, node, def, service, keeper, t }) => {
     const step = (def.step || 'ENHANCED') as Step;
     const output = readFileOutput(def);
     const { toFile, folder, name } = output;
@@ -55,14 +58,34 @@ export default mediaNode(
           job.msg.filename = written.path;
           job.msg.contentType = written.contentType;
         }
-        // null when the service offers none for this media (a remote without the extension, say).
-        if (attachLoudness)
-          job.msg.loudness = await client.getLoudnessReport(uid, { signal: job.signal, onWait: job.onWait });
+        // Only the enhanced file means the media is finished: an original fetched earlier is no result.
+        job.finishesMedia = wanted === 'ENHANCED';
+        if (attachLoudness) job.msg.loudness = await loudnessOrNull(client, uid, job, (text) => node.warn(text));
         return job.msg;
       },
     };
   },
 );
+
+/**
+ * The report, or null when the service offers none for this media (a remote without the extension) or
+ * cannot give it now (an original fetched before processing ended, the service away): the file is
+ * written already, so the message goes on without it and a warning says why.
+ */
+async function loudnessOrNull(
+  client: MediaEnhanceClient,
+  uid: string,
+  job: Job,
+  warn: (text: string) => void,
+): Promise<LoudnessReport | null> {
+  try {
+    return await client.getLoudnessReport(uid, { signal: job.signal, onWait: job.onWait });
+  } catch (err) {
+    if (job.signal.aborted) throw err;
+    warn(job.t('media-enhance-download.warn.noLoudness', { uid, error: (err as Error).message }));
+    return null;
+  }
+}
 
 /** The media's metadata when the message carries it (a wait node's msg.payload, or msg.media), for the final status. */
 function carriedMetadata(msg: NodeMessage, uid: string): MediaMetadata | undefined {

@@ -27,6 +27,8 @@ export interface Job {
   onDelivered: (action: () => void) => void;
   /** The finished media's metadata, when the job has it: a loudness target it could not reach shows in the last status. */
   media?: MediaMetadata;
+  /** Whether this message's delivery finishes its media (a result in the sidebar); the node's setting unless set. */
+  finishesMedia?: boolean;
   /** Tells the editor's sidebar which media the job works on, as soon as the node knows it. */
   noteMedia: (uid: string, fileName?: string) => void;
   /** The node's texts, for a status of its own. */
@@ -106,7 +108,7 @@ export function handleMessages(
         (out) => {
           if (closed) return done();
           board.end(id, doneStatus(t, job.media));
-          listed.done(job.media, listing.finishesMedia);
+          listed.done(job.media, job.finishesMedia ?? listing.finishesMedia);
           runAll(delivered, node);
           send(out);
           done();

@@ -2,6 +2,7 @@
 // ticked, nothing when not (the default).
 import assert from 'node:assert/strict';
 import type { LoudnessReport } from '../../src/contract/loudness-report';
+import { sidebarRegistry } from '../../src/sidebar/registry';
 import { makeWav } from '../fixtures/media';
 import {
   catchAll,
@@ -83,4 +84,52 @@ describe('nodes: download with the loudness report', function () {
       assert.equal('loudness' in out, false);
     });
   }
+});
+
+describe('nodes: download with the loudness report, before the media is processed', function () {
+  this.timeout(60_000);
+
+  // The engine takes its time, so the original (PRE) can be fetched while the media is still processing.
+  before(() => initHelper({ processingDelayMs: 20_000 }));
+  after(stopHelper);
+  afterEach(() => helper.unload());
+
+  it('delivers the original with msg.loudness null and a warning that says why, and lists no result', async () => {
+    await loadFlow([
+      TAB,
+      localConfig(),
+      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['download']] },
+      {
+        id: 'download',
+        type: 'media-enhance-download',
+        z: 'tab',
+        service: 'svc',
+        output: 'buffer',
+        step: 'PRE',
+        attachLoudness: true,
+        wires: [['downloaded']],
+      },
+      { id: 'downloaded', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ]);
+    const errors = collect(helper.getNode('caught'));
+    const downloaded = nextInput(helper.getNode('downloaded'));
+    const wav = makeWav(1, 16_000);
+    helper.getNode('upload').receive({ payload: wav, filename: 'early.wav' });
+    const out = await downloaded;
+    assert.deepEqual(out.payload, wav, 'the original, as uploaded');
+    assert.equal(out.loudness, null);
+    const warnings = helper
+      .getNode('download')
+      .warn.getCalls()
+      .map((call) => String(call.args[0]));
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0], new RegExp(`media ${String(out.media_uid)}: sent without its loudness report`));
+    assert.equal(errors.length, 0);
+    // Only the enhanced file finishes a media: the sidebar lists no result for an original fetched early.
+    assert.equal(
+      sidebarRegistry.snapshot().results.some((row) => row.uid === out.media_uid),
+      false,
+    );
+  });
 });
