@@ -8,6 +8,7 @@
 // The service's key stays in the runtime: the editor only ever talks to these routes.
 import { pipeline } from 'node:stream/promises';
 import { MediaEnhanceError } from '../client/errors';
+import { attachmentDisposition } from '../contract/attachment';
 import { checkMediaUid, checkStep, DEFAULT_STEP, type Step } from '../contract/fields';
 import type { AdminHandler, AdminResponse, PluginRed } from './plugin-api';
 import type { SidebarRegistry } from './registry';
@@ -53,7 +54,7 @@ export function installAdminRoutes(
       res.on('close', () => cancel.abort());
       const file = await client.downloadFile(uid, { step: step as Step, signal: cancel.signal });
       res.setHeader('Content-Type', file.contentType);
-      res.setHeader('Content-Disposition', attachment(file.fileName));
+      res.setHeader('Content-Disposition', attachmentDisposition(file.fileName));
       if (file.size !== undefined) res.setHeader('Content-Length', String(file.size));
       await pipeline(file.stream, res);
     }),
@@ -61,6 +62,7 @@ export function installAdminRoutes(
 
   RED.httpAdmin.post('/media-enhance/results/clear', write, (_req, res) => {
     registry.clearResults();
+    details.clear();
     res.status(204).end();
   });
 }
@@ -82,10 +84,4 @@ function answering(route: (...args: Parameters<AdminHandler>) => Promise<unknown
 
 function notFound(res: AdminResponse): void {
   res.status(404).json({ error: 'not found' });
-}
-
-/** A Content-Disposition that any browser reads: an ASCII fallback and the UTF-8 name. */
-function attachment(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }

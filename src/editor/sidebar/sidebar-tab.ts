@@ -42,7 +42,10 @@ async function adminJson<T>(red: RedForSidebar, path: string): Promise<T> {
 async function downloadWithToken(red: RedForSidebar, link: HTMLAnchorElement): Promise<void> {
   const response = await adminFetch(red, link.getAttribute('href')!);
   if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-  const name = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'media';
+  const disposition = response.headers.get('content-disposition') ?? '';
+  // The exact name (RFC 5987) when the runtime sent one; else the ASCII fallback.
+  const exact = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  const name = exact ? decodeURIComponent(exact) : (/filename="([^"]*)"/.exec(disposition)?.[1] ?? 'media');
   const url = URL.createObjectURL(await response.blob());
   const save = document.createElement('a');
   save.href = url;
@@ -84,17 +87,23 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   const results = content.querySelector<HTMLElement>('.me-results')!;
   const detailPane = content.querySelector<HTMLElement>('.me-detail-pane')!;
 
-  let state: SidebarState = { services: [], inFlight: [], results: [] };
+  let state: SidebarState = { services: [], inFlight: [], results: [], sentAt: 0 };
   let fromComms = false;
+  // The runtime's clock minus this browser's: the state's times are the runtime's, and the editor may run
+  // on another machine. Taken from states sent just now (the answer to GET, and updates after it), not
+  // from the retained update an editor gets when it connects, which may be old.
+  let clockOffset = 0;
+  let answered = false;
   let shownResults = '';
   let detail: ResultDetail | null = null;
 
   const renderLive = () => {
-    const now = Date.now();
+    const now = Date.now() + clockOffset;
     services.innerHTML = renderServices(t, state.services, now);
     inFlight.innerHTML = renderInFlight(t, state.inFlight, now);
   };
-  const show = (next: SidebarState) => {
+  const show = (next: SidebarState, sentJustNow: boolean) => {
+    if (sentJustNow) clockOffset = next.sentAt - Date.now();
     state = next;
     renderLive();
     const resultsHtml = renderResults(t, state.results);
@@ -125,11 +134,13 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
 
   red.comms.subscribe(STATE_TOPIC, (_topic, data) => {
     fromComms = true;
-    show(data as SidebarState);
+    show(data as SidebarState, answered);
   });
   adminJson<SidebarState>(red, 'media-enhance/state').then(
     (initial) => {
-      if (!fromComms) show(initial); // an update already came, and is newer
+      answered = true;
+      clockOffset = initial.sentAt - Date.now();
+      if (!fromComms) show(initial, true); // else an update already came, and is newer
     },
     (err: Error) => red.notify(t('sidebar.service.unavailable', { reason: err.message }), { type: 'warning' }),
   );

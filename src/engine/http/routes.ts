@@ -11,6 +11,7 @@ import {
 } from '../../contract/fields';
 import type { Faults } from '../faults';
 import type { Jobs } from '../jobs/jobs';
+import { attachmentDisposition as contentDisposition, baseName } from '../../contract/attachment';
 import { excerpt } from '../../contract/excerpt';
 import { sniffMediaType } from '../storage/media-type';
 import { receiveUpload } from './multipart';
@@ -247,24 +248,6 @@ function stem(name: string): string {
   const dot = base.lastIndexOf('.');
   return dot > 0 ? base.slice(0, dot) : base;
 }
-
-/** The label's last path segment; 'media' when that names nothing (empty, only spaces or dots). */
-function baseName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  return /^[\s.]*$/.test(base) ? 'media' : base;
-}
-
-/** `attachment; filename="..."`, plus `filename*` (RFC 5987) when the name is not plain ASCII. */
-function contentDisposition(name: string): string {
-  const base = baseName(name);
-  const ascii = base.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const extended = ascii === base ? '' : `; filename*=UTF-8''${encodeRfc5987(base)}`;
-  return `attachment; filename="${ascii}"${extended}`;
-}
-
-/** Percent-encoding as RFC 5987's attr-char allows: encodeURIComponent leaves ' ( ) * unencoded. */
-const encodeRfc5987 = (value: string) =>
-  encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 function parseRange(
   header: string | undefined,

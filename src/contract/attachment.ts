@@ -1,0 +1,20 @@
+// How a file's name travels in a download's Content-Disposition, the same from the engine and from the
+// editor's sidebar routes: only the last path segment, an ASCII fallback, and the exact name as RFC 5987 says.
+
+/** The label's last path segment; 'media' when that names nothing (empty, only spaces or dots). */
+export function baseName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  return /^[\s.]*$/.test(base) ? 'media' : base;
+}
+
+/** `attachment; filename="..."`, plus `filename*` (RFC 5987) when the name is not plain ASCII. */
+export function attachmentDisposition(name: string): string {
+  const base = baseName(name);
+  const ascii = base.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const extended = ascii === base ? '' : `; filename*=UTF-8''${encodeRfc5987(base)}`;
+  return `attachment; filename="${ascii}"${extended}`;
+}
+
+/** Percent-encoding as RFC 5987's attr-char allows: encodeURIComponent leaves ' ( ) * unencoded. */
+const encodeRfc5987 = (value: string) =>
+  encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
