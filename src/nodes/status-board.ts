@@ -1,7 +1,7 @@
 // One node's status line when many messages are in flight: it shows the job that changed last, with
 // the number of others, at most a few times a second (progress events come far more often).
 import type { NodeStatus, RedNode } from './red';
-import { duration } from './status-text';
+import { duration } from './duration';
 
 export interface JobStatus {
   text: string;

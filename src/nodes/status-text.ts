@@ -7,20 +7,12 @@ import type { MediaState } from '../contract/endpoints';
 import { namesOnlySettings } from './input-error';
 import type { NodeStatus } from './red';
 import type { Translate } from './texts';
+import { duration } from './duration';
 
 export function ordinal(n: number): string {
   const tens = n % 100;
   const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
-}
-
-/** 7s, 1m20s, 2h05m: whole seconds, as a status line has room for. */
-export function duration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }
 
 /** An estimate as a person says it: "about 8 s", "about 40 s", "about 3 min". */

@@ -10,8 +10,12 @@ import { StatePublisher } from './state-publisher';
 export const PLUGIN_ID = 'media-enhance-sidebar';
 
 export default function register(RED: PluginRed): void {
-  const publisher = new StatePublisher(sidebarRegistry, (topic, data, retain) =>
-    RED.comms.publish(topic, data, retain),
+  const publisher = new StatePublisher(
+    sidebarRegistry,
+    (topic, data, retain) => RED.comms.publish(topic, data, retain),
+    {
+      warn: (message) => RED.log.warn(message),
+    },
   );
   RED.plugins.registerPlugin(PLUGIN_ID, {
     onadd: () => {

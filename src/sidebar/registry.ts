@@ -183,6 +183,7 @@ export class SidebarRegistry {
       services: [...this.services.values()].map((entry) => describeService(entry)),
       inFlight: [...this.jobs.values()].map(({ fileName: _fileName, ...row }) => row),
       results: this.results.list(),
+      sentAt: this.now(),
     };
   }
 

@@ -20,6 +20,11 @@ export class ResultDetailCache {
 
   constructor(private readonly registry: SidebarRegistry) {}
 
+  /** Forgets every kept detail (the results were cleared). */
+  clear(): void {
+    this.kept.clear();
+  }
+
   /** undefined for a result this instance does not hold (any more). */
   async details(id: string): Promise<ResultDetails | undefined> {
     const result = this.registry.result(id);
@@ -39,9 +44,20 @@ export class ResultDetailCache {
     const client = this.registry.clientOf(result.serviceId);
     if (!client || result.uid === null) return { metadata: null, loudness: null, loudnessOffered: false };
     const uid = result.uid;
-    const metadata = await client.getMetadata(uid);
-    // A failed media has no report to ask for; null from the client: the service offers none for this media.
-    const loudness = result.outcome === 'done' ? await client.getLoudnessReport(uid) : null;
-    return { metadata, loudness, loudnessOffered: loudness !== null };
+    // Each part on its own: a media the service no longer holds (retention) still shows what its row knows.
+    const [metadata, loudness] = await Promise.allSettled([
+      client.getMetadata(uid),
+      // A failed media has no report to ask for; null from the client: the service offers none for this media.
+      result.outcome === 'done' ? client.getLoudnessReport(uid) : Promise.resolve(null),
+    ]);
+    if (metadata.status === 'rejected' && loudness.status === 'rejected') throw metadata.reason;
+    // What could not be fetched is asked for again at the next opening.
+    if (metadata.status === 'rejected' || loudness.status === 'rejected') this.kept.delete(result.id);
+    const report = loudness.status === 'fulfilled' ? loudness.value : null;
+    return {
+      metadata: metadata.status === 'fulfilled' ? metadata.value : null,
+      loudness: report,
+      loudnessOffered: report !== null,
+    };
   }
 }

@@ -1,7 +1,6 @@
 // One service as the sidebar shows it: the config node's name and kind, and its client's limits,
 // queue, waits and poller at this moment.
 import type { MediaEnhanceClient } from '../client/client';
-import { ENDPOINT_IDS } from '../contract/endpoints';
 import type { ServiceState } from './state';
 
 export interface ServiceEntry {
@@ -16,26 +15,9 @@ export interface ServiceEntry {
 
 export function describeService(entry: ServiceEntry): ServiceState {
   const { id, name, kind, url, error, client } = entry;
-  if (!client) {
-    return {
-      id,
-      name,
-      kind,
-      url,
-      error,
-      sharing: 'off',
-      operations: ENDPOINT_IDS.map((operation) => ({
-        id: operation,
-        used: 0,
-        limit: null,
-        windowMs: 0,
-        queued: 0,
-        rateLimitedUntil: null,
-        tooManyRequests: 0,
-      })),
-      poller: { watching: 0, nextPollAt: null },
-    };
-  }
+  // Nothing to count before the service started, or when it cannot be used: the error says why.
+  if (!client)
+    return { id, name, kind, url, error, sharing: 'off', operations: [], poller: { watching: 0, nextPollAt: null } };
   const { operations, poller } = client.limitState();
   return { id, name, kind, url, error, sharing: client.sharingState(), operations, poller };
 }

@@ -13,12 +13,15 @@ export interface PublisherOptions {
   /** How often the limiters' state is looked at when nothing else changed. */
   lookEveryMs?: number;
   now?: () => number;
+  /** Where a failure to send goes (Node-RED's log). */
+  warn?: (message: string) => void;
 }
 
 export class StatePublisher {
   private readonly minIntervalMs: number;
   private readonly lookEveryMs: number;
   private readonly now: () => number;
+  private readonly warn: (message: string) => void;
   private lastJson = '';
   private lastAt = -Infinity;
   private pending?: NodeJS.Timeout;
@@ -33,6 +36,7 @@ export class StatePublisher {
     this.minIntervalMs = options.minIntervalMs ?? 250;
     this.lookEveryMs = options.lookEveryMs ?? 1000;
     this.now = options.now ?? Date.now;
+    this.warn = options.warn ?? (() => undefined);
   }
 
   start(): void {
@@ -60,11 +64,17 @@ export class StatePublisher {
 
   private flush(): void {
     this.pending = undefined;
-    const state = this.registry.snapshot();
-    const json = JSON.stringify(state);
-    if (json === this.lastJson) return;
-    this.lastJson = json;
-    this.lastAt = this.now();
-    this.publish(STATE_TOPIC, state, true);
+    // Called from the nodes' own code (a job's start, a transfer's progress): a failure here must never
+    // reach a message, so it is only logged.
+    try {
+      const state = this.registry.snapshot();
+      const json = JSON.stringify({ ...state, sentAt: 0 }); // a change is a change of anything but the time
+      if (json === this.lastJson) return;
+      this.lastJson = json;
+      this.lastAt = this.now();
+      this.publish(STATE_TOPIC, state, true);
+    } catch (err) {
+      this.warn(`media enhance sidebar: the state could not be sent to the editors: ${(err as Error).message}`);
+    }
   }
 }

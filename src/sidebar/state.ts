@@ -1,7 +1,7 @@
 // What the editor's "media enhance" sidebar shows: the whole state, published on the comms topic
 // `media-enhance/state` and answered by `GET /media-enhance/state`. The shapes are the contract between
 // the runtime (src/sidebar) and the editor script (src/editor/sidebar): change both together.
-import type { EndpointId } from '../contract/endpoints';
+import type { OperationLimitState } from '../client/limit-state';
 
 export const STATE_TOPIC = 'media-enhance/state';
 
@@ -12,6 +12,11 @@ export interface SidebarState {
   inFlight: InFlightRow[];
   /** Newest first, at most 50. */
   results: ResultRow[];
+  /**
+   * The runtime's clock (epoch ms) when this state was sent: every other time in it is on that clock, so
+   * an editor on another machine adds the difference to its own before it counts elapsed times.
+   */
+  sentAt: number;
 }
 
 export interface ServiceState {
@@ -25,26 +30,14 @@ export interface ServiceState {
   sharing: 'off' | 'connecting' | 'shared' | 'unreachable';
   /** Why the service cannot be used (bad setting, no key, engine failed), else null. */
   error: string | null;
-  /** One per EndpointId, in ENDPOINT_IDS order. */
+  /** One per EndpointId, in ENDPOINT_IDS order; none while the service is not started or cannot be used. */
   operations: OperationState[];
   /** `nextPollAt` in epoch ms. */
   poller: { watching: number; nextPollAt: number | null };
 }
 
-export interface OperationState {
-  id: EndpointId;
-  /** Places used in the current rolling window. */
-  used: number;
-  /** null: no limit known. */
-  limit: number | null;
-  windowMs: number;
-  /** Calls waiting for a place. */
-  queued: number;
-  /** Epoch ms while a wait after a 429 (or a full window) is on, else null. */
-  rateLimitedUntil: number | null;
-  /** 429 answers seen since the client started. */
-  tooManyRequests: number;
-}
+/** One operation's limit use, as the service's client holds it. */
+export type OperationState = OperationLimitState;
 
 export interface InFlightRow {
   /** Unique per job. */

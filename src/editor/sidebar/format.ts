@@ -1,16 +1,10 @@
 // Numbers, durations and times as the tab shows them.
 
+/** 7s, 1m20s, 2h05m: the node status lines' own format, so a row and its node's status agree. */
+export { duration } from '../../nodes/duration';
+
 /** Looks a text up in the tab's message catalog, filling `__name__` placeholders (Node-RED's i18n). */
 export type Translate = (key: string, values?: Record<string, string | number>) => string;
-
-/** 7s, 1m20s, 2h05m: the node status lines' format, so a row and its node's status agree. */
-export function duration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
-}
 
 /** The wall-clock time of an epoch-ms instant, hh:mm:ss in the browser's time zone. */
 export function clockTime(epochMs: number): string {
