@@ -25,7 +25,7 @@ describe('engine: on a shared machine', function () {
         { root: '700', incoming: '700', folder: '700' },
       );
       for (const file of await fsp.readdir(folder)) assert.equal(await modeOf(join(folder, file)), '600', file);
-      assert.deepEqual((await fsp.readdir(folder)).sort(), ['input', 'meta.json', 'output']);
+      assert.deepEqual((await fsp.readdir(folder)).sort(), ['input', 'loudness.json', 'meta.json', 'output']);
       await engine.close();
       await fsp.chmod(root, 0o755);
       const again = await startTestEngine({}, engine.dataDir);
