@@ -107,6 +107,7 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     assert.deepEqual(Object.keys(JSON.parse(withToken.body.toString()) as object).sort(), [
       'inFlight',
       'results',
+      'sentAt',
       'services',
     ]);
   });

@@ -194,7 +194,7 @@ describe('sidebar state from the nodes', function () {
     assert.deepEqual(done.loudness, {
       input_lufs: metadata.enhancement_params.input_loudness_lufs,
       output_lufs: metadata.enhancement_params.output_loudness_lufs,
-      target_lufs: metadata.enhancement_params.target_lufs ?? metadata.enhancement_params.loudness_target ?? null,
+      target_lufs: -16, // the interface's default target: the upload names none
       output_true_peak_dbtp: metadata.enhancement_params.output_true_peak_dbtp,
     });
     assert.equal(typeof done.loudness?.output_lufs, 'number');
