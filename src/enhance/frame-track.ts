@@ -13,7 +13,7 @@ const BINS = 2300;
 
 export class FrameTrack {
   voice: Float32Array;
-  /** Mean square of the enhanced signal, summed over channels. */
+  /** Mean square of the enhanced signal, summed over channels; the leveler's plan turns it into its gains. */
   energy: Float32Array;
   frames = 0;
   /** Per channel and frame, by energy before noise reduction: frames, energy before, energy after. */
