@@ -3,11 +3,11 @@
 // reads it once at open, for an editor that opens between two updates), ticks the elapsed times
 // between updates, and opens a result's detail view. Everything it shows is rendered by the pure
 // render-*.ts functions; this file only wires them to the page.
-import type { Translate } from './format';
+import { duration, type Translate } from './format';
 import { escapeHtml } from './markup';
 import { renderDetail, type ResultDetail } from './render-detail';
 import { renderHelp } from './render-help';
-import { renderInFlight, renderResults } from './render-jobs';
+import { renderInFlight, renderResults, stageText } from './render-jobs';
 import { renderServices } from './render-services';
 import { STATE_TOPIC } from '../../sidebar/state';
 import type { SidebarState } from './shapes';
@@ -97,10 +97,26 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   let shownResults = '';
   let detail: ResultDetail | null = null;
 
+  let shownServices = '';
   const renderLive = () => {
     const now = Date.now() + clockOffset;
-    services.innerHTML = renderServices(t, state.services, now);
+    const servicesHtml = renderServices(t, state.services, now);
+    if (servicesHtml !== shownServices) services.innerHTML = shownServices = servicesHtml;
     inFlight.innerHTML = renderInFlight(t, state.inFlight, now);
+  };
+  // Between two updates only the times move: their texts change in place, so a tooltip or a selection in
+  // the lists stays (a rebuilt row would drop it every second).
+  const tick = () => {
+    const now = Date.now() + clockOffset;
+    const servicesHtml = renderServices(t, state.services, now);
+    if (servicesHtml !== shownServices) services.innerHTML = shownServices = servicesHtml;
+    for (const row of state.inFlight) {
+      const shown = inFlight.querySelector(`[data-job-id="${CSS.escape(row.id)}"]`);
+      const stage = shown?.querySelector('.me-stage');
+      const elapsed = shown?.querySelector('.me-elapsed');
+      if (stage) stage.textContent = stageText(row, now);
+      if (elapsed) elapsed.textContent = duration(now - row.startedAt);
+    }
   };
   const show = (next: SidebarState, sentJustNow: boolean) => {
     if (sentJustNow) clockOffset = next.sentAt - Date.now();
@@ -146,7 +162,7 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   );
   // Elapsed times, waits and countdowns move on between two updates of the runtime (while the tab shows).
   setInterval(() => {
-    if (content.offsetParent !== null && !lists.hidden) renderLive();
+    if (content.offsetParent !== null && !lists.hidden) tick();
   }, 1000);
   red.events.on('sidebar:resize', renderDetailPane);
 
