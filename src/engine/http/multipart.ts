@@ -127,7 +127,9 @@ export async function receiveUpload(
       ),
     );
     parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || written) {
+      // After a refusal the parser may still hand over a file part from data it already holds: it is
+      // drained, never written, or it would be left in .incoming with nobody to remove it.
+      if (settled || name !== 'file' || written) {
         stream.resume();
         return;
       }
