@@ -20,7 +20,16 @@ import {
   V2_ENHANCEMENT_LEVEL,
 } from '../../src/contract/fields';
 import { LIMIT_FIELDS } from '../../src/nodes/config-options';
-import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type RunningProduct } from './product';
+import {
+  launchBrowser,
+  openEditor,
+  recordRequests,
+  ROOT,
+  SCREENSHOTS,
+  startProduct,
+  type RequestLog,
+  type RunningProduct,
+} from './product';
 import type { RedEditor } from './red-editor';
 
 // The editor's global, inside page.evaluate() callbacks.
@@ -93,26 +102,12 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   let product: RunningProduct;
   let browser: Browser;
   let page: Page;
-  const failedRequests: string[] = [];
-  const foreignRequests: string[] = [];
+  let requests: RequestLog;
 
   before(async () => {
     product = await startProduct();
     browser = await launchBrowser();
-    page = await openEditor(browser, product.url, (p) => {
-      p.on('requestfailed', (request) => failedRequests.push(`${request.url()} (${request.failure()?.errorText})`));
-      p.on(
-        'response',
-        (response) => response.status() >= 400 && failedRequests.push(`${response.url()} (${response.status()})`),
-      );
-      p.on(
-        'request',
-        (request) =>
-          !request.url().startsWith(product.url) &&
-          !request.url().startsWith('data:') &&
-          foreignRequests.push(request.url()),
-      );
-    });
+    page = await openEditor(browser, product.url, (p) => (requests = recordRequests(p, product.url, /^data:/)));
   });
 
   afterEach(async function () {
@@ -168,7 +163,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       assert.match(loaded.type ?? '', /image\/svg\+xml/);
     }
     assert.deepEqual(
-      failedRequests.filter((r) => r.includes('/icons/')),
+      requests.failed.filter((r) => r.includes('/icons/')),
       [],
       'no icon request failed, ours or core',
     );
@@ -678,7 +673,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   }
 
   it('sent no request off this machine, logged no error, and kept the key out of flows.json', async () => {
-    assert.deepEqual(foreignRequests, []);
+    assert.deepEqual(requests.foreign, []);
     assert.deepEqual(
       product.output
         .join('')

@@ -75,6 +75,27 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** What a page asked for that failed or left the product, filled as the page loads. */
+export interface RequestLog {
+  /** Requests that failed, or were answered with a status of 400 or more: "url (reason)". */
+  failed: string[];
+  /** Requests to anywhere but the product (and the URL schemes `inPage` names, which never leave the page). */
+  foreign: string[];
+}
+
+/** Records `page`'s failed and foreign requests; call it before the page loads (openEditor's `prepare`). */
+export function recordRequests(page: Page, productUrl: string, inPage: RegExp): RequestLog {
+  const log: RequestLog = { failed: [], foreign: [] };
+  page.on('requestfailed', (request) => log.failed.push(`${request.url()} (${request.failure()?.errorText})`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) log.failed.push(`${response.url()} (${response.status()})`);
+  });
+  page.on('request', (request) => {
+    if (!request.url().startsWith(productUrl) && !inPage.test(request.url())) log.foreign.push(request.url());
+  });
+  return log;
+}
+
 /** Opens the editor and waits until the palette knows every node of this package. */
 export async function openEditor(browser: Browser, url: string, prepare?: (page: Page) => void): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });

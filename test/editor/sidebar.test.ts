@@ -9,7 +9,16 @@ import { createHash } from 'node:crypto';
 import { copyFile, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openEditor, ROOT, SCREENSHOTS, startProduct, type RunningProduct } from './product';
+import {
+  launchBrowser,
+  openEditor,
+  recordRequests,
+  ROOT,
+  SCREENSHOTS,
+  startProduct,
+  type RequestLog,
+  type RunningProduct,
+} from './product';
 import type { RedEditor } from './red-editor';
 
 declare const RED: RedEditor;
@@ -21,26 +30,12 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
   let product: RunningProduct;
   let browser: Browser;
   let page: Page;
-  const failedRequests: string[] = [];
-  const foreignRequests: string[] = [];
+  let requests: RequestLog;
 
   before(async () => {
     product = await startProduct();
     browser = await launchBrowser();
-    page = await openEditor(browser, product.url, (p) => {
-      p.on('requestfailed', (request) => failedRequests.push(`${request.url()} (${request.failure()?.errorText})`));
-      p.on(
-        'response',
-        (response) => response.status() >= 400 && failedRequests.push(`${response.url()} (${response.status()})`),
-      );
-      p.on(
-        'request',
-        (request) =>
-          !request.url().startsWith(product.url) &&
-          !/^(data|blob):/.test(request.url()) &&
-          foreignRequests.push(request.url()),
-      );
-    });
+    page = await openEditor(browser, product.url, (p) => (requests = recordRequests(p, product.url, /^(data|blob):/)));
     // Once loaded, the editor shows its first sidebar tab: wait for that before showing this one.
     await page.waitForSelector('#red-ui-loading-progress', { state: 'hidden', timeout: 60_000 });
   });
@@ -217,7 +212,7 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
   });
 
   it('sent no request off this machine and had none refused', () => {
-    assert.deepEqual(foreignRequests, []);
-    assert.deepEqual(failedRequests, []);
+    assert.deepEqual(requests.foreign, []);
+    assert.deepEqual(requests.failed, []);
   });
 });
