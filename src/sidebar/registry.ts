@@ -10,7 +10,7 @@ import type { MediaMetadata } from '../client/types';
 import { loudnessSummary } from './loudness-summary';
 import { ResultRing } from './result-ring';
 import { describeService, type ServiceEntry } from './service-state';
-import type { InFlightRow, ResultRow, SidebarState } from './state';
+import type { InFlightRow, JobNode, ResultRow, SidebarState } from './state';
 
 export interface ServiceHandle {
   /** The service can be used: its client and its URL (never a key). */
@@ -19,13 +19,6 @@ export interface ServiceHandle {
   failed(error: string): void;
   /** The config node closed. */
   remove(): void;
-}
-
-export interface JobStart {
-  nodeId: string;
-  nodeName: string;
-  nodeType: string;
-  serviceId: string | null;
 }
 
 export interface JobHandle {
@@ -83,7 +76,7 @@ export class SidebarRegistry {
     return serviceId === null ? null : (this.services.get(serviceId)?.client ?? null);
   }
 
-  beginJob(start: JobStart, firstStage: string, since?: number): JobHandle {
+  beginJob(start: JobNode, firstStage: string, since?: number): JobHandle {
     const id = randomUUID();
     const startedAt = this.now();
     const row: JobRow = {

@@ -39,14 +39,18 @@ export interface ServiceState {
 /** One operation's limit use, as the service's client holds it. */
 export type OperationState = OperationLimitState;
 
-export interface InFlightRow {
-  /** Unique per job. */
-  id: string;
+/** The node a job runs in, and the service (config node) it uses. */
+export interface JobNode {
   nodeId: string;
   /** The node's name or its type's label. */
   nodeName: string;
   nodeType: string;
   serviceId: string | null;
+}
+
+export interface InFlightRow extends JobNode {
+  /** Unique per job. */
+  id: string;
   /** The media uid once known. */
   uid: string | null;
   /** The node's status text for this job without elapsed ("queued 2nd", "uploading 42%", "processing"). */
@@ -64,13 +68,9 @@ export interface LoudnessSummary {
   output_true_peak_dbtp: number | null;
 }
 
-export interface ResultRow {
+export interface ResultRow extends JobNode {
   /** The same id as the job's in-flight row. */
   id: string;
-  nodeId: string;
-  nodeName: string;
-  nodeType: string;
-  serviceId: string | null;
   uid: string | null;
   fileName: string | null;
   outcome: 'done' | 'failed';
