@@ -14,6 +14,12 @@ export const LOUDNESS_REPORT_HEADER = 'x-loudness-report';
 export const LOUDNESS_REPORT_ANSWERS = { ready: 200, pending: 412, none: 404, 'unknown-media': 404 } as const;
 export type LoudnessReportAnswer = keyof typeof LOUDNESS_REPORT_ANSWERS;
 
+/**
+ * What the header says on every other answer of the route: the request was refused or failed before a
+ * report was looked up (401, 405, 422, 429, 503...); the status and the detail say why.
+ */
+export const LOUDNESS_REPORT_REFUSED = 'refused';
+
 export interface LoudnessTrack {
   /** LUFS; null for silence (no block over the -70 LUFS gate). */
   integrated_lufs: number | null;

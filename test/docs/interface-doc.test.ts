@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { join, relative } from 'node:path';
+import { request } from 'undici';
 import { resolveOptions } from '../../src/client/options';
 import { DEFAULT_RATE_LIMITS, ENDPOINT_IDS, MEDIA_STATES, PATHS, type EndpointId } from '../../src/contract/endpoints';
 import {
@@ -20,8 +21,13 @@ import {
   checkEnhancementSettings,
   checkMediaUid,
 } from '../../src/contract/fields';
-import { LOUDNESS_REPORT_ANSWERS, LOUDNESS_REPORT_PATH } from '../../src/contract/loudness-report';
+import {
+  LOUDNESS_REPORT_ANSWERS,
+  LOUDNESS_REPORT_PATH,
+  LOUDNESS_REPORT_REFUSED,
+} from '../../src/contract/loudness-report';
 import { DEFAULT_SERVER_LIMITS, resolveEngineOptions } from '../../src/engine/options';
+import { KEY, startTestEngine, type TestEngine } from '../fixtures/test-engine';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const DOC = 'docs/interface.md';
@@ -287,10 +293,97 @@ describe('docs/interface.md', function () {
     const section = sections(doc).find((s) => s.heading === 'Loudness report');
     assert.ok(section, 'a section "Loudness report"');
     assert.ok(section.body.includes(`\`GET ${decodeURIComponent(LOUDNESS_REPORT_PATH('{media_uid}'))}\``), 'its path');
-    const rows = table(doc, 'Loudness report');
+    const rows = table(doc, 'Loudness report').filter(
+      (row) => code(row['X-Loudness-Report']) !== LOUDNESS_REPORT_REFUSED,
+    );
     assert.deepEqual(
       Object.fromEntries(rows.map((row) => [code(row['X-Loudness-Report']), Number(code(row.status))])),
       LOUDNESS_REPORT_ANSWERS,
     );
+  });
+
+  it('marks every refusal of the loudness route as its table says, and counts none its text says it does not', async () => {
+    const refusedRow = table(doc, 'Loudness report').find(
+      (row) => code(row['X-Loudness-Report']) === LOUDNESS_REPORT_REFUSED,
+    );
+    assert.ok(refusedRow, `a row marked \`${LOUDNESS_REPORT_REFUSED}\``);
+    const marked = codes(refusedRow.status).map(Number);
+    const section = sections(doc).find((s) => s.heading === 'Loudness report')!;
+    const notCounted = /a request it refuses\s+\(([^)]*)\)\s+does not count/.exec(section.body.replace(/\n/g, ' '));
+    assert.ok(notCounted, 'the section says which refusals do not count');
+    const uncounted = codes(notCounted[1]).map(Number);
+    const engines = await Promise.all([
+      startTestEngine({ limits: { getMetadata: 20 } }),
+      startTestEngine({ faults: { error500Rate: 1 } }),
+      startTestEngine({ faults: { error503Rate: 1 } }),
+    ]);
+    const [engine, failing, unavailable] = engines;
+    try {
+      const loudness = (
+        on: TestEngine,
+        uid: string,
+        init: { method?: string; headers?: Record<string, string> } = {},
+      ) =>
+        request(`${on.url}${LOUDNESS_REPORT_PATH(uid)}`, {
+          method: (init.method ?? 'GET') as 'GET',
+          headers: init.headers ?? { 'x-api-key': KEY },
+        });
+      const manyHeaders = Object.fromEntries(
+        Array.from({ length: DEFAULT_SERVER_LIMITS.maxHeaderCount + 1 }, (_, i) => [`x-filler-${i}`, '1']),
+      );
+      /** How to make the route answer each status the doc may list, on the limited engine unless it says. */
+      const provoke: Record<number, () => ReturnType<typeof loudness>> = {
+        401: () => loudness(engine, 'some-media', { headers: {} }),
+        404: () => loudness(engine, 'no-such-media'),
+        405: () => loudness(engine, 'some-media', { method: 'POST' }),
+        422: () => loudness(engine, 'u'.repeat(201)),
+        429: async () => {
+          for (;;) {
+            const answer = await loudness(engine, 'no-such-media');
+            await answer.body.dump();
+            if (answer.statusCode === 429) return answer;
+            // The unknown media gave its place back: fill the window through the metadata route.
+            await (
+              await request(`${engine.url}${PATHS.metadata('no-such-media')}`, { headers: { 'x-api-key': KEY } })
+            ).body.dump();
+          }
+        },
+        431: () => loudness(engine, 'some-media', { headers: { 'x-api-key': KEY, ...manyHeaders } }),
+        500: () => loudness(failing, 'some-media'),
+        503: () => loudness(unavailable, 'some-media'),
+      };
+      const used = async () => {
+        const answer = await request(`${engine.url}${PATHS.metadata('no-such-media')}`, {
+          headers: { 'x-api-key': KEY },
+        });
+        await answer.body.dump();
+        return Number(answer.headers['x-ratelimit-used']);
+      };
+      // Counted or not is read on the limited engine's window; a 429 never counts (the window is full), and
+      // the engines that fail every request on purpose (500, 503) answer no count to read.
+      for (const status of uncounted) {
+        if (status === 429 || status === 503) continue;
+        assert.ok(provoke[status], `the test knows how to make the route answer ${status}`);
+        const before = await used();
+        const answer = await provoke[status]();
+        await answer.body.dump();
+        assert.equal(answer.statusCode, status);
+        assert.equal(
+          await used(),
+          before + 1,
+          `a ${status} of the loudness route is not counted (only the metadata read is)`,
+        );
+      }
+      // Past the limit last: the window stays full.
+      for (const status of [...marked].sort((a, b) => Number(a === 429) - Number(b === 429))) {
+        assert.ok(provoke[status], `the test knows how to make the route answer ${status}`);
+        const answer = await provoke[status]();
+        await answer.body.dump();
+        assert.equal(answer.statusCode, status);
+        assert.equal(answer.headers['x-loudness-report'], LOUDNESS_REPORT_REFUSED, `a ${status} is marked`);
+      }
+    } finally {
+      await Promise.all(engines.map((e) => e.dispose()));
+    }
   });
 });

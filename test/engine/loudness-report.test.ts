@@ -140,6 +140,53 @@ describe('engine: loudness report of a media', function () {
     }
   });
 
+  it('marks every answer, refusals included, and counts only the answers about a media it holds', async () => {
+    // Room for the polls that wait for the media; the window is filled on purpose below.
+    const limited = await startTestEngine({ limits: { getMetadata: 40 }, processorModule: copyProcessor() });
+    try {
+      const res = await upload(limited, makeWav(1, 8000), 'tone.wav');
+      const uid = res.json.uid;
+      await settled(limited, uid);
+      const used = async () => Number((await metadata(limited, uid)).headers['x-ratelimit-used']);
+      const report = (answer: Answer) => answer.headers['x-loudness-report'];
+      const path = (of: string) => `${limited.url}/v2/medias/${encodeURIComponent(of)}/loudness`;
+      const before = await used(); // this metadata read is counted
+      const noKey = await call(path(uid));
+      assert.equal(noKey.status, 401);
+      assert.equal(report(noKey), 'refused', '401');
+      const wrongMethod = await call(path(uid), { method: 'POST', headers: { 'x-api-key': KEY } });
+      assert.equal(wrongMethod.status, 405);
+      assert.equal(report(wrongMethod), 'refused', '405');
+      const invalid = await loudnessOf(limited, 'u'.repeat(201));
+      assert.equal(invalid.status, 422);
+      assert.equal(report(invalid), 'refused', '422');
+      assert.equal(invalid.headers['x-ratelimit-used'], String(before), 'a refused uid gives its place back');
+      const unknown = await loudnessOf(limited, 'no-such-media');
+      assert.equal(unknown.status, 404);
+      assert.equal(report(unknown), 'unknown-media');
+      assert.equal(unknown.headers['x-ratelimit-used'], String(before), 'an unknown media gives its place back');
+      assert.equal(await used(), before + 1, 'only the metadata read between counted');
+      // An answer about the media counts.
+      const none = await loudnessOf(limited, uid);
+      assert.equal(none.status, 404);
+      assert.equal(report(none), 'none');
+      assert.equal(none.headers['x-ratelimit-used'], String(before + 2));
+      while ((await used()) < 40);
+      const over = await loudnessOf(limited, uid);
+      assert.equal(over.status, 429);
+      assert.equal(report(over), 'refused', '429');
+      assert.ok(Number(over.headers['retry-after']) >= 1);
+      // Past the limit even a refused uid is answered 429, and marked.
+      const overInvalid = await loudnessOf(limited, 'u'.repeat(201));
+      assert.equal(overInvalid.status, 429);
+      assert.equal(report(overInvalid), 'refused');
+      // The other routes are not marked.
+      assert.equal((await metadata(limited, uid)).headers['x-loudness-report'], undefined);
+    } finally {
+      await limited.dispose();
+    }
+  });
+
   it('answers 404 for an unknown media, marked unknown-media', async () => {
     const answer = await loudnessOf(engine, 'no-such-media');
     assert.equal(answer.status, 404);

@@ -3,6 +3,11 @@ import { RATE_LIMIT_HEADERS, type EndpointId } from '../../contract/endpoints';
 export interface RateDecision {
   allowed: boolean;
   headers: Record<string, string>;
+  /**
+   * For an allowed request that the route then refuses without serving anything: gives its place back,
+   * and returns the headers as the count stands without it.
+   */
+  giveBack?(): Record<string, string>;
 }
 
 /**
@@ -39,7 +44,13 @@ export class RateLimits {
       };
     }
     log.push(now);
-    return { allowed: true, headers: this.headers(limit, log.length) };
+    const giveBack = () => {
+      const current = this.log(`${keyIndex}:${endpoint}`, this.now());
+      const at = current.lastIndexOf(now);
+      if (at >= 0) current.splice(at, 1);
+      return this.headers(limit, current.length);
+    };
+    return { allowed: true, headers: this.headers(limit, log.length), giveBack };
   }
 
   /**

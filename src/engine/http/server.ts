@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { PATHS, type EndpointId } from '../../contract/endpoints';
 import { checkMediaUid } from '../../contract/fields';
-import { LOUDNESS_REPORT_PATH } from '../../contract/loudness-report';
+import { LOUDNESS_REPORT_HEADER, LOUDNESS_REPORT_PATH, LOUDNESS_REPORT_REFUSED } from '../../contract/loudness-report';
 import { loggedPath } from './access-log';
 import type { KeyChecker } from './auth';
 import type { Capacity } from './capacity';
@@ -183,6 +183,26 @@ function asHttpError(err: unknown, logError: (line: string) => void): HttpError 
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, url: URL, parts: ServerParts): Promise<void> {
+  try {
+    await handleRoute(req, res, url, parts);
+  } catch (err) {
+    // Every answer of the loudness route says what it is: one the route gave itself is marked already
+    // (ready, pending, none, unknown-media); anything else was refused or failed before it looked.
+    if (uidIn(url.pathname, LOUDNESS_REPORT_PATH) === undefined) throw err;
+    throw asHttpError(err, parts.logError).withHeaders({ [LOUDNESS_REPORT_HEADER]: LOUDNESS_REPORT_REFUSED });
+  }
+}
+
+/**
+ * The loudness route counts only answers about a media it holds (ready, pending, none): a uid it refuses
+ * (422) or does not know (404 unknown-media) gives its place back, as a 401 or a 429 never took one.
+ */
+function refusedByLoudnessRoute(route: Route, err: unknown): boolean {
+  if (route.extension !== 'loudness' || !(err instanceof HttpError)) return false;
+  return err.status === 422 || err.headers[LOUDNESS_REPORT_HEADER] === 'unknown-media';
+}
+
+async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, parts: ServerParts): Promise<void> {
   const limits = parts.serverLimits;
   if (req.rawHeaders.length / 2 > limits.maxHeaderCount) {
     throw new HttpError(431, `the request has more than ${limits.maxHeaderCount} header fields`, {
@@ -196,6 +216,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, url: URL, parts
   // Every answer of a rate-limited operation carries its headers: the count as it stands for an answer
   // refused before the operation, the count with this request for one it served.
   let headers = parts.limits.isLimited(route.endpoint) ? parts.limits.peek(keyIndex, route.endpoint) : {};
+  let giveBack: (() => Record<string, string>) | undefined;
   try {
     if (keyIndex < 0)
       throw new HttpError(401, req.headers['x-api-key'] ? 'invalid API key' : 'missing X-API-Key header');
@@ -228,11 +249,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, url: URL, parts
     if (parts.limits.isLimited(route.endpoint)) {
       const decision = parts.limits.take(keyIndex, route.endpoint, parts.faults.takeForced429());
       headers = decision.headers;
+      giveBack = decision.giveBack;
       if (!decision.allowed)
         throw new HttpError(429, 'rate limit exceeded: too many requests in the window, retry later', headers);
     }
     await dispatch(req, res, url, route, parts, headers);
   } catch (err) {
+    if (giveBack && refusedByLoudnessRoute(route, err)) headers = giveBack();
     throw asHttpError(err, parts.logError).withHeaders(headers);
   }
 }
