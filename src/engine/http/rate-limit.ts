@@ -7,7 +7,7 @@ export interface RateDecision {
    * For an allowed request that the route then refuses without serving anything: gives its place back,
    * and returns the headers as the count stands without it.
    */
-  giveBack?(): Record<string, string>;
+  giveBack?: () => Record<string, string>;
 }
 
 /**
