@@ -23,7 +23,7 @@ import { MediaEnhanceError, redactError, validationError } from './errors';
 import { RateLimitLog, type LimitState, type OperationLimitState } from './limit-state';
 import { fileSource, multipartBody, type FileInput } from './multipart';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options';
-import { RollingWindowLimiter, type WindowLimiter } from './rate-limiter';
+import { RollingWindowLimiter, type Slot, type WindowLimiter } from './rate-limiter';
 import { RedisWindowStore, type SharingState } from './shared-limiter/redis-store';
 import { SharedWindowLimiter } from './shared-limiter/shared-window-limiter';
 import { Sharing } from './shared-limiter/sharing';
@@ -260,7 +260,17 @@ export class MediaEnhanceClient {
   downloadFile(uid: string, options: DownloadOptions = {}): Promise<DownloadedStream> {
     return this.guard(async () => {
       this.check('downloadFile', [...checkMediaUid(uid), ...checkStep(options.step)]);
-      return downloadStream(this.downloadContext(), uid, { ...options, signal: this.signal(options.signal) });
+      let slot: Slot | undefined;
+      if (options.waitForPlace === false) {
+        slot = this.limiters.downloadFile.tryAcquire();
+        if (!slot)
+          throw new MediaEnhanceError(
+            'RATE_LIMITED',
+            'downloadFile: no place free in the window now, or calls wait for one (waitForPlace: false)',
+            { mediaUid: uid, retryable: true },
+          );
+      }
+      return downloadStream(this.downloadContext(), uid, { ...options, signal: this.signal(options.signal) }, slot);
     });
   }
 

@@ -9,6 +9,7 @@ import type { Step } from '../contract/fields';
 import type { RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { MediaEnhanceError } from './errors';
+import type { Slot } from './rate-limiter';
 import { decideRetry, type DownloadFailure } from './retry-decision';
 import { BODY_HIGH_WATER_MARK, headerText, type Response, type Transport, type WaitEvent } from './transport';
 import type { ProgressCallback } from './types';
@@ -25,6 +26,12 @@ export interface DownloadOptions {
   signal?: AbortSignal;
   onProgress?: ProgressCallback;
   onWait?: (event: WaitEvent) => void;
+  /**
+   * For `downloadFile`: false sends only if the window has a place now and no call waits for one, else
+   * fails at once with RATE_LIMITED; such a call is never retried (a retry would go to the head of the
+   * line). For downloads that must never delay anyone's (the editor sidebar's). Default true: wait in line.
+   */
+  waitForPlace?: boolean;
 }
 
 export interface DownloadedStream {
@@ -50,9 +57,10 @@ export interface DownloadContext {
   random: () => number;
 }
 
-function fileRequest(uid: string, options: DownloadOptions, headers?: Record<string, string>) {
+function fileRequest(uid: string, options: DownloadOptions, headers?: Record<string, string>, slot?: Slot) {
   const query = options.step ? `?step=${encodeURIComponent(options.step)}` : '';
   return {
+    ...(slot ? { slot, maxRetries: 0 } : {}),
     endpoint: 'downloadFile' as const,
     method: 'GET' as const,
     path: PATHS.file(uid) + query,
@@ -67,8 +75,9 @@ export async function downloadStream(
   ctx: DownloadContext,
   uid: string,
   options: DownloadOptions,
+  slot?: Slot,
 ): Promise<DownloadedStream> {
-  const res = await ctx.transport.send(fileRequest(uid, options));
+  const res = await ctx.transport.send(fileRequest(uid, options, undefined, slot));
   const size = contentLength(res);
   const info = describeResponse(res, uid, options.step);
   const stream = progressCounter(0, size, options.onProgress);

@@ -4,14 +4,20 @@
 //   GET  /media-enhance/results/:id           a result with its media's metadata and loudness report (media-enhance.read)
 //   GET  /media-enhance/media/:uid/file?step= the media's ENHANCED (default) or PRE file, as an attachment;
 //                                             only a media this instance handled, never a path (media-enhance.read)
-//   POST /media-enhance/results/clear         empties the results (media-enhance.write, as deploying needs)
+//   POST /media-enhance/results/clear         empties the results (media-enhance.write, as deploying needs);
+//                                             a JSON body only
+// Every route refuses a browser's cross-origin request (same-origin.ts). The editor's downloads have a
+// small share of their own and never wait in the flows' line (download-share.ts).
 // The service's key stays in the runtime: the editor only ever talks to these routes.
 import { pipeline } from 'node:stream/promises';
+import type { DownloadedStream } from '../client/download';
 import { MediaEnhanceError } from '../client/errors';
 import { attachmentDisposition } from '../contract/attachment';
 import { checkMediaUid, checkStep, DEFAULT_STEP, type Step } from '../contract/fields';
 import type { AdminHandler, AdminResponse, PluginRed } from './plugin-api';
+import { SidebarDownloadShare } from './download-share';
 import type { SidebarRegistry } from './registry';
+import { jsonBodyOnly, sameOriginOnly } from './same-origin';
 import type { ResultDetailCache } from './result-details';
 
 export const READ_PERMISSION = 'media-enhance.read';
@@ -21,16 +27,18 @@ export function installAdminRoutes(
   RED: Pick<PluginRed, 'httpAdmin' | 'auth'>,
   registry: SidebarRegistry,
   details: ResultDetailCache,
+  downloads = new SidebarDownloadShare(),
 ): void {
   const read = RED.auth.needsPermission(READ_PERMISSION);
   const write = RED.auth.needsPermission(WRITE_PERMISSION);
 
-  RED.httpAdmin.get('/media-enhance/state', read, (_req, res) => {
+  RED.httpAdmin.get('/media-enhance/state', sameOriginOnly, read, (_req, res) => {
     res.json(registry.snapshot());
   });
 
   RED.httpAdmin.get(
     '/media-enhance/results/:id',
+    sameOriginOnly,
     read,
     answering(async (req, res) => {
       const found = await details.details(req.params.id);
@@ -41,6 +49,7 @@ export function installAdminRoutes(
 
   RED.httpAdmin.get(
     '/media-enhance/media/:uid/file',
+    sameOriginOnly,
     read,
     answering(async (req, res) => {
       const { uid } = req.params;
@@ -50,9 +59,27 @@ export function installAdminRoutes(
       if (checkStep(step).length > 0) return res.status(400).json({ error: 'step must be ENHANCED or PRE' });
       const client = registry.clientOf(registry.serviceOfMedia(uid));
       if (!client) return notFound(res);
+      const release = downloads.take();
+      if (!release) {
+        return busy(
+          res,
+          1,
+          `the editor downloads at most ${downloads.atOnce} files at once, so that the flows' downloads go first; retry shortly`,
+        );
+      }
+      res.on('close', release);
       const cancel = new AbortController();
       res.on('close', () => cancel.abort());
-      const file = await client.downloadFile(uid, { step: step as Step, signal: cancel.signal });
+      let file: DownloadedStream;
+      try {
+        // Never in the flows' line: a place now, or 429 at once.
+        file = await client.downloadFile(uid, { step: step as Step, signal: cancel.signal, waitForPlace: false });
+      } catch (err) {
+        if (!(err instanceof MediaEnhanceError) || err.code !== 'RATE_LIMITED') throw err;
+        const until = client.rateLimit('downloadFile').rateLimitedUntil;
+        const seconds = until === null ? 1 : Math.max(1, Math.ceil((until - Date.now()) / 1000));
+        return busy(res, seconds, "the service's download window is full or flows wait for a place; retry later");
+      }
       res.setHeader('Content-Type', file.contentType);
       res.setHeader('Content-Disposition', attachmentDisposition(file.fileName));
       if (file.size !== undefined) res.setHeader('Content-Length', String(file.size));
@@ -60,7 +87,7 @@ export function installAdminRoutes(
     }),
   );
 
-  RED.httpAdmin.post('/media-enhance/results/clear', write, (_req, res) => {
+  RED.httpAdmin.post('/media-enhance/results/clear', sameOriginOnly, write, jsonBodyOnly, (_req, res) => {
     registry.clearResults();
     details.clear();
     res.status(204).end();
@@ -80,6 +107,12 @@ function answering(route: (...args: Parameters<AdminHandler>) => Promise<unknown
       res.status(status).json({ error: err instanceof Error ? err.message : String(err), code: code ?? null });
     });
   };
+}
+
+/** 429 with Retry-After: the editor may ask again, later. */
+function busy(res: AdminResponse, retryAfterSeconds: number, why: string): void {
+  res.setHeader('Retry-After', String(retryAfterSeconds));
+  res.status(429).json({ error: why, code: 'RATE_LIMITED' });
 }
 
 function notFound(res: AdminResponse): void {

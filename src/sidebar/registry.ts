@@ -10,7 +10,14 @@ import type { MediaMetadata } from '../client/types';
 import { loudnessSummary } from './loudness-summary';
 import { ResultRing } from './result-ring';
 import { describeService, type ServiceEntry } from './service-state';
-import type { InFlightRow, JobNode, ResultRow, SidebarState } from './state';
+import {
+  IN_FLIGHT_LISTED,
+  ROW_TEXT_MAX,
+  type InFlightRow,
+  type JobNode,
+  type ResultRow,
+  type SidebarState,
+} from './state';
 
 export interface ServiceHandle {
   /** The service can be used: its client and its URL (never a key). */
@@ -171,11 +178,23 @@ export class SidebarRegistry {
     this.changed();
   }
 
+  /** The state as the editor gets it: the oldest IN_FLIGHT_LISTED jobs and a count of the rest, texts cut short. */
   snapshot(): SidebarState {
+    const inFlight: InFlightRow[] = [];
+    for (const { fileName: _fileName, ...row } of this.jobs.values()) {
+      if (inFlight.length === IN_FLIGHT_LISTED) break;
+      inFlight.push({ ...row, nodeName: clip(row.nodeName), stage: clip(row.stage) });
+    }
     return {
       services: [...this.services.values()].map((entry) => describeService(entry)),
-      inFlight: [...this.jobs.values()].map(({ fileName: _fileName, ...row }) => row),
-      results: this.results.list(),
+      inFlight,
+      inFlightMore: this.jobs.size - inFlight.length,
+      results: this.results.list().map((row) => ({
+        ...row,
+        nodeName: clip(row.nodeName),
+        fileName: row.fileName === null ? null : clip(row.fileName),
+        error: row.error === null ? null : clip(row.error),
+      })),
       sentAt: this.now(),
     };
   }
@@ -189,6 +208,11 @@ export class SidebarRegistry {
   private changed(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+/** A text cut to ROW_TEXT_MAX characters, an ellipsis saying so. */
+function clip(text: string): string {
+  return text.length <= ROW_TEXT_MAX ? text : `${text.slice(0, ROW_TEXT_MAX - 1)}…`;
 }
 
 function errorSentence(err: unknown): string {

@@ -1,9 +1,12 @@
-// Sends the sidebar's state to every open editor through Node-RED's comms: the whole state, retained
-// (an editor opened later gets the last one at once), only when it changed, and at most once per
-// interval whatever the number of jobs, with the last change always sent. Changes of the registry
-// wake it; the limiters' windows move on without telling anyone, so it also looks once a second.
+// Tells every open editor through Node-RED's comms that the sidebar's state changed: a signal with a
+// version, never the state itself (comms reach every connected editor, including users without the
+// package's read permission; the editor fetches the state from GET /media-enhance/state, which checks
+// it). Retained (an editor opened later learns the version at once), only when the state changed, and
+// at most once per interval whatever the number of jobs, with the last change always signalled. Changes
+// of the registry wake it; the limiters' windows move on without telling anyone, so it also looks once
+// a second.
 import type { SidebarRegistry } from './registry';
-import { STATE_TOPIC } from './state';
+import { STATE_TOPIC, type StateSignal } from './state';
 
 export type Publish = (topic: string, data: unknown, retain: boolean) => void;
 
@@ -23,6 +26,7 @@ export class StatePublisher {
   private readonly now: () => number;
   private readonly warn: (message: string) => void;
   private lastJson = '';
+  private version = 0;
   private lastAt = -Infinity;
   private pending?: NodeJS.Timeout;
   private looking?: NodeJS.Timeout;
@@ -72,9 +76,10 @@ export class StatePublisher {
       if (json === this.lastJson) return;
       this.lastJson = json;
       this.lastAt = this.now();
-      this.publish(STATE_TOPIC, state, true);
+      const signal: StateSignal = { version: ++this.version };
+      this.publish(STATE_TOPIC, signal, true);
     } catch (err) {
-      this.warn(`media enhance sidebar: the state could not be sent to the editors: ${(err as Error).message}`);
+      this.warn(`media enhance sidebar: the editors could not be told of a change: ${(err as Error).message}`);
     }
   }
 }

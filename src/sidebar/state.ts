@@ -1,15 +1,31 @@
-// What the editor's "media enhance" sidebar shows: the whole state, published on the comms topic
-// `media-enhance/state` and answered by `GET /media-enhance/state`. The shapes are the contract between
-// the runtime (src/sidebar) and the editor script (src/editor/sidebar): change both together.
+// What the editor's "media enhance" sidebar shows: the state answered by `GET /media-enhance/state`
+// (behind the package's read permission). Comms carries only a signal that it changed: Node-RED's comms
+// send a topic to every connected editor, whatever its user may read, so no content goes that way. The
+// shapes are the contract between the runtime (src/sidebar) and the editor script (src/editor/sidebar):
+// change both together.
 import type { OperationLimitState } from '../client/limit-state';
 
 export const STATE_TOPIC = 'media-enhance/state';
 
+/** What STATE_TOPIC carries: the state changed; an editor fetches it through the permission-checked route. */
+export interface StateSignal {
+  /** Grows with every change sent. */
+  version: number;
+}
+
+/** At most this many in-flight rows are listed; the rest are counted in `inFlightMore`. */
+export const IN_FLIGHT_LISTED = 100;
+
+/** Free text in a row (a name, a stage, an error) is cut to this many characters, so a state stays small. */
+export const ROW_TEXT_MAX = 200;
+
 export interface SidebarState {
   /** One per deployed config node, in deploy order. */
   services: ServiceState[];
-  /** Oldest first. */
+  /** Oldest first, at most IN_FLIGHT_LISTED. */
   inFlight: InFlightRow[];
+  /** Jobs in flight beyond those listed. */
+  inFlightMore: number;
   /** Newest first, at most 50. */
   results: ResultRow[];
   /**

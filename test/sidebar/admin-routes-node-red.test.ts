@@ -7,7 +7,7 @@ import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { request, WebSocket } from 'undici';
 import { ROOT as REPO, packPackage, spawnNodeRed, unpackPackage, waitForNodeRed } from '../fixtures/node-red-process';
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
@@ -19,6 +19,8 @@ const bcrypt = require('bcryptjs') as { hashSync(text: string, rounds: number): 
 
 const ADMIN = { username: 'admin', password: 'admin-pass-7f3c' };
 const READER = { username: 'reader', password: 'reader-pass-2b9d' };
+/** May see the nodes' status and nothing of this package. */
+const WATCHER = { username: 'watcher', password: 'watcher-pass-5e1a' };
 
 describe('the sidebar admin routes in a real Node-RED with adminAuth', function () {
   this.timeout(120_000);
@@ -28,6 +30,7 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
   let output = '';
   let adminToken: string;
   let readerToken: string;
+  let watcherToken: string;
 
   before(async () => {
     await fsp.mkdir(join(REPO, 'test-artifacts'), { recursive: true });
@@ -38,6 +41,7 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     const users = [
       { username: ADMIN.username, password: bcrypt.hashSync(ADMIN.password, 8), permissions: '*' },
       { username: READER.username, password: bcrypt.hashSync(READER.password, 8), permissions: 'read' },
+      { username: WATCHER.username, password: bcrypt.hashSync(WATCHER.password, 8), permissions: ['status.read'] },
     ];
     await fsp.writeFile(
       join(userDir, 'settings.js'),
@@ -51,6 +55,7 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     adminToken = await token(ADMIN, '*');
     // The editor asks for the user's own permissions (an empty scope): a reader cannot ask for '*'.
     readerToken = await token(READER, '');
+    watcherToken = await token(WATCHER, '');
   });
 
   after(async () => {
@@ -207,10 +212,57 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     assert.ok([401, 403].includes(refused.status), `a reader cannot clear (${refused.status})`);
     assert.equal((await call('POST', '/media-enhance/results/clear')).status, 401);
     assert.equal((await state(readerToken)).results.length > 0, true, 'nothing cleared');
-    assert.equal((await call('POST', '/media-enhance/results/clear', adminToken)).status, 204);
+    const notJson = await call('POST', '/media-enhance/results/clear', adminToken);
+    assert.equal(notJson.status, 415, 'a state-changing request without a JSON body (as a form can send) is refused');
+    assert.equal((await state(readerToken)).results.length > 0, true, 'nothing cleared');
+    assert.equal((await call('POST', '/media-enhance/results/clear', adminToken, {})).status, 204);
     assert.deepEqual((await state(readerToken)).results, []);
     // Once its result is gone, the media is no longer one the editor may download.
     assert.equal((await call('GET', `/media-enhance/media/${encodeURIComponent(uid)}/file`, adminToken)).status, 404);
+  });
+
+  it('gives a user who may only read the status neither the state from the route nor over comms', async () => {
+    assert.equal((await call('GET', '/media-enhance/state', watcherToken)).status, 401);
+    // The editor's comms, as this user's editor opens them: the retained message comes at subscribe, and
+    // a deploy (a service added) makes another.
+    const messages: { topic: string; data: unknown }[] = [];
+    const socket = new WebSocket(`${base.replace('http', 'ws')}/comms`);
+    socket.addEventListener('message', (event) => {
+      const parsed = JSON.parse(String(event.data)) as { topic?: string; data?: unknown }[] | { auth?: string };
+      if (!Array.isArray(parsed)) {
+        if (parsed.auth === 'ok') socket.send(JSON.stringify({ subscribe: 'media-enhance/state' }));
+        return;
+      }
+      messages.push(
+        ...parsed.filter((m) => m.topic === 'media-enhance/state').map((m) => m as { topic: string; data: unknown }),
+      );
+    });
+    await new Promise((resolve) => socket.addEventListener('open', resolve));
+    socket.send(JSON.stringify({ auth: watcherToken }));
+    try {
+      const flows = [{ id: 'watched', type: 'media-enhance-config', name: 'watched engine', mode: 'local' }];
+      assert.equal((await call('POST', '/flows', adminToken, flows)).status, 204);
+      for (const deadline = Date.now() + 20_000; messages.length < 2 && Date.now() < deadline;)
+        await new Promise((r) => setTimeout(r, 100));
+      assert.ok(messages.length >= 2, `the retained signal and one after the deploy (got ${messages.length})`);
+      for (const message of messages) {
+        assert.deepEqual(Object.keys(message.data as object), ['version'], 'a signal, no content');
+        assert.ok(!JSON.stringify(message.data).includes('watched engine'), 'no service name');
+      }
+      // The editor of a user who may read it fetches the state the signal announced.
+      const shown = await state(readerToken);
+      assert.ok(shown.services.some((service) => service.name === 'watched engine'));
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('refuses a request from another origin, even with a token', async () => {
+    const evil = await request(`${base}/media-enhance/state`, {
+      headers: { authorization: `Bearer ${adminToken}`, origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    assert.equal(evil.statusCode, 403);
+    assert.ok(!(await evil.body.text()).includes('services'), 'no state in the answer');
   });
 
   it('refuses a media uid this instance never handled, and a path given as a uid', async () => {
@@ -227,5 +279,88 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
       assert.ok(!answer.body.toString().includes('root:'), `${path}: no file content`);
       assert.ok(!answer.body.toString().includes('adminAuth'), `${path}: no settings`);
     }
+  });
+});
+
+describe('the sidebar admin routes in a real Node-RED without adminAuth', function () {
+  this.timeout(120_000);
+  let userDir: string;
+  let base: string;
+  let nodeRed: ChildProcess;
+  let output = '';
+
+  before(async () => {
+    await fsp.mkdir(join(REPO, 'test-artifacts'), { recursive: true });
+    userDir = await fsp.mkdtemp(join(REPO, 'test-artifacts', 'node-red-open-'));
+    unpackPackage(packPackage(userDir), userDir);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    await fsp.writeFile(
+      join(userDir, 'settings.js'),
+      `module.exports = { uiHost: '127.0.0.1', uiPort: ${port}, credentialSecret: 'test-secret', flowFile: 'flows.json' };\n`,
+    );
+    nodeRed = spawnNodeRed(userDir, join(userDir, 'settings.js'));
+    nodeRed.stdout!.on('data', (chunk) => (output += chunk));
+    nodeRed.stderr!.on('data', (chunk) => (output += chunk));
+    await waitForNodeRed(nodeRed, base, () => output, 60_000);
+  });
+
+  after(async () => {
+    if (nodeRed && nodeRed.exitCode === null) {
+      nodeRed.kill('SIGINT');
+      await once(nodeRed, 'exit');
+    }
+    if (userDir) await fsp.rm(userDir, { recursive: true, force: true });
+  });
+
+  async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string) {
+    const res = await request(`${base}${path}`, { method, headers, body });
+    return { status: res.statusCode, text: await res.body.text() };
+  }
+
+  it("answers the editor's own pages, and refuses another site's page whatever it asks", async () => {
+    const editor = { origin: base, 'sec-fetch-site': 'same-origin' };
+    assert.equal((await call('GET', '/media-enhance/state', editor)).status, 200);
+    assert.equal(
+      (await call('GET', '/media-enhance/state', {})).status,
+      200,
+      'not a browser: adminAuth is what guards',
+    );
+    const pages: Record<string, string>[] = [
+      { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+      { origin: 'http://evil.example' }, // a browser that sends no Sec-Fetch-Site
+      { 'sec-fetch-site': 'same-site' }, // another port or subdomain of the same site
+      { origin: 'null' }, // a sandboxed frame or a file
+    ];
+    for (const page of pages) {
+      const read = await call('GET', '/media-enhance/state', page);
+      assert.equal(read.status, 403, JSON.stringify(page));
+      assert.ok(!read.text.includes('services'), `${JSON.stringify(page)}: no state`);
+      assert.equal(
+        (await call('GET', '/media-enhance/media/3f1c9a2e-0000-4000-8000-000000000000/file', page)).status,
+        403,
+      );
+      const clear = await call(
+        'POST',
+        '/media-enhance/results/clear',
+        { ...page, 'content-type': 'application/json' },
+        '{}',
+      );
+      assert.equal(clear.status, 403, `${JSON.stringify(page)}: clear`);
+    }
+    // What an HTML form of any page can send: refused even where the origin is not told.
+    const form = await call(
+      'POST',
+      '/media-enhance/results/clear',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      'a=1',
+    );
+    assert.equal(form.status, 415);
+    assert.match(form.text, /Content-Type must be application\/json/);
+    assert.equal(
+      (await call('POST', '/media-enhance/results/clear', { ...editor, 'content-type': 'application/json' }, '{}'))
+        .status,
+      204,
+    );
   });
 });

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { MediaEnhanceError } from '../../src/client/errors';
 import { SidebarRegistry } from '../../src/sidebar/registry';
+import { StatePublisher } from '../../src/sidebar/state-publisher';
+import { IN_FLIGHT_LISTED, STATE_TOPIC } from '../../src/sidebar/state';
 
 const START = { nodeId: 'n1', nodeName: 'wait', nodeType: 'media-enhance-wait', serviceId: 'svc' };
 
@@ -91,5 +93,54 @@ describe('sidebar registry', () => {
     );
     second.remove();
     assert.deepEqual(registry.snapshot().services, []);
+  });
+
+  it('with 1500 jobs in flight lists the oldest 100 and counts the rest, in a state of bounded size', () => {
+    const registry = new SidebarRegistry();
+    const long = (what: string) => `${what} `.repeat(2_000);
+    // Fifty finished media with the longest texts a user or a service could give them.
+    for (let i = 0; i < 50; i++) {
+      const job = registry.beginJob({ ...START, nodeName: long('name') }, 'processing');
+      job.media(`3f1c9a2e-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`, long('file'));
+      job.failed(new MediaEnhanceError('JOB_FAILED', long('reason')));
+    }
+    const jobs = Array.from({ length: 1500 }, (_, i) => {
+      const job = registry.beginJob({ ...START, nodeId: `n${i}`, nodeName: long('name') }, long('stage'));
+      job.media(`3f1c9a2e-0000-4000-8000-${String(i).padStart(12, '0')}`);
+      return job;
+    });
+    const state = registry.snapshot();
+    assert.equal(state.inFlight.length, IN_FLIGHT_LISTED);
+    assert.equal(state.inFlightMore, 1500 - IN_FLIGHT_LISTED);
+    assert.equal(state.inFlight[0].nodeId, 'n0', 'the oldest first');
+    const bytes = Buffer.byteLength(JSON.stringify(state));
+    assert.ok(bytes < 128 * 1024, `the state is ${bytes} bytes with the longest texts (at most 128 KiB)`);
+    assert.ok(state.results.every((row) => row.error!.length <= 200 && row.fileName!.length <= 200));
+    assert.ok(state.inFlight[0].nodeName.endsWith('…'), 'a cut text says so');
+    // Ended jobs make room: the rows listed follow.
+    for (const job of jobs.slice(0, 1450)) job.dropped();
+    assert.equal(registry.snapshot().inFlight.length, 50);
+    assert.equal(registry.snapshot().inFlightMore, 0);
+  });
+
+  it('publishes a signal of a few bytes, never the state, however many jobs are in flight', () => {
+    const registry = new SidebarRegistry();
+    const published: unknown[] = [];
+    const publisher = new StatePublisher(registry, (topic, data, retain) => {
+      assert.equal(topic, STATE_TOPIC);
+      assert.equal(retain, true);
+      published.push(data);
+    });
+    publisher.start();
+    try {
+      for (let i = 0; i < 1500; i++) registry.beginJob({ ...START, nodeId: `n${i}` }, 'processing');
+      assert.ok(published.length >= 1);
+      for (const data of published) {
+        assert.deepEqual(Object.keys(data as object), ['version']);
+        assert.ok(JSON.stringify(data).length < 32);
+      }
+    } finally {
+      publisher.stop();
+    }
   });
 });

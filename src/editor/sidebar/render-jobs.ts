@@ -9,8 +9,11 @@ export function stageText(row: InFlightRow, now: number): string {
   return row.stageSince === null ? row.stage : `${row.stage} ${duration(now - row.stageSince)}`;
 }
 
-export function renderInFlight(t: Translate, rows: InFlightRow[], now: number): string {
-  if (rows.length === 0) return element('div', { class: 'me-empty' }, t('sidebar.inFlight.none'));
+/** The rows listed, and a line counting the `more` jobs the runtime did not list. */
+export function renderInFlight(t: Translate, rows: InFlightRow[], now: number, more = 0): string {
+  if (rows.length === 0 && more === 0) return element('div', { class: 'me-empty' }, t('sidebar.inFlight.none'));
+  const moreLine =
+    more > 0 ? element('div', { class: 'me-inflight-more' }, t('sidebar.inFlight.more', { count: more })) : '';
   return rows
     .map((row) =>
       [
@@ -22,7 +25,8 @@ export function renderInFlight(t: Translate, rows: InFlightRow[], now: number): 
         '</div>',
       ].join(''),
     )
-    .join('');
+    .join('')
+    .concat(moreLine);
 }
 
 /** "-23.4 → -16.0 LUFS" for a done media whose figures are known; the error for a failed one. */

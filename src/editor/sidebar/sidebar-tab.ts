@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
-// The tab in the browser: builds its content, keeps the state the runtime publishes on RED.comms (and
-// reads it once at open, for an editor that opens between two updates), ticks the elapsed times
-// between updates, and opens a result's detail view. Everything it shows is rendered by the pure
+// The tab in the browser: builds its content, fetches the state from the runtime's permission-checked
+// route at open and whenever RED.comms signals a change (the signal carries no content: comms reach users
+// who may not read the state), ticks the elapsed times between updates, and opens a result's detail view. Everything it shows is rendered by the pure
 // render-*.ts functions; this file only wires them to the page.
 import { duration, type Translate } from './format';
 import { escapeHtml } from './markup';
@@ -87,13 +87,10 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   const results = content.querySelector<HTMLElement>('.me-results')!;
   const detailPane = content.querySelector<HTMLElement>('.me-detail-pane')!;
 
-  let state: SidebarState = { services: [], inFlight: [], results: [], sentAt: 0 };
-  let fromComms = false;
+  let state: SidebarState = { services: [], inFlight: [], inFlightMore: 0, results: [], sentAt: 0 };
   // The runtime's clock minus this browser's: the state's times are the runtime's, and the editor may run
-  // on another machine. Taken from states sent just now (the answer to GET, and updates after it), not
-  // from the retained update an editor gets when it connects, which may be old.
+  // on another machine. Each state is fetched, so sent just now.
   let clockOffset = 0;
-  let answered = false;
   let shownResults = '';
   let detail: ResultDetail | null = null;
 
@@ -102,7 +99,7 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     const now = Date.now() + clockOffset;
     const servicesHtml = renderServices(t, state.services, now);
     if (servicesHtml !== shownServices) services.innerHTML = shownServices = servicesHtml;
-    inFlight.innerHTML = renderInFlight(t, state.inFlight, now);
+    inFlight.innerHTML = renderInFlight(t, state.inFlight, now, state.inFlightMore);
   };
   // Between two updates only the times move: their texts change in place, so a tooltip or a selection in
   // the lists stays (a rebuilt row would drop it every second).
@@ -118,8 +115,8 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
       if (elapsed) elapsed.textContent = duration(now - row.startedAt);
     }
   };
-  const show = (next: SidebarState, sentJustNow: boolean) => {
-    if (sentJustNow) clockOffset = next.sentAt - Date.now();
+  const show = (next: SidebarState) => {
+    clockOffset = next.sentAt - Date.now();
     state = next;
     renderLive();
     const resultsHtml = renderResults(t, state.results);
@@ -148,18 +145,35 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     lists.hidden = false;
   };
 
-  red.comms.subscribe(STATE_TOPIC, (_topic, data) => {
-    fromComms = true;
-    show(data as SidebarState, answered);
-  });
-  adminJson<SidebarState>(red, 'media-enhance/state').then(
-    (initial) => {
-      answered = true;
-      clockOffset = initial.sentAt - Date.now();
-      if (!fromComms) show(initial, true); // else an update already came, and is newer
-    },
-    (err: Error) => red.notify(t('sidebar.service.unavailable', { reason: err.message }), { type: 'warning' }),
-  );
+  // One fetch at a time: signals that come during one make one more fetch after it, not one each.
+  let fetching = false;
+  let again = false;
+  let failing = false;
+  const refresh = async () => {
+    if (fetching) {
+      again = true;
+      return;
+    }
+    fetching = true;
+    try {
+      do {
+        again = false;
+        try {
+          show(await adminJson<SidebarState>(red, 'media-enhance/state'));
+          failing = false;
+        } catch (err) {
+          // Told once per run of failures (a user without the read permission would be told at every change).
+          if (!failing)
+            red.notify(t('sidebar.service.unavailable', { reason: (err as Error).message }), { type: 'warning' });
+          failing = true;
+        }
+      } while (again);
+    } finally {
+      fetching = false;
+    }
+  };
+  red.comms.subscribe(STATE_TOPIC, () => void refresh());
+  void refresh();
   // Elapsed times, waits and countdowns move on between two updates of the runtime (while the tab shows).
   setInterval(() => {
     if (content.offsetParent !== null && !lists.hidden) tick();
@@ -191,7 +205,12 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   });
   const clearResults = async () => {
     try {
-      const response = await adminFetch(red, 'media-enhance/results/clear', { method: 'POST' });
+      // A JSON body: a request no other site's page can make without the runtime's consent (CORS).
+      const response = await adminFetch(red, 'media-enhance/results/clear', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
       closeDetail(); // the emptied list comes with the next update
     } catch (err) {
