@@ -59,23 +59,28 @@ export function installAdminRoutes(
       if (checkStep(step).length > 0) return res.status(400).json({ error: 'step must be ENHANCED or PRE' });
       const client = registry.clientOf(registry.serviceOfMedia(uid));
       if (!client) return notFound(res);
-      const release = downloads.take();
-      if (!release) {
+      const share = downloads.take(client.rateLimit('downloadFile'));
+      if ('retryAfterS' in share) {
         return busy(
           res,
-          1,
-          `the editor downloads at most ${downloads.atOnce} files at once, so that the flows' downloads go first; retry shortly`,
+          share.retryAfterS,
+          'the editor has a small share of the downloads (at most ' +
+            `${downloads.atOnce} at once and a tenth of the window), so that the flows' downloads go first; retry later`,
         );
       }
-      res.on('close', release);
       const cancel = new AbortController();
-      res.on('close', () => cancel.abort());
+      res.on('close', () => {
+        share.release();
+        cancel.abort();
+      });
       let file: DownloadedStream;
       try {
         // Never in the flows' line: a place now, or 429 at once.
         file = await client.downloadFile(uid, { step: step as Step, signal: cancel.signal, waitForPlace: false });
       } catch (err) {
-        if (!(err instanceof MediaEnhanceError) || err.code !== 'RATE_LIMITED') throw err;
+        const noPlace = err instanceof MediaEnhanceError && err.code === 'RATE_LIMITED' && err.status === undefined;
+        share.release(!noPlace);
+        if (!noPlace) throw err;
         const until = client.rateLimit('downloadFile').rateLimitedUntil;
         const seconds = until === null ? 1 : Math.max(1, Math.ceil((until - Date.now()) / 1000));
         return busy(res, seconds, "the service's download window is full or flows wait for a place; retry later");

@@ -111,6 +111,7 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     assert.equal(withToken.status, 200);
     assert.deepEqual(Object.keys(JSON.parse(withToken.body.toString()) as object).sort(), [
       'inFlight',
+      'inFlightMore',
       'results',
       'sentAt',
       'services',
