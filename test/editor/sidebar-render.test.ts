@@ -220,6 +220,24 @@ describe('sidebar: what the tab shows', () => {
     assert.match(textOf(renderInFlight(t, [], NOW)), /No media in flight/);
   });
 
+  it('counts the jobs in flight the runtime did not list', () => {
+    const row = {
+      id: 'j1',
+      nodeId: 'n1',
+      nodeName: 'upload',
+      nodeType: 'media-enhance-upload',
+      serviceId: 'cfg1',
+      uid: null,
+      stage: 'queued',
+      stageSince: null,
+      startedAt: NOW,
+    };
+    const html = renderInFlight(t, [row], NOW, 1400);
+    assert.equal(html.match(/class="me-inflight-row"/g)?.length, 1);
+    assert.match(textOf(html), /and 1400 more in flight$/);
+    assert.doesNotMatch(textOf(renderInFlight(t, [row], NOW, 0)), /more/);
+  });
+
   it('lists results newest first as given, a failed one with its error code and sentence', () => {
     const html = renderResults(t, [
       result(),
