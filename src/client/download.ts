@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, promises as fsp } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { constants, promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PATHS } from '../contract/endpoints';
 import type { Step } from '../contract/fields';
 import type { RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
-import { MediaEnhanceError } from './errors';
+import { fileError, MediaEnhanceError } from './errors';
 import type { Slot } from './rate-limiter';
 import { decideRetry, type DownloadFailure } from './retry-decision';
 import { BODY_HIGH_WATER_MARK, headerText, type Response, type Transport, type WaitEvent } from './transport';
@@ -23,6 +24,14 @@ export interface DownloadOptions {
    * Range request. It is still removed when the download gives up on an error.
    */
   resumable?: boolean;
+  /**
+   * For `downloadToFile`, when a file of the final name exists: `number` (default) writes `talk (1).wav`,
+   * `talk (2).wav`...; `error` fails with code FILE naming the file; `overwrite` replaces it. The file is
+   * created exclusively unless `overwrite`: two downloads racing for one name get two files.
+   */
+  ifExists?: IfExists;
+  /** Paths never replaced, even with `overwrite` (the file being processed): same file, code FILE. */
+  neverReplace?: readonly string[];
   signal?: AbortSignal;
   onProgress?: ProgressCallback;
   onWait?: (event: WaitEvent) => void;
@@ -33,6 +42,11 @@ export interface DownloadOptions {
    */
   waitForPlace?: boolean;
 }
+
+/** What a download to a file does when its final name is taken. */
+export const IF_EXISTS = ['number', 'error', 'overwrite'] as const;
+export type IfExists = (typeof IF_EXISTS)[number];
+export const DEFAULT_IF_EXISTS: IfExists = 'number';
 
 export interface DownloadedStream {
   stream: Readable;
@@ -98,13 +112,8 @@ export async function downloadToFile(
   options: DownloadOptions,
 ): Promise<DownloadedFile> {
   const { intoFolder, stem } = await partLocation(target, uid, options.step);
-  const part = claimPartFile(stem, options.resumable === true);
-  let written = part.resumable
-    ? await fsp.stat(part.path).then(
-        (s) => s.size,
-        () => 0,
-      )
-    : 0;
+  const part = await claimPartFile(stem, options.resumable === true);
+  let written = part.resumable ? await partSize(part.path) : 0;
   let lastError: unknown;
   /** Throws (`error`, or "broke off" once the retries are spent) or waits, as `decideRetry` says. */
   const retryOrThrow = async (attempt: number, failure: DownloadFailure, error: unknown) => {
@@ -148,25 +157,30 @@ export async function downloadToFile(
       const info = describeResponse(res, uid, options.step);
       let connectionError: unknown;
       res.body.once('error', (err) => (connectionError = err));
-      const file = createWriteStream(part.path, {
-        flags: written > 0 ? 'a' : 'w',
-        highWaterMark: BODY_HIGH_WATER_MARK,
-      });
+      let handle: FileHandle;
+      try {
+        handle = await openPart(part, written > 0);
+      } catch (err) {
+        res.body.destroy();
+        throw err;
+      }
+      const file = handle.createWriteStream({ highWaterMark: BODY_HIGH_WATER_MARK });
       try {
         const counter = progressCounter(written, total, options.onProgress, (n) => (written = n));
         await pipeline(res.body, counter, file, { signal: options.signal });
       } catch (err) {
-        // Wait for the file to be closed: a removal while it is still opening would leave it behind.
+        // Wait for the file to be closed: a removal while it is still open would leave it behind.
         if (!file.closed) await once(file, 'close').catch(() => undefined);
         if (options.signal?.aborted) throw aborted(uid, err);
         // Without a connection error, the disk failed.
         if (connectionError !== undefined) lastError = connectionError;
-        await retryOrThrow(attempt, connectionError === undefined ? 'disk' : 'cut', err);
-        // Resume from what reached the disk: bytes counted but still buffered in the write stream were lost with it.
-        written = await fsp.stat(part.path).then(
-          (s) => s.size,
-          () => 0,
+        await retryOrThrow(
+          attempt,
+          connectionError === undefined ? 'disk' : 'cut',
+          connectionError === undefined ? fileError(err, `writing ${part.path}`, uid) : err,
         );
+        // Resume from what reached the disk: bytes counted but still buffered in the write stream were lost with it.
+        written = await partSize(part.path);
         continue;
       }
       if (total !== undefined && written !== total) {
@@ -174,14 +188,21 @@ export async function downloadToFile(
         await retryOrThrow(attempt, 'short', lastError);
         continue;
       }
-      const finalPath = intoFolder ? join(target, info.fileName) : target;
-      await fsp.rename(part.path, finalPath);
-      return { path: finalPath, contentType: info.contentType, fileName: info.fileName, size: written };
+      const wanted = intoFolder ? join(target, info.fileName) : target;
+      const finalPath = await placeFile(part, wanted, options, uid);
+      return {
+        path: finalPath,
+        contentType: info.contentType,
+        fileName: basename(finalPath),
+        size: written,
+      };
     }
   } catch (err) {
     // Stopped (a redeploy, a restart): a later call continues from the part. Any other end removes it.
-    if (!(part.resumable && options.signal?.aborted)) await fsp.rm(part.path, { force: true });
-    throw err;
+    if (!(part.resumable && options.signal?.aborted) && (await isOurPart(part)))
+      await fsp.rm(part.path, { force: true });
+    // A local file that cannot be written is the caller's to fix, not the service's: code FILE.
+    throw err instanceof MediaEnhanceError ? err : fileError(err, `writing ${target}`, uid);
   } finally {
     part.release();
   }
@@ -194,6 +215,8 @@ interface PartFile {
   path: string;
   /** Whether the name is the fixed one a later download looks for. */
   resumable: boolean;
+  /** The file this download opened there (device and inode), once opened: what it renames is that file. */
+  opened?: { dev: number; ino: number };
   release(): void;
 }
 
@@ -216,11 +239,144 @@ export async function resumablePartPath(target: string, uid: string, step?: Step
   return `${(await partLocation(target, uid, step)).stem}.part`;
 }
 
-function claimPartFile(stem: string, resumable: boolean): PartFile {
+/**
+ * The fixed name when resumable, free in this process and not taken by anything but a regular file (a
+ * link, a folder or a FIFO planted at that predictable name is left alone); otherwise a random name.
+ */
+async function claimPartFile(stem: string, resumable: boolean): Promise<PartFile> {
   const fixed = `${stem}.part`;
-  const path = resumable && !partsInUse.has(fixed) ? fixed : `${stem}.${randomBytes(6).toString('hex')}.part`;
+  const usable =
+    resumable &&
+    !partsInUse.has(fixed) &&
+    (await fsp.lstat(fixed).then(
+      (s) => s.isFile() && s.nlink === 1,
+      (err: NodeJS.ErrnoException) => err.code === 'ENOENT',
+    ));
+  const path = usable ? fixed : `${stem}.${randomBytes(6).toString('hex')}.part`;
   partsInUse.add(path);
   return { path, resumable: path === fixed, release: () => partsInUse.delete(path) };
+}
+
+/** The bytes a kept part holds: 0 unless it is a regular file (a link is never followed). */
+async function partSize(path: string): Promise<number> {
+  return fsp.lstat(path).then(
+    (s) => (s.isFile() ? s.size : 0),
+    () => 0,
+  );
+}
+
+/**
+ * Opens the part for writing without following a link (O_NOFOLLOW) and without waiting on a FIFO
+ * (O_NONBLOCK), and writes only into a regular file of one link: a name planted at the part's predictable
+ * path never makes the download write elsewhere. A fresh random name is created exclusively (O_EXCL).
+ * Emptied after the checks, not by O_TRUNC, which would empty whatever it opened.
+ */
+async function openPart(part: PartFile, append: boolean): Promise<FileHandle> {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = constants;
+  const flags =
+    O_WRONLY |
+    O_CREAT |
+    (constants.O_NOFOLLOW ?? 0) |
+    (constants.O_NONBLOCK ?? 0) |
+    (append ? O_APPEND : 0) |
+    (part.resumable || part.opened ? 0 : O_EXCL);
+  const handle = await fsp.open(part.path, flags, 0o666);
+  try {
+    const stat = await handle.stat();
+    const sameAsBefore = !part.opened || (part.opened.dev === stat.dev && part.opened.ino === stat.ino);
+    if (!stat.isFile() || stat.nlink !== 1 || !sameAsBefore)
+      throw Object.assign(new Error(`the temporary file ${part.path} is not a regular file of this download`), {
+        code: 'EEXIST',
+      });
+    if (!append) await handle.truncate(0);
+    part.opened = { dev: stat.dev, ino: stat.ino };
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** Whether the part's name still holds the file this download opened (or nothing it opened yet). */
+async function isOurPart(part: PartFile): Promise<boolean> {
+  const stat = await fsp.lstat(part.path).catch(() => undefined);
+  if (!stat) return false;
+  return part.opened ? stat.dev === part.opened.dev && stat.ino === part.opened.ino : stat.isFile();
+}
+
+/** How many numbered names (`talk (1).wav`...) are tried before giving up. */
+const MAX_NUMBERED_NAMES = 10_000;
+
+/**
+ * Puts the complete part at `wanted` as `options.ifExists` says, and answers the path it took. Unless
+ * `overwrite`, the final name is created exclusively (a hard link that never replaces, or a copy that
+ * never replaces where the file system has no hard links), so a name taken meanwhile is never lost.
+ */
+async function placeFile(part: PartFile, wanted: string, options: DownloadOptions, uid: string): Promise<string> {
+  if (!(await isOurPart(part)))
+    throw new MediaEnhanceError('FILE', `the temporary file ${part.path} was replaced while it was written`, {
+      mediaUid: uid,
+    });
+  const ifExists = options.ifExists ?? DEFAULT_IF_EXISTS;
+  if (ifExists === 'overwrite') {
+    await refuseToReplace(wanted, options.neverReplace ?? [], uid);
+    await fsp.rename(part.path, wanted);
+    return wanted;
+  }
+  for (let n = 0; n <= MAX_NUMBERED_NAMES; n++) {
+    const candidate = n === 0 ? wanted : numberedName(wanted, n);
+    try {
+      await createExclusively(part.path, candidate);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (ifExists === 'error')
+        throw new MediaEnhanceError(
+          'FILE',
+          `${wanted} already exists and is not replaced (if the file exists: error)`,
+          {
+            mediaUid: uid,
+          },
+        );
+      continue;
+    }
+    await fsp.rm(part.path, { force: true });
+    return candidate;
+  }
+  throw new MediaEnhanceError('FILE', `${wanted} and ${MAX_NUMBERED_NAMES} numbered names beside it are taken`, {
+    mediaUid: uid,
+  });
+}
+
+async function createExclusively(from: string, to: string): Promise<void> {
+  try {
+    await fsp.link(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
+    await fsp.copyFile(from, to, constants.COPYFILE_EXCL);
+  }
+}
+
+/** `overwrite` never replaces the file being processed: the same file (device and inode) by another path too. */
+async function refuseToReplace(wanted: string, neverReplace: readonly string[], uid: string): Promise<void> {
+  const target = await fsp.stat(wanted).catch(() => undefined);
+  if (!target) return;
+  for (const path of neverReplace) {
+    const kept = await fsp.stat(path).catch(() => undefined);
+    if (kept && kept.dev === target.dev && kept.ino === target.ino)
+      throw new MediaEnhanceError('FILE', `${wanted} is the input file ${path}: it is never replaced`, {
+        mediaUid: uid,
+      });
+  }
+}
+
+/** `talk.wav` -> `talk (2).wav`, the stem cut (whole characters) so the name stays within 255 bytes. */
+export function numberedName(path: string, n: number): string {
+  const name = basename(path);
+  const ext = extname(name);
+  const suffix = ` (${n})${ext}`;
+  const stem = truncateUtf8(name.slice(0, name.length - ext.length), MAX_FILE_NAME_BYTES - Buffer.byteLength(suffix));
+  return join(dirname(path), `${stem}${suffix}`);
 }
 
 function aborted(uid: string, cause: unknown): MediaEnhanceError {
@@ -258,12 +414,14 @@ export function safeFileName(name: string | undefined): string | undefined {
   const last = name.split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex -- control characters are what this pattern takes out of a file name
   const clean = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim();
-  if (/^\.*$/.test(clean)) return undefined; // nothing but dots names no file
+  // A leading dot would hide the file (or name `.bashrc`, `..`): such a name is not taken from a service.
+  if (clean === '' || clean.startsWith('.')) return undefined;
   return truncateUtf8(clean, MAX_NAME_BYTES);
 }
 
 /** File systems count a name's bytes (255 at most on most); the cut keeps whole characters. */
 const MAX_NAME_BYTES = 200;
+export const MAX_FILE_NAME_BYTES = 255;
 
 function truncateUtf8(name: string, maxBytes: number): string {
   if (Buffer.byteLength(name) <= maxBytes) return name;

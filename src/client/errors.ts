@@ -12,7 +12,9 @@ export type MediaEnhanceErrorCode =
   | 'TIMEOUT'
   | 'ABORTED'
   | 'NETWORK'
-  | 'HTTP';
+  | 'HTTP'
+  /** A local file could not be read or written (EISDIR, ENAMETOOLONG, EACCES, ENOSPC, a name taken...). */
+  | 'FILE';
 
 export interface MediaEnhanceErrorInit {
   status?: number;
@@ -56,6 +58,16 @@ export class MediaEnhanceError extends Error {
 export function validationError(operation: string, issues: FieldIssue[]): MediaEnhanceError {
   const details = issues.map(describeIssue);
   return new MediaEnhanceError('VALIDATION', `${details.join('; ')} (${operation}: nothing was sent)`, { details });
+}
+
+/**
+ * A local file error (Node's `EACCES: permission denied, open '...'` and the like) as code FILE: the
+ * caller's disk or path, not the service, is what to fix. `what` says what was being done with which file.
+ */
+export function fileError(err: unknown, what: string, mediaUid?: string): MediaEnhanceError {
+  if (err instanceof MediaEnhanceError) return err;
+  const reason = (err as Error)?.message ?? String(err);
+  return new MediaEnhanceError('FILE', `${reason} (${what})`, { mediaUid, cause: err });
 }
 
 const CODE_BY_STATUS: Record<number, MediaEnhanceErrorCode> = {

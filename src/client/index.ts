@@ -8,7 +8,7 @@ export type { PollIntervals } from './poll-intervals';
 export type { WaitOptions } from './status-poller';
 export type { LimitState, OperationLimitState, PollerState } from './limit-state';
 export type { WaitEvent } from './transport';
-export type { DownloadOptions, DownloadedFile, DownloadedStream } from './download';
+export type { DownloadOptions, DownloadedFile, DownloadedStream, IfExists } from './download';
 export type { FileInput } from './multipart';
 export type { Clock } from './clock';
 export type { EnhanceAudioResult, MediaMetadata, VideoRecord, ProgressCallback } from './types';

@@ -48,6 +48,12 @@ function toFileRow(prop: string, icon: string): string {
   return labelledRow(prop, icon, field, 'form-row media-enhance-to-file');
 }
 
+/** A menu (filled by oneditprepare) shown only while the node's output is a file. */
+function toFileMenuRow(prop: string, icon: string, width: string): string {
+  const field = `<select id="node-input-${prop}" style="width: ${width};"></select>`;
+  return labelledRow(prop, icon, field, 'form-row media-enhance-to-file');
+}
+
 function checkboxRow(prop: string): string {
   return `<div class="form-row">
     <label>&nbsp;</label>
@@ -85,6 +91,7 @@ export function dialogRows({ defaults }: EditorValues): DialogRows {
     transcode: menuRow('transcode', 'fa-file-audio-o', '200px'),
     folder: toFileRow('folder', 'fa-folder-o'),
     fileName: toFileRow('fileName', 'fa-file-o'),
+    ifExists: toFileMenuRow('ifExists', 'fa-clone', '70%'),
     keepAcrossRestarts: checkboxRow('keepAcrossRestarts'),
     attachLoudness: checkboxRow('attachLoudness'),
     limitUpload: limitRow('limitUpload', defaults, 'noLimit'),

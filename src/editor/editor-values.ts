@@ -14,6 +14,7 @@ import {
   V1_ENHANCEMENT_LEVEL,
   V2_ENHANCEMENT_LEVEL,
 } from '../contract/fields';
+import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/download';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
 import type { Bounds } from './validators';
@@ -30,9 +31,9 @@ export interface EditorValues {
   /** The longest timeout, in seconds, that a timer holds. */
   maxTimeoutSeconds: number;
   /** In the contract's order, the order in which the checks name them. */
-  enums: { models: string[]; transcodeKinds: string[]; steps: string[] };
+  enums: { models: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
   /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
-  menus: { models: string[]; transcodeKinds: string[]; steps: string[] };
+  menus: { models: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
   /**
    * Each default as the editor writes it (a string, as a text field holds it): a new node's value, or what
    * an empty field means (its placeholder). Keyed by bound or enum name, and by the config node's property.
@@ -57,8 +58,14 @@ export function editorValues(): EditorValues {
       v2EnhancementLevel: { ...V2_ENHANCEMENT_LEVEL },
     },
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
-    enums: { models: [...MODELS], transcodeKinds: [...TRANSCODE_KINDS], steps: [...STEPS] },
-    menus: { models: [...MODELS].reverse(), transcodeKinds: [...TRANSCODE_KINDS].reverse(), steps: [...STEPS] },
+    enums: { models: [...MODELS], transcodeKinds: [...TRANSCODE_KINDS], steps: [...STEPS], ifExists: [...IF_EXISTS] },
+    menus: {
+      models: [...MODELS].reverse(),
+      transcodeKinds: [...TRANSCODE_KINDS].reverse(),
+      steps: [...STEPS],
+      // The default (a numbered name) first.
+      ifExists: [...IF_EXISTS],
+    },
     defaults: {
       loudnessTarget: String(SETTINGS_DEFAULTS.loudness_target),
       truePeak: String(SETTINGS_DEFAULTS.true_peak),
@@ -67,6 +74,7 @@ export function editorValues(): EditorValues {
       v2EnhancementLevel: String(SETTINGS_DEFAULTS.enhancement_level),
       model: SETTINGS_DEFAULTS.enhancement_model,
       step: DEFAULT_STEP,
+      ifExists: DEFAULT_IF_EXISTS,
       ...Object.fromEntries(limitPlaceholders),
       requestTimeout: String(client.requestTimeoutMs / 1000),
     },

@@ -114,11 +114,19 @@ export function folderForFiles(): Validator {
   });
 }
 
-/** Empty keeps the media's own name; otherwise a name without a folder part. */
+/**
+ * Empty keeps the media's own name; otherwise a name without a folder part or control character, of at
+ * most 255 bytes in UTF-8 (as the runtime checks it: src/nodes/file-output.ts).
+ */
 export function fileNameOrEmpty(): Validator {
   return withReason(function (value) {
     const name = String(value || '').trim();
-    return name === '' || (!/[/\\]/.test(name) && name !== '.' && name !== '..') || 'a file name without a folder part';
+    if (name === '') return true;
+    if (/[/\\]/.test(name) || name === '.' || name === '..') return 'a file name without a folder part';
+    // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'a file name without control characters';
+    const bytes = encodeURIComponent(name).replace(/%[0-9A-F]{2}/g, 'x').length;
+    return bytes <= 255 || `a file name of at most 255 bytes in UTF-8 (this one has ${bytes})`;
   });
 }
 

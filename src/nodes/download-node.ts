@@ -7,7 +7,14 @@ import type { MediaMetadata } from '../client/types';
 import type { LoudnessReport } from '../contract/loudness-report';
 import { STEPS, type Step } from '../contract/fields';
 import { DOWNLOAD_SWITCH_DEFAULTS } from './download-settings';
-import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, readFileOutput } from './file-output';
+import {
+  checkFileOutput,
+  checkOutputTarget,
+  downloadAsBuffer,
+  downloadIntoFolder,
+  readFileOutput,
+  readIfExists,
+} from './file-output';
 import { mediaNode } from './media-node';
 import { inputError } from './input-error';
 import { readMediaUid, readStep } from './msg-inputs';
@@ -21,6 +28,7 @@ export default mediaNode(
     const step = (def.step || 'ENHANCED') as Step;
     const output = readFileOutput(def);
     const { toFile, folder, name } = output;
+    const fileNameSetting = { prop: 'fileName', label: t('media-enhance.setting.fileName') };
     const attachLoudness =
       typeof def.attachLoudness === 'boolean' ? def.attachLoudness : DOWNLOAD_SWITCH_DEFAULTS.attachLoudness;
     const checkSettings = () => {
@@ -40,6 +48,9 @@ export default mediaNode(
         checkSettings();
         const uid = readMediaUid(t, job.msg);
         const wanted = readStep(t, job.msg, step);
+        const ifExists = toFile ? readIfExists(t, job.msg, output.ifExists) : output.ifExists;
+        const workingDirectory = RED.settings.fileWorkingDirectory;
+        if (toFile) await checkOutputTarget(t, { folder, name, ifExists, workingDirectory }, fileNameSetting);
         job.noteMedia(uid);
         await keeper.keep(job, uid);
         job.media = carriedMetadata(job.msg, uid);
@@ -52,7 +63,8 @@ export default mediaNode(
           const written = await downloadIntoFolder(client, uid, wanted, job, {
             folder,
             name,
-            workingDirectory: RED.settings.fileWorkingDirectory,
+            ifExists,
+            workingDirectory,
             keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
           });
           job.msg.filename = written.path;

@@ -5,12 +5,21 @@
 // goes on where it stopped, uploading a file from a path again only if its upload had not been answered.
 import type { MediaMetadata } from '../client/types';
 import { enhancementOf } from './enhancement';
-import { checkFileOutput, downloadAsBuffer, downloadIntoFolder, isPlainFileName, readFileOutput } from './file-output';
+import {
+  checkFileOutput,
+  checkOutputTarget,
+  downloadAsBuffer,
+  downloadIntoFolder,
+  fileNameProblem,
+  readFileOutput,
+  readIfExists,
+} from './file-output';
 import { mediaNode } from './media-node';
 import { showMediaStatus } from './message-jobs';
 import { remainingMs } from './message-keeper';
 import { checkNodeEnhancement, sendMessageFile, UPLOAD } from './file-request';
 import { inputError } from './input-error';
+import { resolvePath } from './msg-inputs';
 import type { NodeMessage } from './red';
 import type { Translate } from './texts';
 
@@ -31,13 +40,16 @@ export function loudnessOf(
   return { input: side('input'), output: side('output') };
 }
 
-/** The output file's name: msg.outputFilename, else the node's setting, else the service's. */
+/**
+ * The output file's name: msg.outputFilename, else the node's setting, else the service's. A name with
+ * a control character (a newline too, even at its end) or over 255 bytes is refused before anything is sent.
+ */
 function outputName(t: Translate, msg: NodeMessage, configured: string): string {
   if (msg.outputFilename === undefined) return configured;
-  const name = typeof msg.outputFilename === 'string' ? msg.outputFilename.trim() : '';
-  if (!isPlainFileName(name))
-    throw inputError(t, 'msg.outputFilename', msg.outputFilename, t('media-enhance-file.error.plainFileName'));
-  return name;
+  const given = typeof msg.outputFilename === 'string' ? msg.outputFilename : '';
+  const problem = fileNameProblem(t, given, 'media-enhance-file.error.plainFileName');
+  if (problem !== undefined) throw inputError(t, 'msg.outputFilename', msg.outputFilename, problem);
+  return given.trim();
 }
 
 export default mediaNode(
@@ -56,8 +68,24 @@ export default mediaNode(
         checkSettings();
         const { msg } = job;
         const target = output.toFile ? outputName(t, msg, output.name) : '';
+        const ifExists = output.toFile ? readIfExists(t, msg, output.ifExists) : output.ifExists;
         // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
         const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
+        const input = inputPath === undefined ? undefined : resolvePath(inputPath, RED.settings.fileWorkingDirectory);
+        const place = {
+          folder: output.folder,
+          name: target,
+          ifExists,
+          input,
+          workingDirectory: RED.settings.fileWorkingDirectory,
+        };
+        if (output.toFile) {
+          const field =
+            msg.outputFilename !== undefined
+              ? 'msg.outputFilename'
+              : { prop: 'fileName', label: t('media-enhance.setting.fileName') };
+          await checkOutputTarget(t, place, field);
+        }
         let uid = keeper.mediaUidOf(msg);
         if (uid === undefined) {
           await keeper.keepBeforeUpload(job);
@@ -77,9 +105,7 @@ export default mediaNode(
         });
         if (output.toFile) {
           const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, {
-            folder: output.folder,
-            name: target,
-            workingDirectory: RED.settings.fileWorkingDirectory,
+            ...place,
             keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
           });
           msg.filename = written.path;

@@ -1,14 +1,22 @@
 // Where a node puts a media's file: into a folder (written atomically by the client: a temporary file
-// renamed when complete) or into msg.payload as a Buffer. Shared by download and enhance file.
+// put in place when complete, never over another file unless the node says "overwrite") or into
+// msg.payload as a Buffer. Shared by download and enhance file.
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
-import { resumablePartPath } from '../client/download';
+import {
+  DEFAULT_IF_EXISTS,
+  IF_EXISTS,
+  MAX_FILE_NAME_BYTES,
+  resumablePartPath,
+  type IfExists,
+} from '../client/download';
+import { fileError, MediaEnhanceError } from '../client/errors';
 import type { Step } from '../contract/fields';
 import type { Job } from './message-jobs';
-import { inputError } from './input-error';
+import { inputError, type InputField } from './input-error';
 import { resolvePath } from './msg-inputs';
-import type { NodeDef } from './red';
+import type { NodeDef, NodeMessage } from './red';
 import type { Translate } from './texts';
 
 /** A node's "output" settings: into a folder (named, or as the service names it) or a Buffer. */
@@ -16,6 +24,8 @@ export interface FileOutput {
   toFile: boolean;
   folder: string;
   name: string;
+  /** When a file of the output's name exists: a numbered name (default), an error, or overwrite it. */
+  ifExists: IfExists;
 }
 
 export function readFileOutput(def: NodeDef): FileOutput {
@@ -23,24 +33,89 @@ export function readFileOutput(def: NodeDef): FileOutput {
     toFile: def.output !== 'buffer',
     folder: typeof def.folder === 'string' ? def.folder.trim() : '',
     name: typeof def.fileName === 'string' ? def.fileName.trim() : '',
+    // A node saved before the setting existed never replaces a file either.
+    ifExists: (def.ifExists === undefined || def.ifExists === '' ? DEFAULT_IF_EXISTS : def.ifExists) as IfExists,
   };
 }
 
-/** Throws the setting that cannot work: a file output without a folder, or a name with a folder part. */
-export function checkFileOutput(t: Translate, { toFile, folder, name }: FileOutput, def: NodeDef): void {
+/** Throws the setting that cannot work: a file output without a folder, a name that cannot be one, an unknown choice. */
+export function checkFileOutput(t: Translate, { toFile, folder, name, ifExists }: FileOutput, def: NodeDef): void {
   if (toFile && folder === '') {
     const setting = { prop: 'folder', label: t('media-enhance.setting.folder') };
     throw inputError(t, setting, def.folder, t('media-enhance.rule.folderRequired'));
   }
-  if (name !== '' && !isPlainFileName(name)) {
+  const problem = name === '' ? undefined : fileNameProblem(t, name);
+  if (problem !== undefined) {
     const setting = { prop: 'fileName', label: t('media-enhance.setting.fileName') };
-    throw inputError(t, setting, def.fileName, t('media-enhance.rule.plainFileName'));
+    throw inputError(t, setting, def.fileName, problem);
   }
+  if (!(IF_EXISTS as readonly string[]).includes(ifExists)) {
+    const setting = { prop: 'ifExists', label: t('media-enhance.setting.ifExists') };
+    throw inputError(t, setting, def.ifExists, t('media-enhance.rule.oneOf', { values: IF_EXISTS.join(', ') }));
+  }
+}
+
+/** `msg.ifExists` for this message, else the node's setting. */
+export function readIfExists(t: Translate, msg: NodeMessage, configured: IfExists): IfExists {
+  if (msg.ifExists === undefined) return configured;
+  if (typeof msg.ifExists !== 'string' || !(IF_EXISTS as readonly string[]).includes(msg.ifExists))
+    throw inputError(t, 'msg.ifExists', msg.ifExists, t('media-enhance.rule.oneOf', { values: IF_EXISTS.join(', ') }));
+  return msg.ifExists as IfExists;
 }
 
 /** A name for a file inside the folder: no folder part, nothing hidden behind "." or "..". */
 export function isPlainFileName(name: string): boolean {
-  return name.length > 0 && name.length <= 255 && !/[/\\\0]/.test(name) && name !== '.' && name !== '..';
+  return fileNameProblem(undefined, name) === undefined;
+}
+
+/**
+ * Why `name` cannot name a file in the folder (the rule, in the user's words), or undefined when it can:
+ * a folder part or "." / "..", a control character (a newline in a name breaks every tool that lists
+ * it), more bytes than a file system takes (255 in UTF-8: 200 × "é" is 400).
+ */
+export function fileNameProblem(
+  t: Translate | undefined,
+  name: string,
+  folderRule = 'media-enhance.rule.plainFileName',
+): string | undefined {
+  const say = (key: string, values?: Record<string, string | number>) => (t ? t(key, values) : key);
+  if (name.trim().length === 0 || /[/\\\0]/.test(name) || name.trim() === '.' || name.trim() === '..')
+    return say(folderRule);
+  // eslint-disable-next-line no-control-regex -- control characters are what this rule refuses
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return say('media-enhance.rule.fileNameControl');
+  const bytes = Buffer.byteLength(name);
+  if (bytes > MAX_FILE_NAME_BYTES)
+    return say('media-enhance.rule.fileNameTooLong', { max: MAX_FILE_NAME_BYTES, bytes, characters: [...name].length });
+  return undefined;
+}
+
+/**
+ * Before anything is sent: a named output that cannot be written is refused now, not after the upload,
+ * the processing and the download. A name that is an existing folder; with `error`, a name taken; with
+ * `overwrite`, the input file itself. `field` is where the name came from (msg.outputFilename or the setting).
+ */
+export async function checkOutputTarget(
+  t: Translate,
+  place: { folder: string; name: string; ifExists: IfExists; workingDirectory?: string; input?: string },
+  field: InputField,
+): Promise<void> {
+  const dir = resolvePath(place.folder, place.workingDirectory);
+  const folder = await fsp.stat(dir).catch(() => undefined);
+  if (folder && !folder.isDirectory())
+    throw new MediaEnhanceError('FILE', t('media-enhance.error.folderNotAFolder', { path: dir }));
+  if (!place.name) return;
+  const target = join(dir, place.name);
+  const existing = await fsp.stat(target).catch(() => undefined);
+  if (!existing) return;
+  if (existing.isDirectory())
+    throw inputError(t, field, place.name, t('media-enhance.rule.nameIsFolder', { path: target }));
+  if (place.ifExists === 'error')
+    throw new MediaEnhanceError('FILE', t('media-enhance.error.fileExists', { path: target }));
+  if (place.ifExists === 'overwrite' && place.input !== undefined) {
+    const input = await fsp.stat(place.input).catch(() => undefined);
+    if (input && input.dev === existing.dev && input.ino === existing.ino)
+      throw new MediaEnhanceError('FILE', t('media-enhance.error.isTheInput', { path: target }));
+  }
 }
 
 export async function downloadAsBuffer(
@@ -71,14 +146,26 @@ export async function downloadIntoFolder(
   uid: string,
   step: Step,
   job: Job,
-  place: { folder: string; name: string; workingDirectory?: string; keepPart?: (path: string) => Promise<void> },
+  place: {
+    folder: string;
+    name: string;
+    ifExists: IfExists;
+    /** The file being processed: never replaced, whatever `ifExists` says. */
+    input?: string;
+    workingDirectory?: string;
+    keepPart?: (path: string) => Promise<void>;
+  },
 ): Promise<{ path: string; contentType: string }> {
   const dir = resolvePath(place.folder, place.workingDirectory);
-  await fsp.mkdir(dir, { recursive: true });
+  await fsp.mkdir(dir, { recursive: true }).catch((err: unknown) => {
+    throw fileError(err, `creating the folder ${dir}`, uid);
+  });
   const target = place.name ? join(dir, place.name) : dir;
   await place.keepPart?.(await resumablePartPath(target, uid, step));
   const written = await client.downloadToFile(uid, target, {
     step,
+    ifExists: place.ifExists,
+    neverReplace: place.input === undefined ? [] : [place.input],
     resumable: place.keepPart !== undefined,
     signal: job.signal,
     onWait: job.onWait,

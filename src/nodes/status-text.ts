@@ -75,6 +75,7 @@ const REASONS: Record<MediaEnhanceErrorCode, string> = {
   ABORTED: 'media-enhance.reason.cancelled',
   NETWORK: 'media-enhance.reason.unreachable',
   HTTP: 'media-enhance.reason.serviceError',
+  FILE: 'media-enhance.reason.fileError',
 };
 
 /** The red-ring reason for an error: short; the full message goes to the log and Catch nodes. */

@@ -6,6 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
 import { MAX_TIMER_MS } from '../../src/client/clock';
+import { IF_EXISTS } from '../../src/client/download';
 import { DEFAULT_RATE_LIMITS } from '../../src/contract/endpoints';
 import {
   checkEnhanceJsonBody,
@@ -19,6 +20,7 @@ import {
 } from '../../src/contract/fields';
 import { EDITOR_GLOBAL, EDITOR_SCRIPT_FILE, editorScriptSrc, renderEditorScript } from '../../src/editor/editor-script';
 import { editorValues, type EditorValues } from '../../src/editor/editor-values';
+import { fileNameProblem } from '../../src/nodes/file-output';
 import { LIMIT_FIELDS } from '../../src/nodes/config-options';
 import { AUDIO_FIELDS, UPLOAD_FIELDS, VIDEO_FIELDS } from '../../src/nodes/enhancement-fields';
 import type { NodeDef } from '../../src/nodes/red';
@@ -213,6 +215,35 @@ describe('the editor script and the node dialogs, against the contract', () => {
         (STEPS as readonly string[]).includes(value),
         value,
       );
+  });
+
+  it('accepts as a file name and "if the file exists" exactly what the runtime takes', () => {
+    const names = [
+      '',
+      'talk.wav',
+      `${'é'.repeat(125)}.wav`,
+      `${'é'.repeat(127)}.wav`,
+      'a\nb.wav',
+      'tab\t.wav',
+      '../x',
+      'a/b',
+    ];
+    const choices = ['', ...IF_EXISTS, 'replace', 'NUMBER'];
+    for (const type of ['media-enhance-file', 'media-enhance-download']) {
+      const def = definition(type);
+      for (const name of names)
+        assert.equal(
+          editorAccepts(type, def, 'fileName', name),
+          name.trim() === '' || fileNameProblem(undefined, name) === undefined,
+          `${type} ${JSON.stringify(name)}`,
+        );
+      for (const choice of choices)
+        assert.equal(
+          editorAccepts(type, def, 'ifExists', choice),
+          choice === '' || (IF_EXISTS as readonly string[]).includes(choice),
+          `${type} ${choice}`,
+        );
+    }
   });
 
   it('accepts as a timeout exactly the seconds a timer holds, or empty', () => {
