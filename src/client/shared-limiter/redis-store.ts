@@ -39,6 +39,7 @@ interface ScriptCommands {
     retryAfterMs: number,
     prefix: string,
     leaseMs: number,
+    limit: number,
   ): Promise<number>;
 }
 
@@ -131,8 +132,17 @@ export class RedisWindowStore {
     await this.bounded(this.redis.zrem(this.key(endpoint), ...members));
   }
 
-  /** The service counted `serverUsed`: Redis learns of the places taken by clients that do not share. */
-  async observe(endpoint: string, serverUsed: number, windowMs: number, retryAfterMs?: number): Promise<number> {
+  /**
+   * The service counted `serverUsed`: Redis learns of the places taken by clients that do not share,
+   * up to `limit` places in the window.
+   */
+  async observe(
+    endpoint: string,
+    serverUsed: number,
+    limit: number,
+    windowMs: number,
+    retryAfterMs?: number,
+  ): Promise<number> {
     return this.bounded(
       this.scripts.meObserve(
         this.key(endpoint),
@@ -141,6 +151,7 @@ export class RedisWindowStore {
         retryAfterMs ?? -1,
         `${this.newMember()}:seen:`,
         LEASE_MS,
+        limit,
       ),
     );
   }
