@@ -289,9 +289,36 @@ export class Transport {
   }
 }
 
-/** The answer's body as JSON; an answer that is not JSON is an HTTP error. */
+/**
+ * Largest JSON answer the client reads (metadata, upload and enhance answers, loudness reports): far above
+ * any real one, small enough that a hostile or broken service cannot fill the memory at every poll.
+ */
+export const MAX_JSON_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The answer's body as JSON; an answer that is not JSON is an HTTP error. One larger than
+ * MAX_JSON_ANSWER_BYTES is an HTTP error too, found before it is read whole: its connection is dropped.
+ */
 export async function readJson<T>(res: Response, spec: RequestSpec): Promise<T> {
-  const text = await res.body.text();
+  const tooLarge = () => {
+    // Destroying an unfinished body closes its connection: the rest is never read.
+    res.body.destroy();
+    return new MediaEnhanceError(
+      'HTTP',
+      `the service's answer is larger than ${MAX_JSON_ANSWER_BYTES / (1024 * 1024)} MiB, the most the client reads; the connection was dropped (${describe(spec)}: HTTP ${res.statusCode})`,
+      { status: res.statusCode, mediaUid: spec.mediaUid },
+    );
+  };
+  const announced = Number(headerText(res.headers['content-length']));
+  if (announced > MAX_JSON_ANSWER_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_JSON_ANSWER_BYTES) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
   try {
     return JSON.parse(text) as T;
   } catch (cause) {

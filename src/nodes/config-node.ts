@@ -65,16 +65,16 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
 }
 
 /**
- * Says when the limits stop being shared (Redis unreachable or slow: each call then uses this instance's
+ * Says when the limits stop being shared (Redis unreachable, slow or answering wrongly: each call then uses this instance's
  * own limiter) and when sharing resumes. The first connection says nothing: sharing is what was asked for.
  */
-function sharingReporter(node: RedNode, t: Translate): (state: SharingState) => void {
+function sharingReporter(node: RedNode, t: Translate): (state: SharingState, reason?: string) => void {
   let lost = false;
-  return (state) => {
+  return (state, reason) => {
     if (state === 'unreachable') {
       lost = true;
       node.status({ fill: 'yellow', shape: 'ring', text: t('media-enhance-config.status.notShared') });
-      node.warn(t('media-enhance-config.warn.notShared'));
+      node.warn(t('media-enhance-config.warn.notShared', { reason: reason ?? 'Redis unreachable' }));
     } else if (lost) {
       lost = false;
       node.status({});

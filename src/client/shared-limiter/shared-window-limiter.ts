@@ -148,11 +148,11 @@ export class SharedWindowLimiter implements WindowLimiter {
           this.ask();
         }, waitMs);
       },
-      () => {
+      (err: unknown) => {
         // No answer in time: the place may still have been taken; Redis lets it go once it is back.
         this.asking = false;
         this.sharing.remember(this.endpoint, member, 'release');
-        this.sharing.lost();
+        this.sharing.lost(err);
         this.releaseGate();
       },
     );
@@ -214,7 +214,7 @@ export class SharedWindowLimiter implements WindowLimiter {
     if (used === undefined || used <= 0 || limit === null) return;
     this.sharing.store.observe(this.endpoint, used, limit, this.local.currentWindowMs(), retryAfterMs).then(
       () => undefined,
-      () => this.sharing.lost(),
+      (err: unknown) => this.sharing.lost(err),
     );
   }
 
@@ -222,9 +222,9 @@ export class SharedWindowLimiter implements WindowLimiter {
     this.sharing.unhold(member);
     this.sharing.store.settle(this.endpoint, member).then(
       () => undefined,
-      () => {
+      (err: unknown) => {
         this.sharing.remember(this.endpoint, member, 'settle');
-        this.sharing.lost();
+        this.sharing.lost(err);
       },
     );
   }
@@ -233,9 +233,9 @@ export class SharedWindowLimiter implements WindowLimiter {
     this.sharing.unhold(member);
     this.sharing.store.release(this.endpoint, [member]).then(
       () => this.wake(),
-      () => {
+      (err: unknown) => {
         this.sharing.remember(this.endpoint, member, 'release');
-        this.sharing.lost();
+        this.sharing.lost(err);
       },
     );
   }
