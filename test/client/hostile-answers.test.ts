@@ -164,7 +164,7 @@ describe('client: a Redis that does not answer as the limiter scripts do', funct
   }
 
   it('sending a reply that never ends: falls back and drops the connection before the reply fills the memory', async () => {
-    redis = await startFakeRedis('endless');
+    redis = await startFakeRedis({ endless: true });
     const { client, told } = sharedClient(redis.url);
     try {
       const rssBefore = process.memoryUsage().rss;
