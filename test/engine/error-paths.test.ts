@@ -30,8 +30,8 @@ describe('engine: errors of a media name no path of the machine', function () {
     assert.equal(err.code, 'JOB_FAILED');
     const metadata = (await client.getMetadata(uid)) as unknown as { error?: { code: string; message: string } };
     assert.equal(metadata.error?.code, 'DECODE_FAILED');
-    assert.match(metadata.error!.message, /ffmpeg could not process the file/);
-    for (const text of [err.message, metadata.error!.message, ...engine.errorLines, ...engine.logLines]) {
+    assert.match(metadata.error.message, /ffmpeg could not process the file/);
+    for (const text of [err.message, metadata.error.message, ...engine.errorLines, ...engine.logLines]) {
       assert.ok(!text.includes(engine.dataDir), text);
       assert.doesNotMatch(text, /\/(tmp|home|var|root|work)\//, text);
     }
