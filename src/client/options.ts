@@ -18,6 +18,12 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Longest wait for response headers, and longest silence within a body. Default 60 s. */
   requestTimeoutMs?: number;
+  /**
+   * Connections open at once to the service (and to each origin a download is redirected to); further
+   * requests wait for one. Default 8: thousands of uploads at once share them instead of each opening
+   * its own socket (and file) and meeting the service's connection cap.
+   */
+  maxConnections?: number;
   /** Status polling intervals of `waitForCompletion`; defaults follow the interface's guidance. */
   poll?: Partial<PollIntervals>;
   /**
@@ -41,9 +47,14 @@ export interface ResolvedOptions {
   windowMs: number;
   retry: RetryPolicy;
   requestTimeoutMs: number;
+  maxConnections: number;
   poll: PollIntervals;
   sharedLimiter?: SharedLimiterOptions;
 }
+
+/** Connections at once to one origin, unless `maxConnections` says otherwise. */
+export const DEFAULT_MAX_CONNECTIONS = 8;
+const MAX_CONNECTIONS_BOUND = 1024;
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (!options || typeof options !== 'object')
@@ -84,6 +95,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   if (!(requestTimeoutMs > 0))
     throw configError('requestTimeoutMs', requestTimeoutMs, 'must be a positive number of milliseconds');
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (!(Number.isInteger(maxConnections) && maxConnections >= 1 && maxConnections <= MAX_CONNECTIONS_BOUND))
+    throw configError('maxConnections', maxConnections, `must be a whole number from 1 to ${MAX_CONNECTIONS_BOUND}`);
   const limits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
   for (const [endpoint, limit] of Object.entries(limits)) {
     if (limit !== null && !(Number.isInteger(limit) && limit > 0))
@@ -98,6 +112,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     windowMs,
     retry: { ...DEFAULT_RETRY, ...options.retry },
     requestTimeoutMs,
+    maxConnections,
     poll: { ...DEFAULT_POLL_INTERVALS, ...options.poll },
     sharedLimiter,
   };
