@@ -239,7 +239,7 @@ export class Transport {
       if (sameOrigin) headers['x-api-key'] = apiKey;
       let res: Response;
       try {
-        res = (await request(url, {
+        res = await request(url, {
           dispatcher: this.agent,
           method: spec.method,
           headers,
@@ -249,7 +249,7 @@ export class Transport {
           bodyTimeout: requestTimeoutMs,
           // Larger reads of big bodies (downloads): fewer, bigger writes to disk, same flat memory.
           highWaterMark: BODY_HIGH_WATER_MARK,
-        }));
+        });
       } catch (err) {
         if (hop === 0 && !sent.whole && err !== null && typeof err === 'object') bodyNotWhollySent.add(err);
         throw err;
