@@ -1,6 +1,7 @@
 // ffmpeg for what is not WAV: decoding any accepted format to WAV, encoding the result back, and
 // putting a processed soundtrack back into a video with the picture copied as it was.
 import { execFile } from 'node:child_process';
+import { basename, isAbsolute } from 'node:path';
 
 /** ffmpeg is not installed (or not where the engine was told). */
 export class FfmpegMissingError extends Error {
@@ -109,6 +110,13 @@ export async function replaceSoundtrack(
   ]);
 }
 
+/** ffmpeg names its files by the paths it was given: each becomes its last part ("input"), as a media's error may say. */
+function withoutPaths(text: string, args: string[]): string {
+  let result = text;
+  for (const arg of args) if (isAbsolute(arg)) result = result.split(arg).join(basename(arg));
+  return result;
+}
+
 function run(ffmpegPath: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -119,10 +127,12 @@ function run(ffmpegPath: string, args: string[]): Promise<void> {
         if (!err) return resolve();
         if ((err as NodeJS.ErrnoException).code === 'ENOENT')
           return reject(new FfmpegMissingError(`ffmpeg was not found at "${ffmpegPath}"`));
-        const said = String(stderr).trim().split('\n').filter(Boolean);
+        const said = withoutPaths(String(stderr), args).trim().split('\n').filter(Boolean);
         if (said.some((line) => /matches no streams/.test(line)))
           return reject(new NoAudioStreamError('the file has no audio stream'));
-        reject(new FfmpegError(`ffmpeg could not process the file: ${said.slice(-2).join(' / ') || err.message}`));
+        // ffmpeg's own words, never its command line (err.message): both would name the engine's folders.
+        const exit = typeof err.code === 'number' ? `ffmpeg exited with code ${err.code}` : 'ffmpeg failed';
+        reject(new FfmpegError(`ffmpeg could not process the file: ${said.slice(-2).join(' / ') || exit}`));
       },
     );
   });

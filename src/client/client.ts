@@ -93,6 +93,7 @@ export class MediaEnhanceClient {
       base: this.options.base,
       apiKey: this.options.apiKey,
       requestTimeoutMs: this.options.requestTimeoutMs,
+      maxConnections: this.options.maxConnections,
       retry: this.options.retry,
       clock: this.clock,
       random: this.random,

@@ -18,6 +18,12 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Longest wait for response headers, and longest silence within a body. Default 60 s. */
   requestTimeoutMs?: number;
+  /**
+   * Connections open at once to the service (and to each origin a download is redirected to); further
+   * requests wait for one. Default 8: thousands of uploads at once share them instead of each opening
+   * its own socket (and file) and meeting the service's connection cap.
+   */
+  maxConnections?: number;
   /** Status polling intervals of `waitForCompletion`; defaults follow the interface's guidance. */
   poll?: Partial<PollIntervals>;
   /**
@@ -41,9 +47,14 @@ export interface ResolvedOptions {
   windowMs: number;
   retry: RetryPolicy;
   requestTimeoutMs: number;
+  maxConnections: number;
   poll: PollIntervals;
   sharedLimiter?: SharedLimiterOptions;
 }
+
+/** Connections at once to one origin, unless `maxConnections` says otherwise. */
+export const DEFAULT_MAX_CONNECTIONS = 8;
+const MAX_CONNECTIONS_BOUND = 1024;
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (!options || typeof options !== 'object')
@@ -55,15 +66,23 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
       details: ['apiKey: a non-empty string is required'],
     });
   }
+  if (!API_KEY_CHARACTERS.test(apiKey)) {
+    // A line break or a space pasted with the key would make every request fail before it is sent
+    // (the key cannot be an HTTP header): a setting error now, naming the rule and never the key.
+    const rule = `apiKey: must be printable ASCII characters without spaces or line breaks (it is sent as the X-API-Key header); the key given has ${describeBadCharacters(apiKey)}`;
+    throw new MediaEnhanceError('VALIDATION', `MediaEnhanceClient: ${rule}`, { details: [rule] });
+  }
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw configError('baseUrl', baseUrl, 'must be an absolute http:// or https:// URL');
+    throw configError('baseUrl', redactUserinfo(String(baseUrl)), 'must be an absolute http:// or https:// URL');
   }
+  // Whatever the scheme: the credentials are never echoed, and never sent.
+  if (url.username || url.password)
+    throw configError('baseUrl', redactUserinfo(String(baseUrl)), 'must not contain credentials (user:password@)');
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw configError('baseUrl', baseUrl, 'must use http: or https:');
-  if (url.username || url.password) throw configError('baseUrl', url.origin, 'must not contain credentials');
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) {
     throw configError(
       'baseUrl',
@@ -76,6 +95,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   if (!(requestTimeoutMs > 0))
     throw configError('requestTimeoutMs', requestTimeoutMs, 'must be a positive number of milliseconds');
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (!(Number.isInteger(maxConnections) && maxConnections >= 1 && maxConnections <= MAX_CONNECTIONS_BOUND))
+    throw configError('maxConnections', maxConnections, `must be a whole number from 1 to ${MAX_CONNECTIONS_BOUND}`);
   const limits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
   for (const [endpoint, limit] of Object.entries(limits)) {
     if (limit !== null && !(Number.isInteger(limit) && limit > 0))
@@ -90,6 +112,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     windowMs,
     retry: { ...DEFAULT_RETRY, ...options.retry },
     requestTimeoutMs,
+    maxConnections,
     poll: { ...DEFAULT_POLL_INTERVALS, ...options.poll },
     sharedLimiter,
   };
@@ -113,6 +136,27 @@ function checkSharedLimiter(shared: SharedLimiterOptions | undefined): SharedLim
   if (timeoutMs !== undefined && !(timeoutMs > 0))
     throw configError('sharedLimiter.timeoutMs', timeoutMs, 'must be a positive number of milliseconds');
   return shared;
+}
+
+/** What an API key may hold: a header value's visible characters, nothing that HTTP would cut or refuse. */
+const API_KEY_CHARACTERS = /^[\x21-\x7e]+$/;
+
+/** Which kinds of character broke the rule, never the characters themselves in their place. */
+function describeBadCharacters(apiKey: string): string {
+  const codes = [...apiKey].map((c) => c.codePointAt(0)!);
+  const kinds: string[] = [];
+  if (codes.some((c) => c === 0x0a || c === 0x0d)) kinds.push('a line break');
+  if (codes.some((c) => c === 0x20 || c === 0x09)) kinds.push('a space or tab');
+  if (codes.some((c) => (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || c === 0x7f))
+    kinds.push('a control character');
+  if (codes.some((c) => c > 0x7f)) kinds.push('a character outside ASCII');
+  return kinds.join(' and ');
+}
+
+/** A URL as an error may quote it: any `user:password@` replaced, parsed or not. */
+export function redactUserinfo(text: string): string {
+  // Up to the last `@`: a URL that does not parse may hold one anywhere, and a password may hold `/`.
+  return text.replace(/^([a-z][a-z0-9+.-]*:(?:\/\/)?)?[^]*@/i, '$1[credentials removed]@');
 }
 
 export function isLoopbackHost(hostname: string): boolean {

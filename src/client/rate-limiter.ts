@@ -1,5 +1,6 @@
 import { RATE_LIMIT_HEADERS } from '../contract/endpoints';
 import type { Clock } from './clock';
+import { countHeader, serverUsedHeader, windowHeader } from './rate-limit-headers';
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -164,18 +165,17 @@ export class RollingWindowLimiter implements WindowLimiter {
 
   private learn(headers: HeaderBag, retryAfterMs?: number): void {
     const now = this.clock.now();
-    const limit = headerNumber(headers, RATE_LIMIT_HEADERS.limit);
-    const used = headerNumber(headers, RATE_LIMIT_HEADERS.used);
-    const remaining = headerNumber(headers, RATE_LIMIT_HEADERS.remaining);
-    const windowSeconds = headerNumber(headers, RATE_LIMIT_HEADERS.window);
-    if (windowSeconds !== undefined && windowSeconds > 0) this.windowMs = windowSeconds * 1000;
+    const limit = countHeader(headers, RATE_LIMIT_HEADERS.limit);
+    const windowSeconds = windowHeader(headers);
+    if (windowSeconds !== undefined) this.windowMs = windowSeconds * 1000;
     if (limit !== undefined && limit > 0) {
       // The service's limit binds; a lower limit configured here (to leave room for others) stays.
       this.limit = this.configuredLimit === null ? limit : Math.min(this.configuredLimit, limit);
     }
     this.prune(now);
-    let serverUsed = used;
-    if (serverUsed === undefined && remaining !== undefined && limit !== undefined) serverUsed = limit - remaining;
+    // Never more than the window holds: one entry per counted request, so the count is capped at the limit.
+    const counted = serverUsedHeader(headers);
+    const serverUsed = counted === undefined || this.limit === null ? counted : Math.min(counted, this.limit);
     if (serverUsed !== undefined && serverUsed > this.sends.length + this.inFlight) {
       const stamp = retryAfterMs === undefined ? now : now + retryAfterMs - this.windowMs;
       const missing = serverUsed - this.sends.length - this.inFlight;
@@ -306,12 +306,4 @@ export class RollingWindowLimiter implements WindowLimiter {
     this.timer = undefined;
     this.timerDueAt = Infinity;
   }
-}
-
-function headerNumber(headers: HeaderBag, name: string): number | undefined {
-  const raw = headers[name];
-  const text = Array.isArray(raw) ? raw[0] : raw;
-  if (text === undefined || text.trim() === '') return undefined;
-  const value = Number(text);
-  return Number.isFinite(value) ? value : undefined;
 }

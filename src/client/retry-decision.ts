@@ -12,6 +12,12 @@ import { nextPollDelay, type PollIntervals } from './poll-intervals';
 /** Failures where the service cannot have seen the request: safe to send again, even a POST. */
 export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/**
+ * The connection broke (reset, closed, a write into a closed socket). Whether the service can have acted
+ * depends on what had been sent: see `bodyUnsent`.
+ */
+export const BROKEN_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
 /** The service refuses connections: it is restarting or briefly down, and is tried for `unreachableForMs`. */
 export const REFUSED_CODE = 'ECONNREFUSED';
 
@@ -29,6 +35,14 @@ export type RequestFailure =
       code: string;
       /** How long the service has refused connections in a row, up to this refusal (0 at the first). */
       refusedForMs: number;
+      /**
+       * The request's streamed body had not been read to its end when the connection failed, and no
+       * answer had come. The service then holds part of the body at most: it cannot have accepted the
+       * request (an upload is accepted only whole, with the length announced in Content-Length), so even
+       * a POST is safe to send again. A body read to its end proves nothing either way (it may sit in a
+       * socket buffer, or have been processed before the answer was lost), so it is not retried.
+       */
+      bodyUnsent?: boolean;
     }
   /** The service answered with a status other than 2xx. */
   | {
@@ -93,6 +107,7 @@ export type RetryQuestion = RequestFailed | DownloadFailed | PollFailed;
 export type RetryReason =
   | 'connection-refused'
   | 'not-sent'
+  | 'not-accepted'
   | 'connection-failed'
   | 'rate-limited'
   | 'retryable-status'
@@ -139,7 +154,12 @@ function decideRequest(q: RequestFailed): RetryDecision {
   switch (failure.kind) {
     case 'connection': {
       const notSent = NOT_SENT_CODES.has(failure.code);
+      const notAccepted = failure.bodyUnsent === true && BROKEN_CODES.has(failure.code);
       if (!q.replayable) return giveUp('not-replayable');
+      if (notAccepted && !q.idempotent) {
+        if (!budgetLeft) return giveUp('retries-spent');
+        return retryAfter(backoff(), 'not-accepted');
+      }
       if (!q.idempotent && !notSent) return giveUp('unsafe-to-resend');
       if (failure.code === REFUSED_CODE) {
         // Such a request never reached the service: tried for a time, not a number of retries.

@@ -3,6 +3,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { EndpointId } from '../contract/endpoints';
 import { parseRetryAfter, type RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
+import { ConnectionGate } from './connection-gate';
 import { MediaEnhanceError, errorFromResponse, redactError } from './errors';
 import type { RateLimitLog } from './limit-state';
 import type { Slot, WindowLimiter } from './rate-limiter';
@@ -64,6 +65,8 @@ export interface TransportConfig {
   base: string;
   apiKey: string;
   requestTimeoutMs: number;
+  /** Connections open at once to one origin; as many requests with a body are sent at once. */
+  maxConnections: number;
   retry: RetryPolicy;
   clock: Clock;
   random: () => number;
@@ -78,9 +81,17 @@ export interface TransportConfig {
  */
 export class Transport {
   private readonly agent: Agent;
+  private readonly bodies: ConnectionGate;
 
   constructor(private readonly config: TransportConfig) {
-    this.agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+    // A pool per origin: requests beyond `maxConnections` wait for a free connection instead of each
+    // opening its own (thousands at once took thousands of sockets and met the service's connection cap).
+    this.agent = new Agent({
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connections: config.maxConnections,
+    });
+    this.bodies = new ConnectionGate(config.maxConnections);
   }
 
   /** Resolves with a 2xx response whose body the caller must consume; rejects with a MediaEnhanceError. */
@@ -176,7 +187,9 @@ export class Transport {
         if (spec.signal?.aborted) throw err;
         unreachableSince = code === REFUSED_CODE ? (unreachableSince ?? clock.now()) : undefined;
         const refusedForMs = unreachableSince === undefined ? 0 : clock.now() - unreachableSince;
-        await retryOrThrow(attempt, { kind: 'connection', code, refusedForMs }, err, code || (err as Error).message);
+        const bodyUnsent = bodyNotWhollySent.has(err as object);
+        const failure = { kind: 'connection', code, refusedForMs, bodyUnsent } as const;
+        await retryOrThrow(attempt, failure, err, code || (err as Error).message);
         continue;
       }
       unreachableSince = undefined;
@@ -201,27 +214,46 @@ export class Transport {
     }
   }
 
-  /** One attempt, following redirects of a GET; the key goes only to the configured origin. */
+  /**
+   * One attempt, following redirects of a GET; the key goes only to the configured origin. A request
+   * with a body waits for a place among `maxConnections` before its body is built (a file opened).
+   */
   private async dispatch(spec: RequestSpec, slot: Slot): Promise<Response> {
+    if (!spec.body) return this.dispatchBuilt(spec, slot, undefined);
+    const leave = await this.bodies.enter(spec.signal);
+    try {
+      return await this.dispatchBuilt(spec, slot, await spec.body());
+    } finally {
+      leave();
+    }
+  }
+
+  private async dispatchBuilt(spec: RequestSpec, slot: Slot, bodyParts: RequestBody | undefined): Promise<Response> {
     const { origin, apiKey, requestTimeoutMs } = this.config;
     const limiter = this.config.limiterFor(spec.endpoint);
     let url = new URL(this.config.base + spec.path);
-    const bodyParts = spec.body ? await spec.body() : undefined;
+    const sent = watchBodySent(bodyParts?.body);
     for (let hop = 0; ; hop++) {
       const sameOrigin = url.origin === origin;
       const headers: Record<string, string> = { ...spec.headers, ...bodyParts?.headers };
       if (sameOrigin) headers['x-api-key'] = apiKey;
-      const res = (await request(url, {
-        dispatcher: this.agent,
-        method: spec.method,
-        headers,
-        body: hop === 0 ? bodyParts?.body : undefined,
-        signal: spec.signal,
-        headersTimeout: requestTimeoutMs,
-        bodyTimeout: requestTimeoutMs,
-        // Larger reads of big bodies (downloads): fewer, bigger writes to disk, same flat memory.
-        highWaterMark: BODY_HIGH_WATER_MARK,
-      })) as Response;
+      let res: Response;
+      try {
+        res = await request(url, {
+          dispatcher: this.agent,
+          method: spec.method,
+          headers,
+          body: hop === 0 ? bodyParts?.body : undefined,
+          signal: spec.signal,
+          headersTimeout: requestTimeoutMs,
+          bodyTimeout: requestTimeoutMs,
+          // Larger reads of big bodies (downloads): fewer, bigger writes to disk, same flat memory.
+          highWaterMark: BODY_HIGH_WATER_MARK,
+        });
+      } catch (err) {
+        if (hop === 0 && !sent.whole && err !== null && typeof err === 'object') bodyNotWhollySent.add(err);
+        throw err;
+      }
       const retryAfterMs =
         res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after'], this.config.clock.now()) : undefined;
       if (res.statusCode === 429) this.config.rateLimits?.tooManyRequests(spec.endpoint);
@@ -289,9 +321,55 @@ export class Transport {
   }
 }
 
-/** The answer's body as JSON; an answer that is not JSON is an HTTP error. */
+/**
+ * Errors of requests whose streamed body had not been read to its end when they failed, with no answer:
+ * the service cannot hold the whole body, so it cannot have accepted the request (retry-decision.ts).
+ */
+const bodyNotWhollySent = new WeakSet<object>();
+
+/**
+ * Whether a body has been handed over whole: a stream once it has been read to its end (by the
+ * connection writing it); a string or Buffer is written at once and counts as sent (nothing is proven).
+ */
+function watchBodySent(body: RequestBody['body'] | undefined): { whole: boolean } {
+  const sent = { whole: true };
+  if (body && typeof body === 'object' && !Buffer.isBuffer(body) && typeof body.once === 'function') {
+    sent.whole = false;
+    body.once('end', () => (sent.whole = true));
+  }
+  return sent;
+}
+
+/**
+ * Largest JSON answer the client reads (metadata, upload and enhance answers, loudness reports): far above
+ * any real one, small enough that a hostile or broken service cannot fill the memory at every poll.
+ */
+export const MAX_JSON_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The answer's body as JSON; an answer that is not JSON is an HTTP error. One larger than
+ * MAX_JSON_ANSWER_BYTES is an HTTP error too, found before it is read whole: its connection is dropped.
+ */
 export async function readJson<T>(res: Response, spec: RequestSpec): Promise<T> {
-  const text = await res.body.text();
+  const tooLarge = () => {
+    // Destroying an unfinished body closes its connection: the rest is never read.
+    res.body.destroy();
+    return new MediaEnhanceError(
+      'HTTP',
+      `the service's answer is larger than ${MAX_JSON_ANSWER_BYTES / (1024 * 1024)} MiB, the most the client reads; the connection was dropped (${describe(spec)}: HTTP ${res.statusCode})`,
+      { status: res.statusCode, mediaUid: spec.mediaUid },
+    );
+  };
+  const announced = Number(headerText(res.headers['content-length']));
+  if (announced > MAX_JSON_ANSWER_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_JSON_ANSWER_BYTES) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
   try {
     return JSON.parse(text) as T;
   } catch (cause) {

@@ -242,6 +242,9 @@ export function checkMediaUid(uid: unknown): FieldIssue[] {
       },
     ];
   }
+  // In a URL path `.` and `..` are not names: `/v2/medias/..` would ask for `/v2/file`.
+  if (uid === '.' || uid === '..')
+    return [{ loc, msg: 'must not be "." or ".." (a URL path resolves them away)', type: 'value_error', input: uid }];
   return [];
 }
 

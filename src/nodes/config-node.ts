@@ -65,16 +65,16 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
 }
 
 /**
- * Says when the limits stop being shared (Redis unreachable or slow: each call then uses this instance's
+ * Says when the limits stop being shared (Redis unreachable, slow or answering wrongly: each call then uses this instance's
  * own limiter) and when sharing resumes. The first connection says nothing: sharing is what was asked for.
  */
-function sharingReporter(node: RedNode, t: Translate): (state: SharingState) => void {
+function sharingReporter(node: RedNode, t: Translate): (state: SharingState, reason?: string) => void {
   let lost = false;
-  return (state) => {
+  return (state, reason) => {
     if (state === 'unreachable') {
       lost = true;
       node.status({ fill: 'yellow', shape: 'ring', text: t('media-enhance-config.status.notShared') });
-      node.warn(t('media-enhance-config.warn.notShared'));
+      node.warn(t('media-enhance-config.warn.notShared', { reason: reason ?? 'Redis unreachable' }));
     } else if (lost) {
       lost = false;
       node.status({});
@@ -83,7 +83,7 @@ function sharingReporter(node: RedNode, t: Translate): (state: SharingState) => 
   };
 }
 
-/** The client's own checks name its options (`baseUrl`); a flow author knows the config node's setting. */
+/** The client's own checks name its options (`baseUrl`, `apiKey`); a flow author knows the config node's settings. */
 function newRemoteClient(
   t: Translate,
   options: ConstructorParameters<typeof MediaEnhanceClient>[0],
@@ -92,11 +92,16 @@ function newRemoteClient(
     return new MediaEnhanceClient(options);
   } catch (err) {
     if (!(err instanceof MediaEnhanceError) || err.code !== 'VALIDATION') throw err;
-    const baseUrl = { prop: 'baseUrl', label: t('media-enhance-config.setting.baseUrl') };
-    const fields = err.details.map((line) => (line.startsWith('baseUrl:') ? baseUrl : line.split(':', 1)[0]));
-    const lines = err.details.map((line, i) =>
-      line.startsWith('baseUrl:') ? `${fieldName(t, fields[i])}:${line.slice('baseUrl:'.length)}` : line,
-    );
+    const settings = {
+      baseUrl: { prop: 'baseUrl', label: t('media-enhance-config.setting.baseUrl') },
+      apiKey: { prop: 'apiKey', label: t('media-enhance-config.label.apiKey') },
+    };
+    const settingOf = (line: string) => Object.entries(settings).find(([option]) => line.startsWith(`${option}:`));
+    const fields = err.details.map((line) => settingOf(line)?.[1] ?? line.split(':', 1)[0]);
+    const lines = err.details.map((line, i) => {
+      const setting = settingOf(line);
+      return setting ? `${fieldName(t, fields[i])}:${line.slice(setting[0].length + 1)}` : line;
+    });
     throw new InputError(lines, fields);
   }
 }

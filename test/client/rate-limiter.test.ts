@@ -159,6 +159,21 @@ describe('RollingWindowLimiter', () => {
     assert.equal(stricter.currentLimit(), 3);
   });
 
+  it('counts at most the limit from X-RateLimit-Used, and ignores counts and windows that are not sane', () => {
+    const limiter = new RollingWindowLimiter(10, 60_000, systemClock);
+    limiter.observe({ 'x-ratelimit-used': '3000000' });
+    assert.equal(limiter.used(), 0, 'a count above 100000 is not believed');
+    limiter.observe({ 'x-ratelimit-used': '50000' });
+    assert.equal(limiter.used(), 10, 'a large sane count fills the window to its limit, no further');
+    const other = new RollingWindowLimiter(10, 60_000, systemClock);
+    for (const count of ['-3', '2.5', '1e3', '0x10', 'NaN', ' '])
+      other.observe({ 'x-ratelimit-used': count, 'x-ratelimit-limit': count });
+    assert.equal(other.used(), 0);
+    assert.equal(other.currentLimit(), 10);
+    for (const seconds of ['-3', '0', '1e3', 'NaN', '86401']) other.observe({ 'x-ratelimit-window': seconds });
+    assert.equal(other.currentWindowMs(), 60_000, 'no window of 0, below 0 or longer than a day is believed');
+  });
+
   it('learns a limit for an operation that had none (v1) from the headers', () => {
     const limiter = new RollingWindowLimiter(null, 60_000, systemClock);
     assert.equal(limiter.nextFreeAt(), Date.now());

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { MediaEnhanceClient } from '../../src';
 import { systemClock } from '../../src/client/clock';
@@ -95,10 +98,57 @@ describe('shared limiter: the Redis window', function () {
 
   it('learns of places the service counts and Redis does not (a client that does not share)', async () => {
     await store.acquire('uploadMedia', 5, 1_000, store.newMember());
-    assert.equal(await store.observe('uploadMedia', 4, 1_000), 3);
-    assert.equal(await store.observe('uploadMedia', 2, 1_000), 0);
+    assert.equal(await store.observe('uploadMedia', 4, 5, 1_000), 3);
+    assert.equal(await store.observe('uploadMedia', 2, 5, 1_000), 0);
     assert.equal((await store.acquire('uploadMedia', 5, 1_000, store.newMember())).taken, true);
     assert.equal((await store.acquire('uploadMedia', 5, 1_000, store.newMember())).taken, false);
+  });
+
+  it('adds no more places than the window holds, and nothing for a count that is not sane', async () => {
+    await store.acquire('uploadMedia', 10, 60_000, store.newMember());
+    const [window] = await peek.keys('test:limits:*:uploadMedia');
+    // A service (or anyone in its path) answering X-RateLimit-Used: 3000000 once.
+    assert.equal(await store.observe('uploadMedia', 3_000_000, 10, 60_000), 0);
+    assert.equal(await peek.zcard(window), 1);
+    // A large but sane count fills the window up to its limit, never beyond.
+    assert.equal(await store.observe('uploadMedia', 50_000, 10, 60_000), 9);
+    assert.equal(await peek.zcard(window), 10);
+    for (const bad of [-5, 2.5, Number.NaN, Infinity])
+      assert.equal(await store.observe('uploadMedia', bad, 20, 60_000), 0);
+    assert.equal(await peek.zcard(window), 10);
+    assert.equal(await peek.ping(), 'PONG');
+  });
+
+  it('a service answering X-RateLimit-Used: 3000000 leaves Redis answering and the window at its limit', async () => {
+    const service = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-used': '3000000',
+        'x-ratelimit-window': '60',
+      });
+      res.end(JSON.stringify({ uid: 'm1', enhancement_status: 'PENDING' }));
+    });
+    service.listen(0, '127.0.0.1');
+    await once(service, 'listening');
+    const client = new MediaEnhanceClient({
+      baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
+      apiKey: 'the-api-key',
+      sharedLimiter: { redisUrl: redis.url, keyPrefix: 'test' },
+    });
+    try {
+      for (let i = 0; i < 3; i++) await client.getMetadata('m1');
+      await until('the answers were observed', async () => (await peek.keys('test:limits:*')).length === 1);
+      const [window] = await peek.keys('test:limits:*');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.ok((await peek.zcard(window)) <= 10, `${await peek.zcard(window)} members`);
+      assert.equal(await peek.ping(), 'PONG');
+      assert.equal(client.sharingState(), 'shared');
+    } finally {
+      await client.close();
+      service.close();
+    }
   });
 
   it('names the window by a hash of the API key, never the key itself', async () => {

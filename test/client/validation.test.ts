@@ -187,6 +187,69 @@ describe('client validation before sending', function () {
     assert.equal(engine.requests().length, sentBefore);
   });
 
+  it('refuses an API key that no header can carry (CR/LF, spaces, controls, non-ASCII) at construction, naming the rule but never the key', () => {
+    for (const [apiKey, kind] of [
+      ['sekrit-123\r\nX-Injected: 1', /a line break/],
+      ['sekrit-123\n', /a line break/],
+      ['sekrit 123', /a space or tab/],
+      ['sekrit\u0000123', /a control character/],
+      ['sekrit-é23', /a character outside ASCII/],
+    ] as const) {
+      assert.throws(
+        () => new MediaEnhanceClient({ baseUrl: engine.url, apiKey }),
+        (err: MediaEnhanceError) => {
+          assert.equal(err.code, 'VALIDATION');
+          assert.match(err.message, /apiKey: must be printable ASCII characters without spaces or line breaks/);
+          assert.match(err.message, kind);
+          for (const text of [err.message, ...err.details, err.stack ?? ''])
+            assert.ok(!text.includes('sekrit') && !text.includes('X-Injected'), text);
+          return true;
+        },
+      );
+    }
+  });
+
+  it('refuses media uids "." and ".." and "" before requesting (a URL path would resolve them away)', async () => {
+    const sentBefore = engine.requests().length;
+    for (const uid of ['.', '..', '']) {
+      const calls = [
+        () => client.getMetadata(uid),
+        () => client.waitForCompletion(uid),
+        () => client.downloadFile(uid),
+        () => client.downloadToFile(uid, '/tmp/never-written.wav'),
+        () => client.getLoudnessReport(uid),
+      ];
+      for (const call of calls)
+        await assert.rejects(call(), (err: MediaEnhanceError) => {
+          assert.equal(err.code, 'VALIDATION');
+          assert.match(err.message, uid ? /path\.media_uid: must not be "\." or "\.\."/ : /between 1 and 200/);
+          return true;
+        });
+    }
+    assert.equal(engine.requests().length, sentBefore);
+  });
+
+  it('refuses credentials in a base URL of any scheme without echoing them', () => {
+    for (const baseUrl of [
+      'ftp://alice:p4ssw0rd@127.0.0.1/',
+      'https://alice:p4ssw0rd@127.0.0.1/',
+      'http://alice:p4ssw0rd@127.0.0.1:8080/x',
+      'ftp//alice:p4ssw0rd@127.0.0.1/',
+      'not a url alice:p4ssw0rd@host',
+    ]) {
+      assert.throws(
+        () => new MediaEnhanceClient({ baseUrl, apiKey: 'k' }),
+        (err: MediaEnhanceError) => {
+          assert.equal(err.code, 'VALIDATION');
+          for (const text of [err.message, ...err.details, err.stack ?? ''])
+            assert.ok(!text.includes('p4ssw0rd') && !text.includes('alice'), text);
+          assert.match(err.message, /baseUrl: (must not contain credentials|must be an absolute)/);
+          return true;
+        },
+      );
+    }
+  });
+
   it('refuses a non-loopback http: base URL unless insecure http is allowed', () => {
     assert.throws(
       () => new MediaEnhanceClient({ baseUrl: 'http://media.example/', apiKey: 'k' }),

@@ -255,6 +255,7 @@ describe('docs/interface.md', function () {
     const stated = (option: string) => rows.find((r) => code(r.option) === option)?.default ?? '';
     assert.equal(amount(stated('windowMs')), resolved.windowMs);
     assert.equal(amount(stated('requestTimeoutMs')), resolved.requestTimeoutMs);
+    assert.equal(amount(stated('maxConnections')), resolved.maxConnections);
     for (const [name, value] of Object.entries(resolved.retry))
       assert.equal(amount(stated(`retry.${name}`)), value, `retry.${name}`);
     const poll = table(doc, 'Polling');

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { makeWav } from '../fixtures/media';
+import { sidebarRegistry } from '../../src/sidebar/registry';
 import {
   catchAll,
   collect,
@@ -202,6 +203,56 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
     assert.match(error.message, /setting "base URL": must use http: or https: \(got "ftp:\/\/127\.0\.0\.1\/media"\)$/);
     await sleep(300);
     assert.equal(statusTexts(helper.getNode('under-test')).at(-1), 'invalid settings');
+  });
+
+  it('a base URL with credentials (any scheme) is refused without the credentials in the error, the log or the sidebar', async () => {
+    await loadFlow(
+      [
+        TAB,
+        remoteConfig('ftp://user:p4ssw0rd@127.0.0.1/'),
+        { id: 'under-test', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [[]] },
+        ...catchAll(),
+      ],
+      { svc: { apiKey: 'k' } },
+    );
+    const caught = nextInput(helper.getNode('caught'));
+    helper.getNode('under-test').receive({ payload: makeWav(0.1, 8000) });
+    const error = ((await caught) as Caught).error;
+    assert.match(error.message, /setting "base URL": must not contain credentials/);
+    const logged = helper
+      .getNode('svc')
+      .error.getCalls()
+      .map((call: { args: unknown[] }) => String(call.args[0]));
+    assert.ok(logged.length > 0);
+    const published = JSON.stringify(sidebarRegistry.snapshot());
+    assert.match(published, /must not contain credentials/);
+    for (const text of [error.message, ...logged, published]) assert.ok(!text.includes('p4ssw0rd'), text);
+  });
+
+  it('an API key with a line break fails at deploy as a setting error naming the rule, never the key, and sends nothing', async () => {
+    const sentBefore = engine.requests().length;
+    await loadFlow(
+      [
+        TAB,
+        remoteConfig(engine.url),
+        { id: 'under-test', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [[]] },
+        ...catchAll(),
+      ],
+      { svc: { apiKey: `${engine.apiKey}\r\nX-Injected: 1` } },
+    );
+    const caught = nextInput(helper.getNode('caught'));
+    helper.getNode('under-test').receive({ payload: makeWav(0.1, 8000) });
+    const error = ((await caught) as Caught).error;
+    assert.match(error.message, /setting "API key": must be printable ASCII characters without spaces or line breaks/);
+    assert.equal(error.code, 'VALIDATION');
+    const logged = helper
+      .getNode('svc')
+      .error.getCalls()
+      .map((call: { args: unknown[] }) => String(call.args[0]));
+    for (const text of [error.message, ...logged]) {
+      assert.ok(!text.includes(engine.apiKey) && !text.includes('X-Injected'), text);
+    }
+    assert.equal(engine.requests().length, sentBefore);
   });
 
   it('a media that ends FAILED reaches Catch from the wait node with media_uid kept and code JOB_FAILED', async () => {

@@ -12,8 +12,11 @@ export interface SharedLimiterOptions {
   keyPrefix?: string;
   /** Longest wait for one answer of Redis before a call falls back to the local limiter. Default 500 ms. */
   timeoutMs?: number;
-  /** Told when sharing stops (Redis unreachable or slow) and when it resumes. */
-  onStateChange?: (state: SharingState) => void;
+  /**
+   * Told when sharing stops (Redis unreachable, slow, or answering what the limiter's scripts do not:
+   * `reason` says which) and when it resumes.
+   */
+  onStateChange?: (state: SharingState, reason?: string) => void;
 }
 
 /** `shared`: the limits are shared through Redis; `unreachable`: each call uses the local limiter. */
@@ -39,15 +42,26 @@ interface ScriptCommands {
     retryAfterMs: number,
     prefix: string,
     leaseMs: number,
+    limit: number,
   ): Promise<number>;
 }
 
-/** A Redis answer did not come in time. */
+/** A Redis answer did not come in time: the connection is dropped (a reply still arriving is never read). */
 export class RedisTimeoutError extends Error {
   constructor(ms: number) {
     super(`Redis did not answer within ${ms} ms`);
   }
 }
+
+/** Redis answered, but not as the limiter's scripts answer (a proxy, another server, a broken Redis). */
+export class RedisAnswerError extends Error {}
+
+/**
+ * Most bytes Redis may send while a call waits for its answer. The limiter's answers are a few numbers
+ * (the connection's ready check reads INFO, a few KiB): more is not Redis answering the limiter, and its
+ * connection is dropped before the reply can fill the memory. ioredis has no bound of its own on a reply.
+ */
+export const MAX_REDIS_REPLY_BYTES = 64 * 1024;
 
 /**
  * The windows of one API key in Redis: one sorted set per operation, named by a hash of the key (never
@@ -62,6 +76,10 @@ export class RedisWindowStore {
   /** Tells this instance's places apart from every other's. */
   private readonly instanceId = randomBytes(6).toString('hex');
   private sequence = 0;
+  /** Bytes Redis sent on this connection since a call last had its answer. */
+  private unansweredBytes = 0;
+  /** Why the connection was dropped last: what the calls it cut off report. */
+  private dropReason: Error | undefined;
 
   constructor(options: SharedLimiterOptions, apiKey: string) {
     this.timeoutMs = options.timeoutMs ?? 500;
@@ -78,6 +96,7 @@ export class RedisWindowStore {
     });
     // Errors surface as failed calls (and the limiter falls back); an unhandled 'error' event would crash.
     this.redis.on('error', () => undefined);
+    this.redis.on('connect', () => this.watchReplySize());
     this.redis.defineCommand('meAcquire', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
     this.redis.defineCommand('meSettle', { numberOfKeys: 1, lua: SETTLE_SCRIPT });
     this.redis.defineCommand('meRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
@@ -108,32 +127,53 @@ export class RedisWindowStore {
   }
 
   async acquire(endpoint: string, limit: number, windowMs: number, member: string): Promise<AcquireAnswer> {
-    const [taken, used, waitMs] = await this.bounded(
-      this.scripts.meAcquire(this.key(endpoint), limit, windowMs, LEASE_MS, member),
+    const answer = await this.bounded(this.scripts.meAcquire(this.key(endpoint), limit, windowMs, LEASE_MS, member));
+    const [taken, used, waitMs] = expect(
+      'taking a place',
+      answer,
+      (a): a is number[] =>
+        Array.isArray(a) &&
+        a.length === 3 &&
+        a.every((n) => Number.isInteger(n)) &&
+        (a[0] === 0 || a[0] === 1) &&
+        a[1] >= 0 &&
+        a[2] >= -1,
+      'three whole numbers',
     );
     return { taken: taken === 1, used, waitMs: waitMs < 0 ? undefined : waitMs };
   }
 
   /** The request was answered: its place counts from now (Redis time). */
   async settle(endpoint: string, member: string): Promise<void> {
-    await this.bounded(this.scripts.meSettle(this.key(endpoint), member));
+    expect('settling a place', await this.bounded(this.scripts.meSettle(this.key(endpoint), member)), isOne, '1');
   }
 
   /** Places of requests still under way stay held for another LEASE_MS. */
   async renew(endpoint: string, members: string[]): Promise<void> {
     if (members.length === 0) return;
-    await this.bounded(this.scripts.meRenew(this.key(endpoint), LEASE_MS, ...members));
+    const answer = await this.bounded(this.scripts.meRenew(this.key(endpoint), LEASE_MS, ...members));
+    expect('renewing places', answer, isOne, '1');
   }
 
   /** Gives a place back (the request never reached the service, or met a 429). */
   async release(endpoint: string, members: string[]): Promise<void> {
     if (members.length === 0) return;
-    await this.bounded(this.redis.zrem(this.key(endpoint), ...members));
+    const answer = await this.bounded(this.redis.zrem(this.key(endpoint), ...members));
+    expect('giving places back', answer, isCount, 'a count');
   }
 
-  /** The service counted `serverUsed`: Redis learns of the places taken by clients that do not share. */
-  async observe(endpoint: string, serverUsed: number, windowMs: number, retryAfterMs?: number): Promise<number> {
-    return this.bounded(
+  /**
+   * The service counted `serverUsed`: Redis learns of the places taken by clients that do not share,
+   * up to `limit` places in the window.
+   */
+  async observe(
+    endpoint: string,
+    serverUsed: number,
+    limit: number,
+    windowMs: number,
+    retryAfterMs?: number,
+  ): Promise<number> {
+    const answer = await this.bounded(
       this.scripts.meObserve(
         this.key(endpoint),
         serverUsed,
@@ -141,12 +181,16 @@ export class RedisWindowStore {
         retryAfterMs ?? -1,
         `${this.newMember()}:seen:`,
         LEASE_MS,
+        limit,
       ),
     );
+    return expect("counting the service's places", answer, isCount, 'a count');
   }
 
+  /** Redis answers, and runs the limiter's scripts as they should (a settle of no place changes nothing). */
   async ping(): Promise<void> {
-    await this.bounded(this.redis.ping());
+    expect('PING', await this.bounded(this.redis.ping()), (a): a is string => a === 'PONG', 'PONG');
+    await this.settle('probe', 'none');
   }
 
   async close(): Promise<void> {
@@ -162,15 +206,75 @@ export class RedisWindowStore {
     return `${this.keyBase}:${endpoint}`;
   }
 
+  /**
+   * The call's answer within `timeoutMs`. On a timeout the connection is dropped, not only the call:
+   * a reply still arriving (however long) is never read, and ioredis connects again for the next call.
+   */
   private bounded<T>(call: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RedisTimeoutError(this.timeoutMs)), this.timeoutMs);
+      timer = setTimeout(() => {
+        const error = new RedisTimeoutError(this.timeoutMs);
+        this.drop(error);
+        reject(error);
+      }, this.timeoutMs);
     });
     // The call may still settle after the timeout: nothing must wait for it or report it.
     call.catch(() => undefined);
-    return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+    const answered = call.then(
+      (answer) => {
+        this.unansweredBytes = 0;
+        return answer;
+      },
+      (err: unknown) => {
+        // A call cut off by a dropped connection says why the connection was dropped.
+        throw this.dropReason && this.redis.status !== 'ready' ? this.dropReason : err;
+      },
+    );
+    return Promise.race([answered, timeout]).finally(() => clearTimeout(timer));
   }
+
+  /** Counts what Redis sends on a new connection, and drops it once a reply grows past its bound. */
+  private watchReplySize(): void {
+    const stream = this.redis.stream;
+    this.unansweredBytes = 0;
+    this.dropReason = undefined;
+    stream.on('data', (chunk: Buffer) => {
+      if (stream !== this.redis.stream) return;
+      this.unansweredBytes += chunk.length;
+      if (this.unansweredBytes > MAX_REDIS_REPLY_BYTES) {
+        this.drop(
+          new RedisAnswerError(
+            `Redis sent more than ${MAX_REDIS_REPLY_BYTES / 1024} KiB without answering the limiter; the connection was dropped`,
+          ),
+        );
+      }
+    });
+  }
+
+  /** Closes the connection (ioredis connects again for the next call, as after any outage). */
+  private drop(reason: Error): void {
+    this.dropReason = reason;
+    this.unansweredBytes = 0;
+    this.redis.stream?.destroy();
+  }
+}
+
+function isOne(answer: unknown): answer is 1 {
+  return answer === 1;
+}
+
+function isCount(answer: unknown): answer is number {
+  return Number.isInteger(answer) && (answer as number) >= 0;
+}
+
+/** The answer when it has the shape the limiter's script gives; a RedisAnswerError naming both when not. */
+function expect<T>(what: string, answer: unknown, shape: (a: unknown) => a is T, expected: string): T {
+  if (shape(answer)) return answer;
+  const got = JSON.stringify(answer) ?? String(answer);
+  throw new RedisAnswerError(
+    `Redis answered ${what} with ${got.length > 60 ? `${got.slice(0, 60)}...` : got}, not ${expected}: not the limiter's script`,
+  );
 }
 
 /** How often the places of requests under way are renewed. */

@@ -8,6 +8,8 @@
 // request lasts, so the places of an instance that died mid-request come back once the lease ends. The
 // answer re-scores the place with the time of the answer.
 
+import { MAX_RATE_LIMIT_COUNT } from '../rate-limit-headers';
+
 /** Milliseconds of Redis time, from TIME's seconds and microseconds. */
 const NOW = `
 local t = redis.call('TIME')
@@ -61,19 +63,29 @@ return 1
 `;
 
 /**
- * KEYS[1] the window; ARGV serverUsed, windowMs, retryAfterMs (-1: none), member prefix, leaseMs.
+ * KEYS[1] the window; ARGV serverUsed, windowMs, retryAfterMs (-1: none), member prefix, leaseMs, limit.
  * The service counts more than Redis knows of (a client that does not share through Redis uses the
  * key): adds the difference as places, counting from now or, after a 429, until the Retry-After.
- * Returns how many were added.
+ * Never beyond the window's limit (a window holds no more; one answer's header must not make a script
+ * that writes millions of members and blocks Redis for every client); a count or limit that is not a
+ * whole number from 0 to MAX_COUNT adds nothing. Returns how many were added.
  */
 export const OBSERVE_SCRIPT = `${NOW}
+local MAX_COUNT = ${MAX_RATE_LIMIT_COUNT}
+local function count(text)
+  local n = tonumber(text)
+  if n == nil or n ~= n or n < 0 or n > MAX_COUNT or n ~= math.floor(n) then return nil end
+  return n
+end
 local key = KEYS[1]
-local serverUsed = tonumber(ARGV[1])
+local serverUsed = count(ARGV[1])
+local limit = count(ARGV[6])
+if serverUsed == nil or limit == nil then return 0 end
 local window = tonumber(ARGV[2])
 local retryAfter = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', key, '-inf', score(now - window))
 redis.call('ZREMRANGEBYSCORE', key, score(IN_FLIGHT), score(IN_FLIGHT + now))
-local missing = serverUsed - redis.call('ZCARD', key)
+local missing = math.min(serverUsed, limit) - redis.call('ZCARD', key)
 if missing <= 0 then return 0 end
 local stamp = now
 if retryAfter >= 0 then stamp = now + retryAfter - window end

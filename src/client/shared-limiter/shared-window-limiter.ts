@@ -1,5 +1,6 @@
 import { RATE_LIMIT_HEADERS } from '../../contract/endpoints';
 import type { Clock } from '../clock';
+import { serverUsedHeader } from '../rate-limit-headers';
 import type { AcquireOptions, HeaderBag, RollingWindowLimiter, Slot, WaitInfo, WindowLimiter } from '../rate-limiter';
 import type { Sharing } from './sharing';
 
@@ -147,11 +148,11 @@ export class SharedWindowLimiter implements WindowLimiter {
           this.ask();
         }, waitMs);
       },
-      () => {
+      (err: unknown) => {
         // No answer in time: the place may still have been taken; Redis lets it go once it is back.
         this.asking = false;
         this.sharing.remember(this.endpoint, member, 'release');
-        this.sharing.lost();
+        this.sharing.lost(err);
         this.releaseGate();
       },
     );
@@ -207,11 +208,13 @@ export class SharedWindowLimiter implements WindowLimiter {
   /** The service's count wins when it is higher than Redis knows (a client that does not share the window). */
   private learnShared(headers: HeaderBag, retryAfterMs?: number): void {
     if (!this.sharing.active) return;
-    const used = serverUsed(headers);
-    if (used === undefined || used <= 0) return;
-    this.sharing.store.observe(this.endpoint, used, this.local.currentWindowMs(), retryAfterMs).then(
+    const used = serverUsedHeader(headers);
+    // Without a limit the window has no places to fill; with one, Redis adds at most up to it.
+    const limit = this.local.currentLimit();
+    if (used === undefined || used <= 0 || limit === null) return;
+    this.sharing.store.observe(this.endpoint, used, limit, this.local.currentWindowMs(), retryAfterMs).then(
       () => undefined,
-      () => this.sharing.lost(),
+      (err: unknown) => this.sharing.lost(err),
     );
   }
 
@@ -219,9 +222,9 @@ export class SharedWindowLimiter implements WindowLimiter {
     this.sharing.unhold(member);
     this.sharing.store.settle(this.endpoint, member).then(
       () => undefined,
-      () => {
+      (err: unknown) => {
         this.sharing.remember(this.endpoint, member, 'settle');
-        this.sharing.lost();
+        this.sharing.lost(err);
       },
     );
   }
@@ -230,9 +233,9 @@ export class SharedWindowLimiter implements WindowLimiter {
     this.sharing.unhold(member);
     this.sharing.store.release(this.endpoint, [member]).then(
       () => this.wake(),
-      () => {
+      (err: unknown) => {
         this.sharing.remember(this.endpoint, member, 'release');
-        this.sharing.lost();
+        this.sharing.lost(err);
       },
     );
   }
@@ -253,12 +256,4 @@ function limitOnly(headers: HeaderBag): HeaderBag {
     [RATE_LIMIT_HEADERS.limit]: header(headers, RATE_LIMIT_HEADERS.limit),
     [RATE_LIMIT_HEADERS.window]: header(headers, RATE_LIMIT_HEADERS.window),
   };
-}
-
-function serverUsed(headers: HeaderBag): number | undefined {
-  const used = Number(header(headers, RATE_LIMIT_HEADERS.used) ?? NaN);
-  if (Number.isFinite(used)) return used;
-  const limit = Number(header(headers, RATE_LIMIT_HEADERS.limit) ?? NaN);
-  const remaining = Number(header(headers, RATE_LIMIT_HEADERS.remaining) ?? NaN);
-  return Number.isFinite(limit) && Number.isFinite(remaining) ? limit - remaining : undefined;
 }

@@ -1,4 +1,10 @@
-import { RENEW_EVERY_MS, type RedisWindowStore, type SharingState } from './redis-store';
+import {
+  RedisAnswerError,
+  RedisTimeoutError,
+  RENEW_EVERY_MS,
+  type RedisWindowStore,
+  type SharingState,
+} from './redis-store';
 
 /** How often an unreachable Redis is asked again. */
 const PROBE_EVERY_MS = 1000;
@@ -27,11 +33,11 @@ export class Sharing {
 
   constructor(
     readonly store: RedisWindowStore,
-    private readonly onStateChange?: (state: SharingState) => void,
+    private readonly onStateChange?: (state: SharingState, reason?: string) => void,
   ) {
     this.connected = store.ready(Math.max(2000, 4 * store.timeoutMs)).then((ok) => {
       if (ok) this.become('shared');
-      else this.lost();
+      else this.lost(new Error('Redis did not answer'));
     });
   }
 
@@ -50,10 +56,13 @@ export class Sharing {
     return this.state;
   }
 
-  /** A Redis call failed or was too slow: every limiter uses its local window until Redis answers again. */
-  lost(): void {
+  /**
+   * A Redis call failed, was too slow or got an answer of the wrong shape (`err` says which): every
+   * limiter uses its local window until Redis answers again.
+   */
+  lost(err?: unknown): void {
     if (this.closed) return;
-    if (this.state !== 'unreachable') this.become('unreachable');
+    if (this.state !== 'unreachable') this.become('unreachable', reasonOf(err));
     this.scheduleProbe();
   }
 
@@ -93,8 +102,8 @@ export class Sharing {
     for (const [member, endpoint] of this.held) byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), member]);
     try {
       for (const [endpoint, members] of byEndpoint) await this.store.renew(endpoint, members);
-    } catch {
-      this.lost();
+    } catch (err) {
+      this.lost(err);
     }
   }
 
@@ -129,12 +138,19 @@ export class Sharing {
     }
   }
 
-  private become(state: SharingState): void {
+  private become(state: SharingState, reason?: string): void {
     this.state = state;
     try {
-      this.onStateChange?.(state);
+      this.onStateChange?.(state, reason);
     } catch {
       // A caller's callback must not break the limiter.
     }
   }
+}
+
+/** Why sharing stopped, in words for a warning (a connection error of ioredis says little more than "closed"). */
+function reasonOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : '';
+  if (err instanceof RedisTimeoutError || err instanceof RedisAnswerError) return message;
+  return message ? `Redis unreachable (${message})` : 'Redis unreachable';
 }

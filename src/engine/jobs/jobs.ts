@@ -1,8 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { promises as fsp } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Faults } from '../faults';
 import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
+import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
 import { PRIVATE_FILE, type MediaRecord, type MediaStore } from '../storage/store';
@@ -90,7 +92,7 @@ export class Jobs {
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
-      const message = err instanceof Error ? err.message : String(err);
+      const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
       await this.store
         .update(record, { enhancement_status: 'FAILED', error: { code, message } })
         .catch(() => undefined);
