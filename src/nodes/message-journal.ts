@@ -80,7 +80,7 @@ export function keptMessageMaxBytes(runtimeSettings: RuntimeSettings, warn?: (te
   if (value === undefined) return DEFAULT_KEPT_MESSAGE_BYTES;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1024) return value;
   warn?.(
-    `mediaEnhance.keptMessageMaxBytes: ${JSON.stringify(value) ?? String(value)} is not a whole number of bytes of at least 1024; ${DEFAULT_KEPT_MESSAGE_BYTES} is used`,
+    `mediaEnhance.keptMessageMaxBytes: ${JSON.stringify(value) ?? typeof value} is not a whole number of bytes of at least 1024; ${DEFAULT_KEPT_MESSAGE_BYTES} is used`,
   );
   return DEFAULT_KEPT_MESSAGE_BYTES;
 }
