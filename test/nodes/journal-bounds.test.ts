@@ -128,6 +128,36 @@ describe('nodes: journal files, bounded and distrusted', function () {
       await engine.dispose();
     });
 
+    it('a journal entry nested 200,000 deep: Node-RED starts, the node warns naming the file, and nothing goes to Catch', async () => {
+      const kept = join(userDir, 'media-enhance', 'svc', 'kept', 'deepwait');
+      await fsp.mkdir(kept, { recursive: true });
+      const deep = `{"startedAt":1,"msg":{"deep":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`;
+      await fsp.writeFile(join(kept, '1-deep.json'), deep);
+      await loadFlow(
+        [
+          TAB,
+          remoteConfig(engine.url),
+          { id: 'deepwait', type: 'media-enhance-wait', z: 'tab', service: 'svc', wires: [[]] },
+          ...catchAll(),
+        ],
+        { svc: { apiKey: engine.apiKey } },
+      );
+      const caught = collect(helper.getNode('caught'));
+      const node = helper.getNode('deepwait');
+      let warnings: string[] = [];
+      for (let i = 0; warnings.length === 0 && i < 50; i++) {
+        await sleep(100);
+        warnings = node.warn.getCalls().map((call) => String(call.args[0]));
+      }
+      assert.ok(
+        warnings.some((w) => w.includes('1-deep.json') && w.includes('nested 200002 deep')),
+        warnings.join('\n'),
+      );
+      await sleep(500);
+      assert.equal(caught.length, 0);
+      await helper.unload();
+    });
+
     it('a 50 MB string payload is not journaled: the entry stays small and the resumed message names it as dropped', async () => {
       const flow = () => [
         TAB,
