@@ -157,7 +157,13 @@ describe('nodes: ids as folder names', function () {
     const uid = await upload();
     const legacy = join(keptDir(), 'ef_1');
     await fsp.mkdir(legacy, { recursive: true });
-    const entry = { mediaUid: uid, startedAt: Date.now(), mediaSince: Date.now(), msg: { media_uid: uid, topic: 'old' }, dropped: [] };
+    const entry = {
+      mediaUid: uid,
+      startedAt: Date.now(),
+      mediaSince: Date.now(),
+      msg: { media_uid: uid, topic: 'old' },
+      dropped: [],
+    };
     await fsp.writeFile(join(legacy, `${Date.now()}-legacy.json`), JSON.stringify(entry));
 
     await loadFlow(waitFlow(['ef:1']), credentials());

@@ -123,6 +123,7 @@ describe('nodes: journal files, bounded and distrusted', function () {
       userDir = await initHelper();
       engine = await startTestEngine({ processingDelayMs: 3_000, limits: { uploadMedia: null, getMetadata: null } });
     });
+    afterEach(() => helper.unload());
     after(async () => {
       await stopHelper();
       await engine.dispose();
@@ -155,7 +156,6 @@ describe('nodes: journal files, bounded and distrusted', function () {
       );
       await sleep(500);
       assert.equal(caught.length, 0);
-      await helper.unload();
     });
 
     it('a 50 MB string payload is not journaled: the entry stays small and the resumed message names it as dropped', async () => {
