@@ -6,7 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MessageJournal, type JournalPlace } from '../../src/nodes/message-journal';
+import {
+  journalSafeMessage,
+  keptMessageMaxBytes,
+  MessageJournal,
+  type JournalPlace,
+} from '../../src/nodes/message-journal';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { makeWav } from '../fixtures/media';
 import {
@@ -114,6 +119,26 @@ describe('nodes: journal files, bounded and distrusted', function () {
   it('a journal folder outside its root is refused before anything is read or removed', () => {
     assert.throws(() => new MessageJournal(join(root, '..'), place), /not inside/);
     assert.throws(() => new MessageJournal(root, place), /not inside/);
+  });
+
+  it('a kept message holds at most the bound: the largest properties go first, each named with its size', () => {
+    const msg = { media_uid: 'm-1', filename: 'talk.wav', notes: 'n'.repeat(1500), rows: Array(400).fill(1) };
+    const { kept, dropped } = journalSafeMessage(msg, 2048);
+    assert.deepEqual(kept, { media_uid: 'm-1', filename: 'talk.wav', rows: Array(400).fill(1) });
+    assert.deepEqual(dropped, ['notes (1502 bytes as JSON, more than the 2048 bytes a kept message may hold)']);
+  });
+
+  it('mediaEnhance.keptMessageMaxBytes sets the bound; a value that cannot be one is named and the default used', () => {
+    assert.equal(keptMessageMaxBytes({}), 1024 * 1024);
+    assert.equal(keptMessageMaxBytes({ mediaEnhance: { keptMessageMaxBytes: 4096 } }), 4096);
+    const warnings: string[] = [];
+    assert.equal(
+      keptMessageMaxBytes({ mediaEnhance: { keptMessageMaxBytes: '1MB' } }, (w) => warnings.push(w)),
+      1048576,
+    );
+    assert.deepEqual(warnings, [
+      'mediaEnhance.keptMessageMaxBytes: "1MB" is not a whole number of bytes of at least 1024; 1048576 is used',
+    ]);
   });
 
   describe('in Node-RED', () => {
