@@ -5,6 +5,7 @@ import { MediaEnhanceClient } from '../client/client';
 import { MediaEnhanceError } from '../client/errors';
 import type { SharingState } from '../client/shared-limiter/redis-store';
 import { readServiceConfig, type ServiceConfig } from './config-options';
+import { idSegment } from './id-segment';
 import { fieldName, InputError } from './input-error';
 import { startLocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
@@ -45,7 +46,12 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
     });
     return { client, close: () => client.close() };
   }
-  const engine = await startLocalEngine(RED.settings, node.id, config.limits, t, (line) => node.log(line));
+  const claimed = (segment: string): boolean => {
+    let found = false;
+    RED.nodes.eachNode((def) => (found ||= def.type === CONFIG_TYPE && idSegment(def.id) === segment));
+    return found;
+  };
+  const engine = await startLocalEngine(RED.settings, node.id, config.limits, t, (line) => node.log(line), claimed);
   // The client starts from the engine's own limits and window, so its first requests never meet a 429.
   const client = new MediaEnhanceClient({
     ...common,

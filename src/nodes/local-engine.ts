@@ -3,8 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { insideRoot } from '../contract/contained-path';
 import type { EndpointId } from '../contract/endpoints';
 import { startEngine, type EngineHandle, type EngineOptions } from '../engine';
+import { adoptLegacyFolder, idSegment } from './id-segment';
 import type { RuntimeSettings } from './red';
 import type { Translate } from './texts';
 
@@ -38,12 +40,22 @@ export function engineTuning(runtimeSettings: RuntimeSettings): EngineTuning {
   return section?.engine ?? {};
 }
 
-/** One data folder per config node, so two local engines never share a store. */
-export function engineDataDir(runtimeSettings: RuntimeSettings, configId: string): string {
-  const root =
+/** The folder holding every config node's engine data. */
+function engineDataRoot(runtimeSettings: RuntimeSettings): string {
+  return (
     engineTuning(runtimeSettings).dataDir ??
-    join(runtimeSettings.userDir ?? join(homedir(), '.node-red'), 'media-enhance-data');
-  return join(root, configId.replace(/[^\w.-]/g, '_'));
+    join(runtimeSettings.userDir ?? join(homedir(), '.node-red'), 'media-enhance-data')
+  );
+}
+
+/**
+ * One data folder per config node, so two local engines never share a store: the id encoded into one
+ * segment (id-segment.ts), and checked to lie inside the root, since the engine removes what it finds
+ * there that is its own.
+ */
+export function engineDataDir(runtimeSettings: RuntimeSettings, configId: string): string {
+  const root = engineDataRoot(runtimeSettings);
+  return insideRoot(root, join(root, idSegment(configId)));
 }
 
 /**
@@ -65,7 +77,11 @@ export async function startLocalEngine(
   limits: Partial<Record<EndpointId, number>>,
   t: Translate,
   log: (line: string) => void,
+  /** Whether a deployed config node's id is encoded as this segment (its data folder is its own then). */
+  claimed: (segment: string) => boolean = () => false,
 ): Promise<LocalEngine> {
+  // An earlier version named the folder differently for some ids (`svc:1` was `svc_1`): its media move along.
+  adoptLegacyFolder(engineDataRoot(runtimeSettings), configId, claimed);
   // `dataDir` is the root of every config node's folder: the engine gets its own (engineDataDir) below.
   const tuning = engineTuning(runtimeSettings);
   const apiKey = randomBytes(24).toString('base64url');

@@ -3,16 +3,26 @@
 // written atomically (a temporary file, synced, then renamed), so a crash leaves either the whole entry
 // or none, and a damaged file costs only its own entry.
 //
-// Layout: <userDir>/media-enhance/<config node id>/kept/<node id>/<entry>.json. A media uid only means
-// something on its own service, so the entries live under the config node that names it.
+// Layout: <userDir>/media-enhance/<config node id>/kept/<node id>/<entry>.json, each id encoded into one
+// path segment (id-segment.ts). A media uid only means something on its own service, so the entries live
+// under the config node that names it. Every write and removal stays inside that root (contained-path.ts);
+// files read back are treated as possibly planted (journal-file.ts).
 import { randomUUID } from 'node:crypto';
 import { promises as fsp, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { insideRoot } from '../contract/contained-path';
+import { idSegment } from './id-segment';
+import { MAX_ENTRY_DEPTH, jsonDepth, parseBoundedJson, readRegularFile, UnusableFile } from './journal-file';
 import type { NodeMessage, RuntimeSettings } from './red';
 import type { Translate } from './texts';
 
 const ENTRY_SUFFIX = '.json';
+
+/** What a kept message may hold as JSON unless settings.js says otherwise (`mediaEnhance.keptMessageMaxBytes`). */
+export const DEFAULT_KEPT_MESSAGE_BYTES = 1024 * 1024;
+/** Room an entry takes beyond its message (times, uid, part file, the names of dropped properties). */
+const ENTRY_OVERHEAD_BYTES = 64 * 1024;
 
 export interface JournalEntry {
   /** Absent while the message's file is not yet uploaded (a restart then uploads it again). */
@@ -24,7 +34,7 @@ export interface JournalEntry {
   /** The `.part` file a download to a file is writing: removed with the entry when the message is dropped. */
   partFile?: string;
   msg: NodeMessage;
-  /** Properties of the message that could not be kept (a Buffer payload, a live request object). */
+  /** Properties of the message that could not be kept (a Buffer payload, a live request object, one too large). */
   dropped: string[];
 }
 
@@ -40,7 +50,7 @@ export interface KeptMessage {
 
 export interface JournalContents {
   kept: KeptMessage[];
-  /** Files that could not be read back, each with the reason. */
+  /** Files that could not be read back, each with the reason (never their content). */
   unreadable: string[];
 }
 
@@ -49,22 +59,54 @@ export function journalRoot(runtimeSettings: RuntimeSettings): string {
   return join(runtimeSettings.userDir ?? join(homedir(), '.node-red'), 'media-enhance');
 }
 
-function safeSegment(id: string): string {
-  return id.replace(/[^\w.-]/g, '_');
-}
-
 export const KEPT_FOLDER = 'kept';
 
+/** The folder of a config node's journals (its nodes' folders are under `kept/`). */
+export function serviceFolder(runtimeSettings: RuntimeSettings, configId: string): string {
+  return join(journalRoot(runtimeSettings), idSegment(configId));
+}
+
 export function keptFolder(runtimeSettings: RuntimeSettings, configId: string, nodeId: string): string {
-  return join(journalRoot(runtimeSettings), safeSegment(configId), KEPT_FOLDER, safeSegment(nodeId));
+  return join(serviceFolder(runtimeSettings, configId), KEPT_FOLDER, idSegment(nodeId));
+}
+
+/**
+ * The most a kept message may hold as JSON: settings.js's `mediaEnhance.keptMessageMaxBytes` when it is
+ * a whole number of at least 1024, else the default (`warn` names the setting and the value refused).
+ */
+export function keptMessageMaxBytes(runtimeSettings: RuntimeSettings, warn?: (text: string) => void): number {
+  const section = runtimeSettings.mediaEnhance as { keptMessageMaxBytes?: unknown } | undefined;
+  const value = section?.keptMessageMaxBytes;
+  if (value === undefined) return DEFAULT_KEPT_MESSAGE_BYTES;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1024) return value;
+  warn?.(
+    `mediaEnhance.keptMessageMaxBytes: ${JSON.stringify(value) ?? typeof value} is not a whole number of bytes of at least 1024; ${DEFAULT_KEPT_MESSAGE_BYTES} is used`,
+  );
+  return DEFAULT_KEPT_MESSAGE_BYTES;
+}
+
+export interface JournalPlace {
+  /** The journals' root: nothing outside it is written or removed. */
+  root: string;
+  /** The folders the node writes its downloads to: only part files directly inside one are ever removed. */
+  partFolders: readonly string[];
+  /** The most a kept message may hold as JSON (larger properties are dropped and named). */
+  maxMessageBytes: number;
 }
 
 export class MessageJournal {
-  constructor(readonly folder: string) {}
+  readonly folder: string;
+
+  constructor(
+    folder: string,
+    private readonly place: JournalPlace,
+  ) {
+    this.folder = insideRoot(place.root, folder);
+  }
 
   /** Keeps a message; rejects when the disk refuses it (the caller decides whether to go on without). */
   async keep(mediaUid: string | undefined, msg: NodeMessage, startedAt = Date.now()): Promise<KeptMessage> {
-    const { kept, dropped } = journalSafeMessage(msg);
+    const { kept, dropped } = journalSafeMessage(msg, this.place.maxMessageBytes);
     const entry: JournalEntry = {
       mediaUid,
       startedAt,
@@ -72,16 +114,18 @@ export class MessageJournal {
       msg: kept,
       dropped,
     };
-    const file = join(this.folder, `${startedAt}-${randomUUID()}${ENTRY_SUFFIX}`);
+    const file = this.entryPath(`${startedAt}-${randomUUID()}${ENTRY_SUFFIX}`);
     await fsp.mkdir(this.folder, { recursive: true, mode: 0o700 });
     await writeAtomically(file, entry);
-    return keptMessage(file, entry);
+    return this.keptMessage(file, entry);
   }
 
   /** Every message kept in the folder, oldest first; leftover temporary files (a crash mid-write) are removed. */
   async load(): Promise<JournalContents> {
     let names: string[];
     try {
+      // A link in place of the folder is not followed: it would read and remove elsewhere.
+      if (!(await fsp.lstat(this.folder)).isDirectory()) throw new UnusableFile('the journal is not a folder');
       names = await fsp.readdir(this.folder);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kept: [], unreadable: [] };
@@ -89,47 +133,78 @@ export class MessageJournal {
     }
     const kept: KeptMessage[] = [];
     const unreadable: string[] = [];
+    const maxFileBytes = this.place.maxMessageBytes + ENTRY_OVERHEAD_BYTES;
     for (const name of names.sort()) {
-      const file = join(this.folder, name);
+      const file = this.entryPath(name);
       if (!name.endsWith(ENTRY_SUFFIX)) {
         if (name.endsWith(`${ENTRY_SUFFIX}.tmp`)) removeQuietly(file);
         continue;
       }
       try {
-        kept.push(keptMessage(file, parseEntry(await fsp.readFile(file, 'utf8'))));
+        kept.push(this.keptMessage(file, parseEntry(await readRegularFile(file, maxFileBytes))));
       } catch (err) {
-        unreadable.push(`${name}: ${(err as Error).message}`);
+        // Only reasons the journal gives itself: a file's content (a planted link's target) is never quoted.
+        const code = (err as NodeJS.ErrnoException).code;
+        const reason = err instanceof UnusableFile ? err.message : `cannot be read (${code ?? 'error'})`;
+        unreadable.push(`${name}: ${reason}`);
       }
     }
     return { kept, unreadable };
   }
 
-  /** Removes the whole folder (the node is gone); answers the entries it held, for the log to name them. */
+  /**
+   * Removes the node's journal (the node is gone): its entries, their part files and the folder once
+   * empty; anything else a person put there stays. Answers the entries it held, for the log to name them.
+   */
   async discard(): Promise<JournalEntry[]> {
     const { kept } = await this.load();
-    for (const { entry } of kept) if (entry.partFile) await fsp.rm(entry.partFile, { force: true });
-    await fsp.rm(this.folder, { recursive: true, force: true });
+    for (const { entry } of kept) await this.removePartFile(entry.partFile);
+    for (const name of await fsp.readdir(this.folder).catch(() => [] as string[]))
+      if (name.endsWith(ENTRY_SUFFIX) || name.endsWith(`${ENTRY_SUFFIX}.tmp`)) removeQuietly(this.entryPath(name));
+    await fsp.rmdir(this.folder).catch(() => undefined);
     return kept.map(({ entry }) => entry);
+  }
+
+  private entryPath(name: string): string {
+    return insideRoot(this.folder, join(this.folder, name));
+  }
+
+  /**
+   * Removes a part file an entry names, only when it lies directly inside one of the node's download
+   * folders under a part file's name (hidden, ending in `.part`): an entry pointing anywhere else,
+   * planted or from a folder setting since changed, leaves that file alone. A link is removed, never followed.
+   */
+  private async removePartFile(path: string | undefined): Promise<void> {
+    if (path === undefined || !isPartFileIn(path, this.place.partFolders)) return;
+    await fsp.unlink(path).catch(() => undefined);
+  }
+
+  private keptMessage(file: string, entry: JournalEntry): KeptMessage {
+    return {
+      entry,
+      recordMedia: async (mediaUid) => {
+        entry.mediaUid = mediaUid;
+        entry.mediaSince = Date.now();
+        await writeAtomically(file, entry);
+      },
+      recordPartFile: async (path) => {
+        if (entry.partFile === path) return;
+        // The folder or name setting changed since: the part under the old name can no longer be continued.
+        await this.removePartFile(entry.partFile);
+        entry.partFile = path;
+        await writeAtomically(file, entry);
+      },
+      remove: () => removeQuietly(file),
+    };
   }
 }
 
-function keptMessage(file: string, entry: JournalEntry): KeptMessage {
-  return {
-    entry,
-    recordMedia: async (mediaUid) => {
-      entry.mediaUid = mediaUid;
-      entry.mediaSince = Date.now();
-      await writeAtomically(file, entry);
-    },
-    recordPartFile: async (path) => {
-      if (entry.partFile === path) return;
-      // The folder or name setting changed since: the part under the old name can no longer be continued.
-      if (entry.partFile) await fsp.rm(entry.partFile, { force: true });
-      entry.partFile = path;
-      await writeAtomically(file, entry);
-    },
-    remove: () => removeQuietly(file),
-  };
+/** A download's part file (`.<uid>.<step>[...].part`) directly inside one of `folders`. */
+export function isPartFileIn(path: string, folders: readonly string[]): boolean {
+  const resolved = resolve(path);
+  const name = basename(resolved);
+  if (!name.startsWith('.') || !name.endsWith('.part') || name === '.part') return false;
+  return folders.some((folder) => resolve(folder) === dirname(resolved));
 }
 
 /**
@@ -156,10 +231,10 @@ async function writeAtomically(file: string, entry: JournalEntry): Promise<void>
 }
 
 function parseEntry(text: string): JournalEntry {
-  const entry = JSON.parse(text) as Partial<JournalEntry>;
+  const entry = parseBoundedJson(text) as Partial<JournalEntry>;
   const uidValid = entry?.mediaUid === undefined || typeof entry.mediaUid === 'string';
   if (!uidValid || typeof entry.startedAt !== 'number' || typeof entry.msg !== 'object' || entry.msg === null) {
-    throw new Error('not a kept message (startedAt or msg missing, or mediaUid not a string)');
+    throw new UnusableFile('not a kept message (startedAt or msg missing, or mediaUid not a string)');
   }
   const mediaSince = typeof entry.mediaSince === 'number' ? entry.mediaSince : undefined;
   const partFile = typeof entry.partFile === 'string' && entry.partFile.endsWith('.part') ? entry.partFile : undefined;
@@ -169,7 +244,7 @@ function parseEntry(text: string): JournalEntry {
     mediaSince,
     partFile,
     msg: entry.msg,
-    dropped: Array.isArray(entry.dropped) ? entry.dropped : [],
+    dropped: Array.isArray(entry.dropped) ? entry.dropped.filter((d): d is string => typeof d === 'string') : [],
   };
 }
 
@@ -191,13 +266,20 @@ export function describeEntry(t: Translate, entry: JournalEntry): string {
 }
 
 /**
- * The message as JSON can carry it: binary data (a Buffer payload, a Buffer inside an object), functions,
- * and what cannot be written as JSON (the live request and response objects of an HTTP-in flow, anything
- * circular) are left out, each top-level property concerned named, so the resumed message says what it lost.
+ * The message as JSON can carry it, within `maxBytes` of JSON: binary data (a Buffer payload, a Buffer
+ * inside an object), functions, what cannot be written as JSON (the live request and response objects of
+ * an HTTP-in flow, anything circular), what nests too deep, and the largest properties beyond the bound
+ * are left out, each top-level property concerned named, so the resumed message says what it lost. The
+ * smallest properties are kept first, so the ones a node needs (a file name, a media uid) stay.
  */
-export function journalSafeMessage(msg: NodeMessage): { kept: NodeMessage; dropped: string[] } {
-  const kept: NodeMessage = {};
+export function journalSafeMessage(
+  msg: NodeMessage,
+  maxBytes = DEFAULT_KEPT_MESSAGE_BYTES,
+): { kept: NodeMessage; dropped: string[] } {
   const dropped: string[] = [];
+  const candidates: { property: string; text: string; bytes: number }[] = [];
+  const tooLarge = (property: string, size: string) =>
+    dropped.push(`${property} (${size}, more than the ${maxBytes} bytes a kept message may hold)`);
   for (const [property, value] of Object.entries(msg)) {
     if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) {
       dropped.push(`${property} (${value.byteLength} bytes of binary data)`);
@@ -205,6 +287,11 @@ export function journalSafeMessage(msg: NodeMessage): { kept: NodeMessage; dropp
     }
     if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
       dropped.push(`${property} (a ${typeof value})`);
+      continue;
+    }
+    // A string's JSON is at least as long as the string: one too long is not even written out.
+    if (typeof value === 'string' && value.length > maxBytes) {
+      tooLarge(property, `a string of ${value.length} characters`);
       continue;
     }
     let binaryInside = false;
@@ -218,11 +305,27 @@ export function journalSafeMessage(msg: NodeMessage): { kept: NodeMessage; dropp
         }
         return inner;
       });
-      if (text !== undefined) kept[property] = JSON.parse(text) as unknown;
       if (binaryInside) dropped.push(`${property} (binary data inside it)`);
+      if (text === undefined) continue;
+      // The entry holds the message, which holds the property: two levels of the bound are theirs.
+      const depth = jsonDepth(text);
+      if (depth > MAX_ENTRY_DEPTH - 2)
+        dropped.push(`${property} (nested ${depth} deep, more than ${MAX_ENTRY_DEPTH - 2})`);
+      else candidates.push({ property, text, bytes: Buffer.byteLength(text) });
     } catch (err) {
       dropped.push(`${property} (${(err as Error).message.split('\n')[0]})`);
     }
   }
+  const keptNames = new Set<string>();
+  let room = maxBytes;
+  for (const { property, bytes } of [...candidates].sort((a, b) => a.bytes - b.bytes)) {
+    if (bytes <= room) {
+      keptNames.add(property);
+      room -= bytes;
+    } else tooLarge(property, `${bytes} bytes as JSON`);
+  }
+  const kept: NodeMessage = {};
+  for (const { property, text } of candidates)
+    if (keptNames.has(property)) kept[property] = JSON.parse(text) as unknown;
   return { kept, dropped };
 }

@@ -2,8 +2,22 @@
 // it across restarts: journal it when it starts, end the entry in the tick the outcome is delivered, and
 // at start resume every message kept by an earlier run of the same node. A node whose setting "keep across restarts"
 // is off keeps nothing, and drops what an earlier run kept, naming each media.
+import { join } from 'node:path';
+import { readFileOutput } from './file-output';
+import { adoptLegacyFolder, idSegment } from './id-segment';
+import { noteRunningJournal } from './journal-sweep';
 import type { Job, MessageJobs } from './message-jobs';
-import { MessageJournal, describeEntry, keptFolder, type KeptMessage } from './message-journal';
+import {
+  KEPT_FOLDER,
+  MessageJournal,
+  describeEntry,
+  journalRoot,
+  keptFolder,
+  keptMessageMaxBytes,
+  serviceFolder,
+  type KeptMessage,
+} from './message-journal';
+import { resolvePath } from './msg-inputs';
 import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
 import { translator, type Translate } from './texts';
 
@@ -27,7 +41,7 @@ export class MessageKeeper {
   ) {
     this.t = translator(RED);
     if (!offered || typeof def.service !== 'string' || def.service === '') return;
-    const journal = new MessageJournal(keptFolder(RED.settings, def.service, node.id));
+    const journal = openJournal(RED, node, def.service, def);
     // Flows saved before the setting existed keep their messages too.
     if (def.keepAcrossRestarts === false) {
       void this.dropAll(journal);
@@ -129,6 +143,34 @@ export class MessageKeeper {
       this.node.warn(this.t('media-enhance.keep.cannotRemove', { error: (err as Error).message }));
     }
   }
+}
+
+/**
+ * The node's journal, after moving one an earlier version kept under its old folder names (ids such as
+ * `ef:1` were folded to `ef_1`), and noted as running until the node closes, so the deleted-node sweep
+ * leaves it alone.
+ */
+function openJournal(RED: RedApi, node: RedNode, serviceId: string, def: NodeDef): MessageJournal {
+  const root = journalRoot(RED.settings);
+  const claimed = (segment: string): boolean => {
+    let found = false;
+    RED.nodes.eachNode((other) => (found ||= idSegment(other.id) === segment));
+    return found;
+  };
+  adoptLegacyFolder(root, serviceId, claimed);
+  adoptLegacyFolder(join(serviceFolder(RED.settings, serviceId), KEPT_FOLDER), node.id, claimed);
+  const folder = keptFolder(RED.settings, serviceId, node.id);
+  const output = readFileOutput(def);
+  // Part files are written directly inside the node's download folder (file-output.ts).
+  const partFolders =
+    output.toFile && output.folder !== '' ? [resolvePath(output.folder, RED.settings.fileWorkingDirectory)] : [];
+  const maxMessageBytes = keptMessageMaxBytes(RED.settings, (text) => node.warn(text));
+  const release = noteRunningJournal(folder, partFolders);
+  node.on('close', (_removed, done) => {
+    release();
+    done();
+  });
+  return new MessageJournal(folder, { root, partFolders, maxMessageBytes });
 }
 
 /** The time left of a timeout that counts from `since` (a wait resumed after a restart keeps its first deadline). */

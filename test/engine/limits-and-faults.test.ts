@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -174,23 +175,40 @@ describe('engine: storage, restart and concurrency', function () {
     }
   });
 
-  it('never deletes a media whose meta.json it cannot parse; only folders that never got one go', async () => {
+  it('never deletes a media whose meta.json it cannot parse, nor a folder it did not make; only its own folders that never got one go', async () => {
     const first = await startTestEngine();
     const accepted = await upload(first, wav, 'kept.wav');
     assert.equal(accepted.status, 201);
     await settled(first, accepted.json.uid);
     await first.close();
-    const folder = join(first.dataDir, 'media', accepted.json.uid);
+    const media = join(first.dataDir, 'media');
+    const folder = join(media, accepted.json.uid);
     await fsp.writeFile(join(folder, 'meta.json'), '{"uid": "half a reco');
-    await fsp.mkdir(join(first.dataDir, 'media', 'never-answered'));
+    // Cut off before its metadata: a uid's name, nothing but the engine's own files.
+    const neverAnswered = join(media, randomUUID());
+    await fsp.mkdir(neverAnswered);
+    await fsp.writeFile(join(neverAnswered, 'input'), wav);
+    // A person's folders where the data folder is (as a config node id `..` once made it): no meta.json either.
+    await fsp.mkdir(join(media, 'podcast'));
+    await fsp.writeFile(join(media, 'podcast', 'episode-1.wav'), wav);
+    const lookalike = randomUUID();
+    await fsp.mkdir(join(media, lookalike));
+    await fsp.writeFile(join(media, lookalike, 'notes.txt'), 'mine');
+    await fsp.writeFile(join(media, '.incoming', 'draft.wav'), wav);
+    const cutUpload = randomUUID();
+    await fsp.writeFile(join(media, '.incoming', cutUpload), wav.subarray(0, 100));
 
     const second = await startTestEngine({}, first.dataDir);
     try {
       assert.ok((await fsp.readdir(folder)).includes('input'), 'the accepted media is still on disk');
       assert.deepEqual(
-        (await fsp.readdir(join(first.dataDir, 'media'))).sort(),
-        ['.incoming', accepted.json.uid].sort(),
+        (await fsp.readdir(media)).sort(),
+        ['.incoming', accepted.json.uid, 'podcast', lookalike].sort(),
+        'only the folder the engine made and never answered for is gone',
       );
+      assert.deepEqual(await fsp.readdir(join(media, 'podcast')), ['episode-1.wav']);
+      assert.deepEqual(await fsp.readdir(join(media, lookalike)), ['notes.txt']);
+      assert.deepEqual(await fsp.readdir(join(media, '.incoming')), ['draft.wav'], 'only the cut upload goes');
     } finally {
       await second.dispose();
     }

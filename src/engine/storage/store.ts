@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import { insideRoot } from '../../contract/contained-path';
 import type { EnhancementSettings } from '../../contract/fields';
 import type { MediaState } from '../../contract/endpoints';
 import type { LoudnessReport } from '../../contract/loudness-report';
@@ -33,6 +34,10 @@ export interface MediaRecord {
 }
 
 const META = 'meta.json';
+/** What `randomUUID` makes: the only names the engine gives media folders and incoming uploads. */
+const ENGINE_UID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** Every file the engine writes in a media folder (and work files `output.*`): one holding anything else is not the engine's alone. */
+const MEDIA_FILES = new Set(['input', 'output', META, `${META}.tmp`, 'loudness.json', 'loudness.json.tmp']);
 /** The loudness report (a local-engine extension), beside the output it describes. */
 const LOUDNESS_REPORT = 'loudness.json';
 /** Uploads are the users' own: on a shared machine no other account may list or read them. */
@@ -61,24 +66,28 @@ export class MediaStore {
     // system without modes, or a folder of another owner, refuses: the engine still runs as it did.)
     await fsp.chmod(this.root, PRIVATE_DIR).catch(() => undefined);
     await fsp.mkdir(this.incomingDir(), { recursive: true, mode: PRIVATE_DIR });
-    // Uploads cut off by the last stop were never accepted: their partial files go.
+    // Uploads cut off by the last stop were never accepted: their partial files go. Only what the engine
+    // names itself: the data folder may be one a person chose, holding things of their own.
     for (const name of await fsp.readdir(this.incomingDir()))
-      await fsp.rm(join(this.incomingDir(), name), { force: true, recursive: true });
+      if (ENGINE_UID.test(name))
+        await fsp.rm(insideRoot(this.incomingDir(), join(this.incomingDir(), name)), { force: true, recursive: true });
     for (const uid of await fsp.readdir(this.root)) {
-      if (uid === '.incoming') continue;
+      if (!ENGINE_UID.test(uid)) continue; // not a media folder: never the engine's to load or remove
       let text: string;
       try {
         text = await fsp.readFile(join(this.root, uid, META), 'utf8');
       } catch (err) {
         // meta.json is written whole (temp file, then rename) before the 201: a folder without it was
-        // never promised to anyone. Any other read error may be passing, so the folder is kept.
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-          await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+        // never promised to anyone, and goes when it holds only what the engine writes. Any other read
+        // error may be passing, so the folder is kept.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (await this.holdsOnlyEngineFiles(uid)))
+          await fsp.rm(this.folderOf(uid), { recursive: true, force: true });
         continue;
       }
       try {
         const record = JSON.parse(text) as MediaRecord;
-        this.media.set(record.uid, record);
+        // A record naming another folder than its own would make a later removal reach that folder.
+        if (record?.uid === uid) this.media.set(record.uid, record);
       } catch {
         // Damaged by something else than this engine: never delete an accepted media; it stays on disk for a person to look at.
       }
@@ -104,20 +113,36 @@ export class MediaStore {
   /** Forgets a media and deletes its folder (answers for it are 404 from here on). */
   async remove(uid: string): Promise<void> {
     this.media.delete(uid);
-    await fsp.rm(join(this.root, uid), { recursive: true, force: true });
+    await fsp.rm(this.folderOf(uid), { recursive: true, force: true });
   }
 
   inputPath(uid: string): string {
-    return join(this.root, uid, 'input');
+    return join(this.folderOf(uid), 'input');
   }
 
   outputPath(uid: string): string {
-    return join(this.root, uid, 'output');
+    return join(this.folderOf(uid), 'output');
+  }
+
+  /** A media's folder, checked to lie inside the store before anything is written or removed there. */
+  private folderOf(uid: string): string {
+    return insideRoot(this.root, join(this.root, uid));
+  }
+
+  /** Whether a folder without metadata holds nothing but files the engine writes (regular files, no links). */
+  private async holdsOnlyEngineFiles(uid: string): Promise<boolean> {
+    const folder = this.folderOf(uid);
+    if (!(await fsp.lstat(folder)).isDirectory()) return false;
+    for (const name of await fsp.readdir(folder)) {
+      const ours = MEDIA_FILES.has(name) || name.startsWith('output.');
+      if (!ours || !(await fsp.lstat(join(folder, name))).isFile()) return false;
+    }
+    return true;
   }
 
   /** Writes the media's loudness report whole (temp file, then rename), before the media is COMPLETED. */
   async saveLoudnessReport(uid: string, report: LoudnessReport): Promise<void> {
-    const file = join(this.root, uid, LOUDNESS_REPORT);
+    const file = join(this.folderOf(uid), LOUDNESS_REPORT);
     await fsp.writeFile(`${file}.tmp`, JSON.stringify(report), { mode: PRIVATE_FILE });
     await fsp.rename(`${file}.tmp`, file);
   }
@@ -125,7 +150,7 @@ export class MediaStore {
   /** The report's JSON bytes, or undefined when the engine made none for this media. */
   async loudnessReportJson(uid: string): Promise<Buffer | undefined> {
     try {
-      return await fsp.readFile(join(this.root, uid, LOUDNESS_REPORT));
+      return await fsp.readFile(join(this.folderOf(uid), LOUDNESS_REPORT));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -140,7 +165,7 @@ export class MediaStore {
     const uid = randomUUID();
     const now = new Date().toISOString();
     const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };
-    await fsp.mkdir(join(this.root, uid), { mode: PRIVATE_DIR });
+    await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR });
     if (uploadedFile) await fsp.rename(uploadedFile, this.inputPath(uid));
     await this.persist(record);
     this.media.set(uid, record);
@@ -155,7 +180,7 @@ export class MediaStore {
 
   /** Writes of one media's metadata happen in order, each whole (temp file, then rename). */
   private persist(record: MediaRecord): Promise<void> {
-    const file = join(this.root, record.uid, META);
+    const file = join(this.folderOf(record.uid), META);
     const snapshot = JSON.stringify(record);
     const previous = this.writes.get(record.uid) ?? Promise.resolve();
     const write = previous.then(async () => {
