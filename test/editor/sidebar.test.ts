@@ -19,6 +19,7 @@ import {
   type RequestLog,
   type RunningProduct,
 } from './product';
+import { resetEditor } from './editor-state';
 import type { RedEditor } from './red-editor';
 
 declare const RED: RedEditor;
@@ -46,6 +47,8 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
       await page.screenshot({
         path: join(SCREENSHOTS, `failed-sidebar-${test.title.replace(/\W+/g, '-').slice(0, 50)}.png`),
       });
+    // Whatever a test left open, the next one starts from the editor at rest: one failure is one failure.
+    if (page) await resetEditor(page);
   });
 
   after(async () => {
