@@ -5,9 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, constants, setPriority } from 'node:os';
 
-/** The child's program: spins until its parent is gone (reparented at start means it already is). */
-const SPIN = `const parent = process.ppid;
-if (parent === 1) process.exit(0);
+/** The child's program: spins until the process whose pid it is given is gone. */
+const SPIN = `const parent = Number(process.argv[1]);
 for (;;) {
   const end = Date.now() + 100;
   while (Date.now() < end);
@@ -30,7 +29,7 @@ export function startCpuHog(priority: number = constants.priority.PRIORITY_LOW):
   process.once('exit', stop);
   try {
     for (let core = 0; core < availableParallelism(); core++) {
-      const child = spawn(process.execPath, ['-e', SPIN], { stdio: 'ignore' });
+      const child = spawn(process.execPath, ['-e', SPIN, String(process.pid)], { stdio: 'ignore' });
       children.push(child);
       setPriority(child.pid!, priority);
     }
