@@ -54,13 +54,8 @@ export async function dismissNotifications(page: Page): Promise<void> {
       note.close?.();
   });
   // A closed notification slides up before it leaves the page; a later test's wait must not find it.
-  await page.waitForFunction(
-    () => document.querySelector('#red-ui-notifications .red-ui-notification') === null,
-    null,
-    {
-      timeout: SETTLE_MS,
-    },
-  );
+  const gone = () => document.querySelector('#red-ui-notifications .red-ui-notification') === null;
+  await page.waitForFunction(gone, null, { timeout: SETTLE_MS });
 }
 
 /**
