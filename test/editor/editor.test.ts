@@ -34,8 +34,9 @@ import {
 import { dismissNotifications, resetEditor, typeInto, waitForDialog } from './editor-state';
 import type { RedEditor } from './red-editor';
 
-// The editor's global, inside page.evaluate() callbacks.
+// The editor's globals, inside page.evaluate() callbacks: its API, and its jQuery.
 declare const RED: RedEditor;
+declare const $: (selector: string) => { length: number };
 
 const PALETTE_TYPES = [
   'media-enhance-file',
@@ -695,7 +696,31 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       const folder = tree.getByText('@media-enhance/node-red-media-enhance', { exact: true });
       await folder.waitFor();
       if (!(await item.isVisible())) await folder.click();
-      await item.click();
+      // The folder loads, then slides open: the example is clicked once the list has settled. A click
+      // on it was once lost all the same (Node-RED 5, a busy machine): as a user would, it is clicked
+      // again until the list has it selected, which enables Import.
+      await page.waitForFunction(
+        (list) =>
+          document.querySelector(`${list} .red-ui-treeList-spinner`) === null && $(`${list} :animated`).length === 0,
+        '#red-ui-clipboard-dialog-import-tab-examples',
+        { timeout: 30_000 },
+      );
+      for (let clicks = 1; ; clicks++) {
+        await item.click();
+        const selected = await page
+          .waitForFunction(
+            () => !document.querySelector<HTMLButtonElement>('#red-ui-clipboard-dialog-ok')!.disabled,
+            null,
+            { timeout: 5_000 },
+          )
+          .then(
+            () => true,
+            () => false,
+          );
+        if (selected) break;
+        assert.ok(clicks < 3, `"${example}" is not selected after ${clicks} clicks`);
+        console.warn(`      (a click on "${example}" did not select it; clicking again)`);
+      }
       await page.click('#red-ui-clipboard-dialog-import-opt-new');
       await page.click('#red-ui-clipboard-dialog-ok');
       // npm start deployed the same example: Node-RED asks, and a copy is what a user would take.
