@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { copyFile, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { measureWavFile } from '../../src/audio/measure';
 import { DEFAULT_RATE_LIMITS } from '../../src/contract/endpoints';
@@ -30,10 +31,12 @@ import {
   type RequestLog,
   type RunningProduct,
 } from './product';
+import { dismissNotifications, resetEditor, typeInto, waitForDialog } from './editor-state';
 import type { RedEditor } from './red-editor';
 
-// The editor's global, inside page.evaluate() callbacks.
+// The editor's globals, inside page.evaluate() callbacks: its API, and its jQuery.
 declare const RED: RedEditor;
+declare const $: (selector: string) => { length: number };
 
 const PALETTE_TYPES = [
   'media-enhance-file',
@@ -44,11 +47,11 @@ const PALETTE_TYPES = [
   'media-enhance-download',
 ];
 const ALL_TYPES = ['media-enhance-config', ...PALETTE_TYPES];
-/** Polls until `done` holds, for at most 30 s. */
-async function waitFor(done: () => boolean, what: string): Promise<void> {
+/** Polls until `done` holds, for at most 30 s; `what` says what was waited for (and what was seen). */
+async function waitFor(done: () => boolean | Promise<boolean>, what: string | (() => string)): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (!done()) {
-    assert.ok(Date.now() < deadline, `not within 30 s: ${what}`);
+  while (!(await done())) {
+    assert.ok(Date.now() < deadline, `not within 30 s: ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
 }
@@ -114,6 +117,8 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const test = this.currentTest;
     if (test?.state === 'failed' && page)
       await page.screenshot({ path: join(SCREENSHOTS, `failed-${test.title.replace(/\W+/g, '-').slice(0, 60)}.png`) });
+    // Whatever a test left open, the next one starts from the editor at rest: one failure is one failure.
+    if (page) await resetEditor(page);
   });
 
   after(async () => {
@@ -200,8 +205,9 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   it('marks an out-of-range value invalid in an enhance node', async () => {
     await page.evaluate(() => RED.menu.setSelected('menu-item-sidebar', false)); // room for the dialog
     await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex3-enhance')));
+    await waitForDialog(page);
     const target = page.locator('#node-input-loudnessTarget');
-    await target.fill('-3');
+    await typeInto(target, '-3');
     await target.dispatchEvent('change');
     await page.waitForFunction(
       () => document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'),
@@ -210,12 +216,14 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     );
     // The rule shows as the field's tooltip.
     await target.hover();
-    await page.waitForSelector('.red-ui-popover:has-text("a whole number from -70 to -5 is required")', {
-      timeout: 5000,
+    const tooltip = page.locator('.red-ui-popover:has-text("a whole number from -70 to -5 is required")');
+    await tooltip.waitFor({ timeout: 15_000 });
+    // The tooltip fades in: the screenshot waits for it to be opaque.
+    await page.waitForFunction((element) => getComputedStyle(element).opacity === '1', await tooltip.elementHandle(), {
+      timeout: 15_000,
     });
-    await page.waitForTimeout(600); // the tooltip fades in
     await page.screenshot({ path: join(SCREENSHOTS, 'invalid-value.png') });
-    await target.fill('-16');
+    await typeInto(target, '-16');
     await target.dispatchEvent('change');
     await page.waitForFunction(
       () => !document.querySelector('#node-input-loudnessTarget')!.classList.contains('input-error'),
@@ -234,11 +242,12 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         RED.nodes.eachNode<{ type: string }>((n) => void (n.type === t && !found && (found = n)));
         RED.editor.edit(found);
       }, type);
-      await page.waitForSelector('#node-input-name', { state: 'visible' });
+      await waitForDialog(page);
       shown[type] = await page.evaluate(readDialog, 'node-input');
       if (type === 'media-enhance-upload') {
         await page.click('#node-input-btn-service-edit');
         await page.waitForSelector('#node-config-input-name', { state: 'visible' });
+        await waitForDialog(page);
         shown['media-enhance-config'] = await page.evaluate(readDialog, 'node-config-input');
         await page.click('#node-config-dialog-cancel');
         await page.waitForSelector('#node-config-input-name', { state: 'detached' });
@@ -321,6 +330,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     for (const id of unset) {
       await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
       await page.waitForSelector('#node-input-keepAcrossRestarts', { state: 'visible' });
+      await waitForDialog(page);
       assert.equal(await page.isChecked('#node-input-keepAcrossRestarts'), true, `${id} shows keeping on`);
       await page.click('#node-dialog-cancel');
       await page.waitForSelector('#node-input-name', { state: 'detached' });
@@ -343,6 +353,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     const open = async () => {
       await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
       await page.waitForSelector('#node-input-attachLoudness', { state: 'visible' });
+      await waitForDialog(page);
     };
     await open();
     assert.equal(await page.isChecked('#node-input-attachLoudness'), false, 'off by default');
@@ -391,10 +402,30 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       {
         id: 'me-example-engine',
         prefix: 'node-config-input',
-        changes: { limitUpload: '7', requestTimeout: '30' },
+        changes: { limitUpload: '7', requestTimeout: '30', waitTimeout: '900' },
       },
     ];
-    const open = async (id: string, prefix: string) => {
+    /** In the page: what the open dialog shows, and what the node holds, for each property. */
+    const read = (id: string, prefix: string, props: string[]) =>
+      page.evaluate(
+        ([nodeId, fieldPrefix, names]) => {
+          const node = RED.nodes.node(nodeId) as Record<string, string | boolean | undefined> & {
+            _def: { defaults: Record<string, { value: string | boolean }> };
+          };
+          const shown: Record<string, string | boolean> = {};
+          const saved: Record<string, string | boolean> = {};
+          for (const prop of names) {
+            const field = document.querySelector<HTMLInputElement>(`#${fieldPrefix}-${prop}`);
+            if (field) shown[prop] = field.type === 'checkbox' ? field.checked : field.value;
+            // A value the node was saved without is its default, as the runtime reads it.
+            saved[prop] = node[prop] ?? node._def.defaults[prop].value;
+          }
+          return { shown, saved };
+        },
+        [id, prefix, props] as const,
+      );
+    /** Opens the node's dialog and resolves once it shows the saved values and takes typing. */
+    const open = async (id: string, prefix: string, props: string[]) => {
       await page.evaluate(
         ([nodeId, config]) => {
           const node = RED.nodes.node(nodeId) as { type: string };
@@ -404,30 +435,19 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         [id, prefix === 'node-config-input'] as const,
       );
       await page.waitForSelector(`#${prefix}-name`, { state: 'visible' });
+      await waitFor(async () => {
+        const { shown, saved } = await read(id, prefix, props);
+        return isDeepStrictEqual(shown, saved);
+      }, `${id}: the dialog shows the saved values`);
+      await waitForDialog(page);
     };
-    /** In the page: what the open dialog shows, and what the node holds, for each property. */
-    const read = (id: string, prefix: string, props: string[]) =>
-      page.evaluate(
-        ([nodeId, fieldPrefix, names]) => {
-          const node = RED.nodes.node(nodeId) as Record<string, string | boolean>;
-          const shown: Record<string, string | boolean> = {};
-          const saved: Record<string, string | boolean> = {};
-          for (const prop of names) {
-            const field = document.querySelector<HTMLInputElement>(`#${fieldPrefix}-${prop}`);
-            if (field) shown[prop] = field.type === 'checkbox' ? field.checked : field.value;
-            saved[prop] = node[prop];
-          }
-          return { shown, saved };
-        },
-        [id, prefix, props] as const,
-      );
     /** Gives the open dialog's fields `values` as a user does and presses Done; resolves with what the node holds. */
     const save = async (id: string, prefix: string, values: Values) => {
       for (const [prop, value] of Object.entries(values)) {
         const field = page.locator(`#${prefix}-${prop}`);
         if (typeof value === 'boolean') await field.setChecked(value);
         else if ((await field.evaluate((element) => element.tagName)) === 'SELECT') await field.selectOption(value);
-        else await field.fill(value);
+        else await typeInto(field, value);
       }
       // Leave the last field as a user does before Done (its change event runs first), and see the
       // dialog hold every value before it is saved.
@@ -439,12 +459,12 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       return (await read(id, prefix, Object.keys(values))).saved;
     };
     for (const { id, prefix, changes } of edited) {
-      await open(id, prefix);
+      await open(id, prefix, Object.keys(changes));
       // What the dialog shows at first (the examples leave keepAcrossRestarts unset, which shows ticked).
       const found = (await read(id, prefix, Object.keys(changes))).shown;
       assert.notDeepEqual(found, changes);
       assert.deepEqual(await save(id, prefix, changes), changes, `${id} saves the changed values`);
-      await open(id, prefix);
+      await open(id, prefix, Object.keys(changes));
       assert.deepEqual((await read(id, prefix, Object.keys(changes))).shown, changes, `${id} shows its saved values`);
       assert.deepEqual(await save(id, prefix, found), found, `${id} is back as the dialog found it`);
     }
@@ -452,14 +472,16 @@ describe('the editor in Chromium, started as npm start starts it', function () {
 
   it('opens the config dialog with the key as a password field, and saves a new remote service', async () => {
     await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex1-upload')));
+    await waitForDialog(page);
     await page.click('#node-input-btn-service-add');
     await page.waitForSelector('#node-config-input-mode', { state: 'visible' });
+    await waitForDialog(page);
     await page.selectOption('#node-config-input-mode', 'remote');
     const key = page.locator('#node-config-input-apiKey');
     assert.equal(await key.getAttribute('type'), 'password');
-    await page.fill('#node-config-input-name', 'my remote service');
-    await page.fill('#node-config-input-baseUrl', 'http://127.0.0.1:9');
-    await key.fill('browser-test-secret-key');
+    await typeInto(page.locator('#node-config-input-name'), 'my remote service');
+    await typeInto(page.locator('#node-config-input-baseUrl'), 'http://127.0.0.1:9');
+    await typeInto(key, 'browser-test-secret-key');
     assert.match(
       await page.locator('.red-ui-tray-titlebar').last().innerText(),
       /Add new media enhance service config node/,
@@ -491,8 +513,10 @@ describe('the editor in Chromium, started as npm start starts it', function () {
 
   it('offers to share the limits through Redis, with its password as a password field', async () => {
     await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex1-upload')));
+    await waitForDialog(page);
     await page.click('#node-input-btn-service-add');
     await page.waitForSelector('#node-config-input-mode', { state: 'visible' });
+    await waitForDialog(page);
     assert.equal(await page.locator('#node-config-input-redisUrl').isVisible(), false, 'hidden for the local engine');
     await page.selectOption('#node-config-input-mode', 'remote');
     assert.equal(await page.locator('#node-config-input-redisUrl').isVisible(), true);
@@ -537,9 +561,9 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     await rename(partial, join(product.userDir, 'inbox', 'talk.wav'));
     const outbox = join(product.userDir, 'outbox');
     let screenshotTaken = false;
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 120_000;
     while (!(await readdir(outbox)).includes('talk_enhanced.wav')) {
-      assert.ok(Date.now() < deadline, `no output after 60 s; statuses seen: ${[...statuses].join(', ')}`);
+      assert.ok(Date.now() < deadline, `no output after 120 s; statuses seen: ${[...statuses].join(', ')}`);
       await recordStatuses();
       if (!screenshotTaken && [...statuses].some((s) => /processing|uploading|queued|downloading/.test(s))) {
         await page.screenshot({ path: join(SCREENSHOTS, 'watch-folder-working.png') });
@@ -548,12 +572,14 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       await page.waitForTimeout(150);
     }
     // The download node says done once the file is in place.
-    for (let i = 0; i < 50 && !statuses.has('done'); i++) {
-      await page.waitForTimeout(200);
-      await recordStatuses();
-    }
+    await waitFor(
+      async () => {
+        await recordStatuses();
+        return statuses.has('done');
+      },
+      () => `a node says done; statuses seen: ${[...statuses].join(', ')}`,
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'watch-folder-done.png') });
-    assert.ok(statuses.has('done'), `a node says done: ${[...statuses].join(', ')}`);
     assert.ok(
       [...statuses].some((s) => /uploading|processing|downloading|queued/.test(s)),
       `progress was shown: ${[...statuses].join(', ')}`,
@@ -578,7 +604,11 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       () => /skipped inbox\/notes\.txt: not an audio file .* it stays in inbox\//.test(product.output.join('')),
       'a log line for the skipped file',
     );
-    assert.match(product.output.join(''), /failed: cut\.wav \(moved to failed\/\): truncated WAV/);
+    // The flow moves the file first and logs its line after: the line is waited for too.
+    await waitFor(
+      () => /failed: cut\.wav \(moved to failed\/\): truncated WAV/.test(product.output.join('')),
+      'a log line for the damaged file, with its reason',
+    );
     assert.equal(existsSync(join(product.userDir, 'inbox', 'notes.txt')), true);
   });
 
@@ -588,38 +618,55 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       RED.nodes.eachWorkspace((ws: { id: string }) => void (ws.id.startsWith('me-example-tab-') && tabs++));
       return tabs === count;
     }, EXAMPLES.length);
-    const layout = await page.evaluate(async (portRoom) => {
-      type Drawn = { id: string; type: string; z: string; x: number; y: number; w?: number; h?: number };
-      const onTab = (tab: string) => {
-        const nodes: Drawn[] = [];
-        RED.nodes.eachNode((n: Drawn) => void (n.z === tab && nodes.push(n)));
-        return nodes;
-      };
-      const tabs: string[] = [];
-      RED.nodes.eachWorkspace((ws: { id: string }) => void (ws.id.startsWith('me-example-tab-') && tabs.push(ws.id)));
-      const sized: Record<string, number> = {};
-      const found: string[] = [];
-      for (const tab of tabs) {
-        RED.workspaces.show(tab);
-        // The view sizes a node (w, h) when it draws it, on the tab shown.
-        for (let i = 0; i < 50 && !(onTab(tab).length > 0 && onTab(tab).every((n) => typeof n.w === 'number')); i++)
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        const nodes = onTab(tab).filter((n) => typeof n.w === 'number' && typeof n.h === 'number');
-        sized[tab] = nodes.length;
-        for (let i = 0; i < nodes.length; i++) {
-          for (let j = i + 1; j < nodes.length; j++) {
-            const [a, b] = [nodes[i], nodes[j]];
-            // Ports stick out 10 px on either side: closer than that, a wire has no room to show.
-            if (
-              Math.abs(a.x - b.x) < (a.w! + b.w!) / 2 + portRoom &&
-              Math.abs(a.y - b.y) < (a.h! + b.h!) / 2 + portRoom
-            )
-              found.push(`${tab}: ${a.type} ${a.id} and ${b.type} ${b.id}`);
+    const tabs = await page.evaluate(() => {
+      const ids: string[] = [];
+      RED.nodes.eachWorkspace((ws: { id: string }) => void (ws.id.startsWith('me-example-tab-') && ids.push(ws.id)));
+      return ids;
+    });
+    const layout: { sized: Record<string, number>; found: string[] } = { sized: {}, found: [] };
+    for (const tab of tabs) {
+      await page.evaluate((id) => RED.workspaces.show(id), tab);
+      // The view sizes a node (w, h) when it draws it, on the tab shown.
+      await page.waitForFunction(
+        (id) => {
+          let drawn = 0;
+          let all = 0;
+          RED.nodes.eachNode((n: { z: string; w?: number }) => {
+            if (n.z !== id) return;
+            all++;
+            if (typeof n.w === 'number') drawn++;
+          });
+          return all > 0 && drawn === all;
+        },
+        tab,
+        { timeout: 30_000 },
+      );
+      const measured = await page.evaluate(
+        ([id, portRoom]) => {
+          type Drawn = { id: string; type: string; z: string; x: number; y: number; w?: number; h?: number };
+          const nodes: Drawn[] = [];
+          RED.nodes.eachNode(
+            (n: Drawn) => void (n.z === id && typeof n.w === 'number' && typeof n.h === 'number' && nodes.push(n)),
+          );
+          const found: string[] = [];
+          for (let i = 0; i < nodes.length; i++) {
+            for (let j = i + 1; j < nodes.length; j++) {
+              const [a, b] = [nodes[i], nodes[j]];
+              // Ports stick out 10 px on either side: closer than that, a wire has no room to show.
+              if (
+                Math.abs(a.x - b.x) < (a.w! + b.w!) / 2 + portRoom &&
+                Math.abs(a.y - b.y) < (a.h! + b.h!) / 2 + portRoom
+              )
+                found.push(`${id}: ${a.type} ${a.id} and ${b.type} ${b.id}`);
+            }
           }
-        }
-      }
-      return { sized, found };
-    }, 20);
+          return { sized: nodes.length, found };
+        },
+        [tab, 20] as const,
+      );
+      layout.sized[tab] = measured.sized;
+      layout.found.push(...measured.found);
+    }
     // Every node of every example was drawn and measured, or the check would prove nothing.
     const expected = Object.fromEntries(
       EXAMPLES.map((name) => {
@@ -645,15 +692,44 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       await page.click('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples');
       const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
       const item = tree.getByText(example, { exact: true });
-      if (!(await item.isVisible()))
-        await tree.getByText('@media-enhance/node-red-media-enhance', { exact: true }).click();
-      await item.click();
+      // The library lists the package's folder once it has loaded; its examples show when it is opened.
+      const folder = tree.getByText('@media-enhance/node-red-media-enhance', { exact: true });
+      await folder.waitFor();
+      if (!(await item.isVisible())) await folder.click();
+      // The folder loads, then slides open: the example is clicked once the list has settled. A click
+      // on it was once lost all the same (Node-RED 5, a busy machine): as a user would, it is clicked
+      // again until the list has it selected, which enables Import.
+      await page.waitForFunction(
+        (list) =>
+          document.querySelector(`${list} .red-ui-treeList-spinner`) === null && $(`${list} :animated`).length === 0,
+        '#red-ui-clipboard-dialog-import-tab-examples',
+        { timeout: 30_000 },
+      );
+      for (let clicks = 1; ; clicks++) {
+        await item.click();
+        const selected = await page
+          .waitForFunction(
+            () => !document.querySelector<HTMLButtonElement>('#red-ui-clipboard-dialog-ok')!.disabled,
+            null,
+            { timeout: 5_000 },
+          )
+          .then(
+            () => true,
+            () => false,
+          );
+        if (selected) break;
+        assert.ok(clicks < 3, `"${example}" is not selected after ${clicks} clicks`);
+        console.warn(`      (a click on "${example}" did not select it; clicking again)`);
+      }
       await page.click('#red-ui-clipboard-dialog-import-opt-new');
       await page.click('#red-ui-clipboard-dialog-ok');
       // npm start deployed the same example: Node-RED asks, and a copy is what a user would take.
       await page.getByRole('button', { name: 'Import copy' }).click();
-      // Imported nodes follow the mouse until a click puts them down, as for a user.
+      // Imported nodes follow the mouse until a click puts them down, as for a user: the click waits
+      // for them to be there, and the check below for them to be put down.
+      await page.waitForFunction(() => RED.view.state() === RED.state.IMPORT_DRAGGING, null, { timeout: 30_000 });
       await page.mouse.click(700, 600);
+      await page.waitForFunction(() => RED.view.state() === RED.state.DEFAULT, null, { timeout: 30_000 });
       const invalid = await page.evaluate(() => {
         const bad: string[] = [];
         RED.nodes.eachNode((n: { valid?: boolean; type: string; id: string; z: string }) => {
@@ -663,11 +739,9 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       });
       assert.deepEqual(invalid, [], 'every imported node is valid');
       await page.click('#red-ui-header-button-deploy');
-      await page.waitForSelector('.red-ui-notification:has-text("Successfully deployed")', { timeout: 20_000 });
+      await page.waitForSelector('.red-ui-notification:has-text("Successfully deployed")', { timeout: 60_000 });
       assert.equal(await page.locator('.red-ui-notification-error').count(), 0, 'no error notification');
-      await page.evaluate(
-        () => RED.notifications && document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove()),
-      );
+      await dismissNotifications(page);
       if (example.startsWith('01')) await page.screenshot({ path: join(SCREENSHOTS, 'example-imported.png') });
     });
   }

@@ -20,6 +20,9 @@ export interface RedEditor {
   menu: { setSelected(id: string, selected: boolean): void };
   workspaces: { show(id: string): void; active(): string };
   actions: { invoke(action: string): void };
-  /** Present once the editor has started. */
-  notifications?: unknown;
+  /** Dialogs: each node's edit dialog is a tray; close() closes the one on top, as its Cancel does. */
+  tray: { close(): void };
+  /** What the workspace is doing with the mouse, one of `state`'s values. */
+  view: { state(): number };
+  state: { DEFAULT: number; IMPORT_DRAGGING: number };
 }

@@ -19,6 +19,7 @@ import {
   type RequestLog,
   type RunningProduct,
 } from './product';
+import { resetEditor } from './editor-state';
 import type { RedEditor } from './red-editor';
 
 declare const RED: RedEditor;
@@ -46,6 +47,8 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
       await page.screenshot({
         path: join(SCREENSHOTS, `failed-sidebar-${test.title.replace(/\W+/g, '-').slice(0, 50)}.png`),
       });
+    // Whatever a test left open, the next one starts from the editor at rest: one failure is one failure.
+    if (page) await resetEditor(page);
   });
 
   after(async () => {
@@ -95,9 +98,12 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
       (await page.locator('.me-help summary').innerText()).replace(/\s+/g, ' ').trim(),
       `? ${catalog.sidebar.help.title}`,
     );
+    // The help opens on a click and closes on another; its text is read once it shows.
     await page.click('.me-help summary');
+    await page.waitForSelector('.me-help[open] dl', { state: 'visible' });
     assert.match(await page.locator('.me-help dl').innerText(), /True peak \(dBTP\)/);
     await page.click('.me-help summary');
+    await page.waitForSelector('.me-help dl', { state: 'hidden' });
     assert.ok(services.length >= 1, 'the examples deploy at least one service');
     const engine = services.find((s) => s.name === 'built-in engine');
     assert.ok(engine, `the examples' built-in engine: ${JSON.stringify(services)}`);

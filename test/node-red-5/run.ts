@@ -1,6 +1,8 @@
 // The Node-RED 5 run of `npm test`: node-red 5 needs Node >= 22.9, so this installs Node 22 (the npm
 // package `node@22`) into a temporary prefix, copies the built package into a temporary project whose
 // devDependencies name node-red 5, and runs the node tests and the browser tests there on Node 22.
+// Given test files (globs under dist/, as mocha takes them) as arguments, it runs those instead, as
+// `npm run test:editor-load` does with the editor's.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +11,8 @@ import { delimiter, join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '..', '..', '..');
 const NODE_RED = process.env.NODE_RED_5_VERSION ?? '^5.0.7';
 const NODE = process.env.NODE_22_VERSION ?? 'node@22';
-const SUITES = ['dist/test/nodes/**/*.test.js', 'dist/test/editor/**/*.test.js'];
+const ALL_SUITES = ['dist/test/nodes/**/*.test.js', 'dist/test/editor/**/*.test.js'];
+const SUITES = process.argv.length > 2 ? process.argv.slice(2) : ALL_SUITES;
 
 function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): void {
   execFileSync(command, args, { stdio: 'inherit', ...options });
