@@ -1,7 +1,8 @@
 // The speech-enhancement chain that runs before loudness normalization, on a WAV file, streamed:
 //   1. (LARK_V2) find mains hum in the file;
-//   2. per channel: high-pass, hum notches, RNNoise noise reduction mixed by the level (channel-task),
-//      channels split among the threads the caller can lend;
+//   2. per channel: high-pass, hum notches, noise reduction (channel-task): RNNoise mixed by the level
+//      (FINCH) or DeepFilterNet3 with the level's attenuation cap (LARK, LARK_V2); channels split among
+//      the threads the caller can lend;
 //   3. (LARK, LARK_V2) the leveler, on all channels alike, while the channels are put back together.
 // The output is a 32-bit float WAV at the input's rate, channels and length, sample-aligned with it.
 import { rename, rm } from 'node:fs/promises';
@@ -9,7 +10,14 @@ import { allocatePlanar } from '../audio/pcm-codec';
 import type { WavFormat } from '../audio/wav-format';
 import { openWav, type WavSource } from '../audio/wav-reader';
 import { WavWriter } from '../audio/wav-writer';
-import { stagesOf, type ChainStages, type EnhanceOptions } from './chain-types';
+import {
+  attenuationCapDb,
+  noiseReducerOf,
+  stagesOf,
+  type ChainStages,
+  type EnhanceOptions,
+  type NoiseReducer,
+} from './chain-types';
 import { FLOAT_WAV, runChannelTask, type ChannelTask, type ChannelTaskResult } from './channel-task';
 import { findHum, planFilters, type HumFinding } from './filter-plan';
 import { FrameTrack } from './frame-track';
@@ -24,8 +32,11 @@ export interface EnhanceRun {
 
 export interface EnhanceReport {
   stages: ChainStages;
-  /** The share of the denoised signal (0..1). */
+  noiseReducer: NoiseReducer;
+  /** RNNoise: the share of the denoised signal (0..1); 1 for DeepFilterNet3. */
   wet: number;
+  /** DeepFilterNet3: the most noise was pulled down (dB); null without a cap or with RNNoise. */
+  attenuationCapDb: number | null;
   highPassHz: number | null;
   hum: HumFinding | null;
   /** How much lower the noise floor (the quietest tenth of the file) is after noise reduction (dB). */
@@ -42,7 +53,10 @@ export async function enhanceWavFile(
   run: EnhanceRun = {},
 ): Promise<EnhanceReport> {
   const stages = { ...stagesOf(options.model), ...options.stages };
-  const wet = stages.denoise ? Math.min(100, Math.max(0, options.level)) / 100 : 0;
+  const reducer = options.noiseReducer ?? noiseReducerOf(options.model);
+  const level = Math.min(100, Math.max(0, options.level));
+  const capDb = attenuationCapDb(level);
+  const wet = !stages.denoise ? 0 : reducer === 'RNNoise' ? level / 100 : 1;
   const source = await openWav(inputPath);
   const { channels, channelMask } = source.layout;
   const hum = stages.humRemoval ? await findHum(source) : null;
@@ -58,6 +72,8 @@ export async function enhanceWavFile(
     channels: group,
     filters,
     wet: needsTrack ? wet : undefined,
+    reducer: stages.denoise ? reducer : 'RNNoise',
+    capDb,
   }));
   try {
     const elsewhere = async (task: ChannelTask) =>
@@ -77,7 +93,9 @@ export async function enhanceWavFile(
     else await joinChannels(results, { channels, channelMask }, outputPath, leveler);
     return {
       stages,
+      noiseReducer: reducer,
       wet,
+      attenuationCapDb: stages.denoise && reducer === 'DeepFilterNet3' && Number.isFinite(capDb) ? capDb : null,
       highPassHz: filters.highPassHz,
       hum,
       noiseFloorReductionDb: stages.denoise ? track.noiseFloorReductionDb() : null,

@@ -32,11 +32,14 @@ interface Sessions {
 }
 
 let sessions: Promise<Sessions> | undefined;
+/** How many times this thread has made the sessions (once, unless released). */
+let loads = 0;
 /** Runs one at a time: a session is not to be run twice at once. */
 let queue: Promise<unknown> = Promise.resolve();
 
 function loadSessions(): Promise<Sessions> {
   sessions ??= (async () => {
+    loads++;
     const ort = await import('onnxruntime-web');
     // The engine's worker threads are the parallelism: one WebAssembly thread per session, in this
     // thread (no proxy worker), the runtime's files read from its own package folder, never fetched.
@@ -56,9 +59,9 @@ function loadSessions(): Promise<Sessions> {
   return sessions;
 }
 
-/** Whether this thread holds the sessions now (for the tests of their reuse and release). */
-export function dfnModelLoaded(): boolean {
-  return sessions !== undefined;
+/** Whether this thread holds the sessions now, and how often it made them (for the tests of reuse and release). */
+export function dfnModelState(): { loaded: boolean; loads: number } {
+  return { loaded: sessions !== undefined, loads };
 }
 
 /**

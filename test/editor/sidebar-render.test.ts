@@ -135,7 +135,9 @@ function engineParams(): Record<string, unknown> {
     true_peak: -1,
     ...enhancementParams('LARK_V2', {
       stages: { denoise: true, highpass: true, leveler: true, humRemoval: true },
+      noiseReducer: 'RNNoise',
       wet: 0.8,
+      attenuationCapDb: null,
       highPassHz: 80,
       hum: { mainsHz: 50, fundamentalHz: 50.02, harmonicsHz: [50.02, 100.04, 150.06], prominenceDb: 18.4 },
       noiseFloorReductionDb: 11.26,
