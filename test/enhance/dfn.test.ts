@@ -4,7 +4,7 @@ import { DF_BINS, ERB_BANDS, ERB_WIDTHS, FeatureExtractor } from '../../src/enha
 import { dfnModelState, releaseDfnModel, runDfn } from '../../src/enhance/dfn-model';
 import { DfnStream, type DfnBlocking } from '../../src/enhance/dfn-stream';
 import { RealFft } from '../../src/enhance/real-fft';
-import { db, readSpeechSample, rms, seededNoise } from './speech-sample';
+import { db, rms, seededNoise } from './speech-sample';
 import { speechAt } from './test-media';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
