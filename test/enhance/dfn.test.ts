@@ -192,6 +192,23 @@ describe('enhance: DeepFilterNet3', function () {
     assert.ok(joins < -40, `block-wise against whole-file: ${joins.toFixed(1)} dB`);
   });
 
+  it('streams with flat memory: buffers made once, whatever the length', async () => {
+    // Small blocks, so that a short signal crosses many of them.
+    const stream = await DfnStream.create(Infinity, { block: 100, warmup: 50 });
+    const noise = seededNoise(13);
+    const piece = Float32Array.from({ length: 48_000 }, () => 0.05 * noise());
+    const held = () => (stream as unknown as { output: Float32Array }).output.length;
+    try {
+      for (let second = 0; second < 3; second++) await stream.push(piece, piece.length);
+      const after3 = held();
+      for (let second = 0; second < 9; second++) await stream.push(piece, piece.length);
+      assert.equal(held(), after3, 'the output buffer holds one block, not the file');
+      assert.ok(after3 <= 2 * 100 * HOP + 48_000, `output buffer ${after3} samples`);
+    } finally {
+      stream.destroy();
+    }
+  });
+
   it('caps the attenuation at the level asked: 6, 12 and 20 dB off a noise, more without a cap', async () => {
     const noise = seededNoise(9);
     const input = Float32Array.from({ length: 48_000 * 3 }, () => 0.05 * noise());
