@@ -22,6 +22,7 @@ import { FLOAT_WAV, runChannelTask, type ChannelTask, type ChannelTaskResult } f
 import { findHum, planFilters, type HumFinding } from './filter-plan';
 import { FrameTrack } from './frame-track';
 import { LevelerGain, planLeveler, type LevelerFigures, type LevelerPlan } from './leveler';
+import { twinChannels } from './twin-channels';
 
 export interface EnhanceRun {
   /** Threads the chain may use for one file's channels, its own included (default 1). */
@@ -44,6 +45,8 @@ export interface EnhanceReport {
   leveler: LevelerFigures | null;
   /** Threads the channels were processed on. */
   threads: number;
+  /** A stereo file's two channels were one signal: processed once, the result written to both. */
+  twinChannels?: boolean;
 }
 
 export async function enhanceWavFile(
@@ -60,12 +63,14 @@ export async function enhanceWavFile(
   const source = await openWav(inputPath);
   const { channels, channelMask } = source.layout;
   const hum = stages.humRemoval ? await findHum(source) : null;
+  // DeepFilterNet3 is worth a look first: a stereo file of one signal twice is denoised once.
+  const twins = stages.denoise && reducer === 'DeepFilterNet3' && (await twinChannels(source));
   await source.close();
   const filters = planFilters(stages.highpass, hum);
 
   // The voice track is needed for noise reduction and for the leveler alike.
   const needsTrack = stages.denoise || stages.leveler;
-  const groups = splitChannels(channels, Math.max(1, Math.min(run.threads ?? 1, channels)));
+  const groups = twins ? [[0]] : splitChannels(channels, Math.max(1, Math.min(run.threads ?? 1, channels)));
   const tasks: ChannelTask[] = groups.map((group) => ({
     inputPath,
     outputPath: `${outputPath}.ch${group[0]}.wav`,
@@ -89,8 +94,8 @@ export async function enhanceWavFile(
     const track = first ? FrameTrack.adopt(first) : new FrameTrack(0);
     for (const other of others) track.merge(other!);
     const leveler = stages.leveler ? planLeveler(track) : null;
-    if (results.length === 1 && !leveler) await rename(results[0].outputPath, outputPath);
-    else await joinChannels(results, { channels, channelMask }, outputPath, leveler);
+    if (results.length === 1 && !leveler && !twins) await rename(results[0].outputPath, outputPath);
+    else await joinChannels(results, { channels, channelMask }, outputPath, leveler, twins);
     return {
       stages,
       noiseReducer: reducer,
@@ -99,6 +104,7 @@ export async function enhanceWavFile(
       highPassHz: filters.highPassHz,
       hum,
       noiseFloorReductionDb: stages.denoise ? track.noiseFloorReductionDb() : null,
+      twinChannels: twins,
       leveler: leveler && {
         targetDb: leveler.targetDb,
         minGainDb: leveler.minGainDb,
@@ -119,12 +125,16 @@ function splitChannels(channels: number, count: number): number[][] {
   return groups;
 }
 
-/** Puts the tasks' channels back in their places, applying the leveler's gain to all of them alike. */
+/**
+ * Puts the tasks' channels back in their places, applying the leveler's gain to all of them alike;
+ * `twins`: the one channel processed is written to both of a stereo file.
+ */
 async function joinChannels(
   results: ChannelTaskResult[],
   { channels, channelMask }: { channels: number; channelMask: number },
   outputPath: string,
   leveler: LevelerPlan | null,
+  twins = false,
 ): Promise<void> {
   const sources: WavSource[] = [];
   let writer: WavWriter | undefined;
@@ -143,6 +153,7 @@ async function joinChannels(
       blocks.forEach((block, i) =>
         results[i].channels.forEach((channel, j) => (out[channel] = block.value!.samples[j])),
       );
+      if (twins) out[1] = out[0].slice(0, frames);
       gain?.apply(out, frames);
       await writer.write(out, frames, false);
     }

@@ -177,6 +177,18 @@ describe('enhance: the speech-enhancement chain on files', function () {
     assert.ok(sdr >= 30, `segmental SI-SDR ${sdr.toFixed(1)} dB`);
   });
 
+  it('a stereo file of one signal twice is denoised once (LARK): both channels are the mono result', async () => {
+    const short = mix(clean.subarray(0, rate * 3), whiteNoise(rate * 3, 8), 5);
+    const mono = await enhance('twin-mono', [short], { model: 'LARK', level: 100 });
+    const twin = await enhance('twin-stereo', [short, short], { model: 'LARK', level: 100 }, { threads: 2 });
+    assert.equal(twin.report.twinChannels, true);
+    assert.equal(twin.report.threads, 1, 'one channel processed');
+    assert.deepEqual(twin.output[0], mono.output[0]);
+    assert.deepEqual(twin.output[1], mono.output[0]);
+    const apart = await enhance('not-twins', [short, short.map((s) => 0.5 * s)], { model: 'LARK', level: 100 });
+    assert.equal(apart.report.twinChannels, false, 'different channels are each processed');
+  });
+
   it('two speakers 12 dB apart (LARK) come out within 3 LU of each other; FINCH leaves them apart', async () => {
     // Alternating turns of the sample: odd turns 12 dB quieter, with a faint noise floor.
     const turn = clean.length;
