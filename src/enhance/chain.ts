@@ -22,7 +22,7 @@ import { FLOAT_WAV, runChannelTask, type ChannelTask, type ChannelTaskResult } f
 import { findHum, planFilters, type HumFinding } from './filter-plan';
 import { FrameTrack } from './frame-track';
 import { LevelerGain, planLeveler, type LevelerFigures, type LevelerPlan } from './leveler';
-import { twinChannels } from './twin-channels';
+import { preGainDb, surveyChannels } from './channel-survey';
 
 export interface EnhanceRun {
   /** Threads the chain may use for one file's channels, its own included (default 1). */
@@ -63,8 +63,10 @@ export async function enhanceWavFile(
   const source = await openWav(inputPath);
   const { channels, channelMask } = source.layout;
   const hum = stages.humRemoval ? await findHum(source) : null;
-  // DeepFilterNet3 is worth a look first: a stereo file of one signal twice is denoised once.
-  const twins = stages.denoise && reducer === 'DeepFilterNet3' && (await twinChannels(source));
+  // DeepFilterNet3 is worth a look first: a stereo file of one signal twice is denoised once, a quiet
+  // file is raised for the network (channel-survey).
+  const survey = stages.denoise && reducer === 'DeepFilterNet3' ? await surveyChannels(source) : undefined;
+  const twins = survey?.twins ?? false;
   await source.close();
   const filters = planFilters(stages.highpass, hum);
 
@@ -79,6 +81,7 @@ export async function enhanceWavFile(
     wet: needsTrack ? wet : undefined,
     reducer: stages.denoise ? reducer : 'RNNoise',
     capDb,
+    preGainDb: preGainDb(survey?.speechLevelDb ?? null),
   }));
   try {
     const elsewhere = async (task: ChannelTask) =>

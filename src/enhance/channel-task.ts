@@ -25,6 +25,8 @@ export interface ChannelTask {
   reducer?: NoiseReducer;
   /** DeepFilterNet3's attenuation cap in dB (default Infinity: none). */
   capDb?: number;
+  /** DeepFilterNet3: the gain (dB) the signal is raised by before the network and lowered by after. */
+  preGainDb?: number;
 }
 
 interface StreamDenoiser {
@@ -59,7 +61,7 @@ export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResu
         : new FrameTrack(Math.ceil((source.layout.frames * RNNOISE_RATE) / sampleRate / RNNOISE_FRAME) + 1);
     if (track && task.reducer === 'DeepFilterNet3') {
       for (let i = 0; i < count; i++)
-        denoisers.push(await DfnChannelDenoiser.create(sampleRate, task.capDb ?? Infinity, track));
+        denoisers.push(await DfnChannelDenoiser.create(sampleRate, task.capDb ?? Infinity, track, task.preGainDb ?? 0));
     } else if (track) {
       const rnnoise = await loadRnnoise();
       for (let i = 0; i < count; i++)

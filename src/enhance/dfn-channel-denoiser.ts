@@ -24,22 +24,33 @@ export class DfnChannelDenoiser {
   private readonly voices: number[] = [];
   private readonly frame = new Float32Array(RNNOISE_FRAME);
   private readonly discarded = new Float32Array(RNNOISE_FRAME);
+  private raised = new Float32Array(0);
 
   private constructor(
     private readonly stream: DfnStream,
     private readonly detector: FrameDenoiser,
     private readonly track: FrameTrack,
+    private readonly preGain: number,
     private readonly up?: StreamResampler,
     private readonly down?: StreamResampler,
   ) {}
 
-  /** `capDb`: the most the noise is pulled down (Infinity: no cap). */
-  static async create(sampleRate: number, capDb: number, track: FrameTrack): Promise<DfnChannelDenoiser> {
+  /**
+   * `capDb`: the most the noise is pulled down (Infinity: no cap); `preGainDb`: the signal is raised by
+   * this much for the network and lowered by as much after (channel-survey).
+   */
+  static async create(
+    sampleRate: number,
+    capDb: number,
+    track: FrameTrack,
+    preGainDb = 0,
+  ): Promise<DfnChannelDenoiser> {
     const resample = sampleRate !== DFN_RATE;
     return new DfnChannelDenoiser(
       await DfnStream.create(capDb),
       (await loadRnnoise()).createDenoiser(),
       track,
+      10 ** (preGainDb / 20),
       resample ? await StreamResampler.create(sampleRate, DFN_RATE) : undefined,
       resample ? await StreamResampler.create(DFN_RATE, sampleRate) : undefined,
     );
@@ -48,9 +59,9 @@ export class DfnChannelDenoiser {
   /** Takes `frames` samples at the file's rate; returns the output ready so far (valid until the next call). */
   async push(samples: Float32Array, frames: number): Promise<Float32Array> {
     this.inputFrames += frames;
-    const at48 = this.up ? this.up.push(samples, frames) : samples.subarray(0, frames);
+    const at48 = this.raise(this.up ? this.up.push(samples, frames) : samples.subarray(0, frames));
     this.measureInput(at48);
-    const out48 = await this.stream.push(at48, at48.length);
+    const out48 = this.lower(await this.stream.push(at48, at48.length));
     this.measureOutput(out48, false);
     return this.emit(this.down ? this.down.push(out48, out48.length) : out48);
   }
@@ -59,10 +70,10 @@ export class DfnChannelDenoiser {
   async flush(): Promise<Float32Array> {
     let out48: Float32Array;
     if (this.up) {
-      const tail = this.up.flush();
+      const tail = this.raise(this.up.flush());
       this.measureInput(tail);
-      out48 = concat(await this.stream.push(tail, tail.length), await this.stream.flush());
-    } else out48 = await this.stream.flush();
+      out48 = this.lower(concat(await this.stream.push(tail, tail.length), await this.stream.flush()));
+    } else out48 = this.lower(await this.stream.flush());
     if (this.inputPartial.count > 0) {
       this.energiesIn.push(this.inputPartial.sum / this.inputPartial.count);
       this.frame.fill(0, this.inputPartial.count);
@@ -84,10 +95,25 @@ export class DfnChannelDenoiser {
     this.down?.destroy();
   }
 
+  /** A copy raised by the pre-gain (the caller's samples stay as they are). */
+  private raise(samples: Float32Array): Float32Array {
+    if (this.preGain === 1) return samples;
+    if (this.raised.length < samples.length) this.raised = new Float32Array(samples.length);
+    const out = this.raised.subarray(0, samples.length);
+    for (let i = 0; i < samples.length; i++) out[i] = samples[i] * this.preGain;
+    return out;
+  }
+
+  /** The stream's output (its own buffer) lowered by the pre-gain again, in place. */
+  private lower(samples: Float32Array): Float32Array {
+    if (this.preGain !== 1) for (let i = 0; i < samples.length; i++) samples[i] /= this.preGain;
+    return samples;
+  }
+
   private measureInput(samples: Float32Array): void {
     for (const s of samples) {
-      this.frame[this.inputPartial.count] = s;
-      this.inputPartial.sum += s * s;
+      this.frame[this.inputPartial.count] = s; // raised: the voice detector hears a quiet file better
+      this.inputPartial.sum += (s * s) / (this.preGain * this.preGain); // the energy at the file's level
       if (++this.inputPartial.count === HOP) {
         this.energiesIn.push(this.inputPartial.sum / HOP);
         this.inputPartial = { sum: 0, count: 0 };

@@ -189,6 +189,18 @@ describe('enhance: the speech-enhancement chain on files', function () {
     assert.equal(apart.report.twinChannels, false, 'different channels are each processed');
   });
 
+  it('quiet speech (-73 dBFS RMS) through LARK is kept, not taken for noise: raised for the network and lowered after', async () => {
+    const quiet = clean.map((s) => s * 0.01);
+    const { output, report } = await enhance('quiet', [quiet], {
+      model: 'LARK',
+      level: 100,
+      stages: { leveler: false },
+    });
+    const kept = db(rms(output[0]) / rms(quiet));
+    assert.ok(kept > -3, `the speech came out ${kept.toFixed(1)} dB from its level`);
+    assert.ok(report.noiseFloorReductionDb !== null);
+  });
+
   it('two speakers 12 dB apart (LARK) come out within 3 LU of each other; FINCH leaves them apart', async () => {
     // Alternating turns of the sample: odd turns 12 dB quieter, with a faint noise floor.
     const turn = clean.length;
