@@ -28,9 +28,6 @@ export const DEFAULT_BLOCKING: DfnBlocking = { block: 3000, warmup: 1500 };
 const LOOKAHEAD = Math.max(CONV_LOOKAHEAD, DF_LOOKAHEAD);
 const ZERO_SPECTRUM = new Float32Array(2 * BINS);
 
-/** Per enhanced spectrum: its index and the network's local SNR estimate (dB). */
-export type FrameListener = (frame: number, lsnrDb: number) => void;
-
 export class DfnStream {
   private readonly analysis: Analysis;
   private readonly synthesis: Synthesis;
@@ -65,7 +62,6 @@ export class DfnStream {
     private readonly fft: RealFft,
     private readonly blocking: DfnBlocking,
     capDb: number,
-    private readonly onFrame?: FrameListener,
   ) {
     this.analysis = new Analysis(fft);
     this.synthesis = new Synthesis(fft);
@@ -80,8 +76,8 @@ export class DfnStream {
   }
 
   /** `capDb`: the most noise is pulled down (Infinity: no cap). */
-  static async create(capDb = Infinity, blocking = DEFAULT_BLOCKING, onFrame?: FrameListener): Promise<DfnStream> {
-    return new DfnStream(await RealFft.create(2 * (BINS - 1)), blocking, capDb, onFrame);
+  static async create(capDb = Infinity, blocking = DEFAULT_BLOCKING): Promise<DfnStream> {
+    return new DfnStream(await RealFft.create(2 * (BINS - 1)), blocking, capDb);
   }
 
   /** Takes `frames` samples; returns the enhanced output ready so far (a view, valid until the next call). */
@@ -163,7 +159,6 @@ export class DfnStream {
       this.enhancedSpectrum,
     );
     this.synthesis.push(this.enhancedSpectrum, this.synthesized);
-    this.onFrame?.(t, outputs.lsnr[row]);
     this.enhanced++;
     const skipped = Math.min(this.skip, HOP);
     this.skip -= skipped;
