@@ -1,7 +1,8 @@
 // The speech-enhancement chain that runs before loudness normalization, on a WAV file, streamed:
 //   1. (LARK_V2) find mains hum in the file;
-//   2. per channel: high-pass, hum notches, RNNoise noise reduction mixed by the level (channel-task),
-//      channels split among the threads the caller can lend;
+//   2. per channel: high-pass, hum notches, noise reduction (channel-task): RNNoise mixed by the level
+//      (FINCH) or DeepFilterNet3 with the level's attenuation cap (LARK, LARK_V2); channels split among
+//      the threads the caller can lend;
 //   3. (LARK, LARK_V2) the leveler, on all channels alike, while the channels are put back together.
 // The output is a 32-bit float WAV at the input's rate, channels and length, sample-aligned with it.
 import { rename, rm } from 'node:fs/promises';
@@ -9,11 +10,19 @@ import { allocatePlanar } from '../audio/pcm-codec';
 import type { WavFormat } from '../audio/wav-format';
 import { openWav, type WavSource } from '../audio/wav-reader';
 import { WavWriter } from '../audio/wav-writer';
-import { stagesOf, type ChainStages, type EnhanceOptions } from './chain-types';
+import {
+  attenuationCapDb,
+  noiseReducerOf,
+  stagesOf,
+  type ChainStages,
+  type EnhanceOptions,
+  type NoiseReducer,
+} from './chain-types';
 import { FLOAT_WAV, runChannelTask, type ChannelTask, type ChannelTaskResult } from './channel-task';
 import { findHum, planFilters, type HumFinding } from './filter-plan';
 import { FrameTrack } from './frame-track';
 import { LevelerGain, planLeveler, type LevelerFigures, type LevelerPlan } from './leveler';
+import { preGainDb, surveyChannels } from './channel-survey';
 
 export interface EnhanceRun {
   /** Threads the chain may use for one file's channels, its own included (default 1). */
@@ -24,8 +33,11 @@ export interface EnhanceRun {
 
 export interface EnhanceReport {
   stages: ChainStages;
-  /** The share of the denoised signal (0..1). */
+  noiseReducer: NoiseReducer;
+  /** RNNoise: the share of the denoised signal (0..1); 1 for DeepFilterNet3. */
   wet: number;
+  /** DeepFilterNet3: the most noise was pulled down (dB); null without a cap or with RNNoise. */
+  attenuationCapDb: number | null;
   highPassHz: number | null;
   hum: HumFinding | null;
   /** How much lower the noise floor (the quietest tenth of the file) is after noise reduction (dB). */
@@ -33,6 +45,8 @@ export interface EnhanceReport {
   leveler: LevelerFigures | null;
   /** Threads the channels were processed on. */
   threads: number;
+  /** A stereo file's two channels were one signal: processed once, the result written to both. */
+  twinChannels?: boolean;
 }
 
 export async function enhanceWavFile(
@@ -42,22 +56,32 @@ export async function enhanceWavFile(
   run: EnhanceRun = {},
 ): Promise<EnhanceReport> {
   const stages = { ...stagesOf(options.model), ...options.stages };
-  const wet = stages.denoise ? Math.min(100, Math.max(0, options.level)) / 100 : 0;
+  const reducer = options.noiseReducer ?? noiseReducerOf(options.model);
+  const level = Math.min(100, Math.max(0, options.level));
+  const capDb = attenuationCapDb(level);
+  const wet = !stages.denoise ? 0 : reducer === 'RNNoise' ? level / 100 : 1;
   const source = await openWav(inputPath);
   const { channels, channelMask } = source.layout;
   const hum = stages.humRemoval ? await findHum(source) : null;
+  // DeepFilterNet3 is worth a look first: a stereo file of one signal twice is denoised once, a quiet
+  // file is raised for the network (channel-survey).
+  const survey = stages.denoise && reducer === 'DeepFilterNet3' ? await surveyChannels(source) : undefined;
+  const twins = survey?.twins ?? false;
   await source.close();
   const filters = planFilters(stages.highpass, hum);
 
   // The voice track is needed for noise reduction and for the leveler alike.
   const needsTrack = stages.denoise || stages.leveler;
-  const groups = splitChannels(channels, Math.max(1, Math.min(run.threads ?? 1, channels)));
+  const groups = twins ? [[0]] : splitChannels(channels, Math.max(1, Math.min(run.threads ?? 1, channels)));
   const tasks: ChannelTask[] = groups.map((group) => ({
     inputPath,
     outputPath: `${outputPath}.ch${group[0]}.wav`,
     channels: group,
     filters,
     wet: needsTrack ? wet : undefined,
+    reducer: stages.denoise ? reducer : 'RNNoise',
+    capDb,
+    preGainDb: preGainDb(survey?.speechLevelDb ?? null),
   }));
   try {
     const elsewhere = async (task: ChannelTask) =>
@@ -73,14 +97,17 @@ export async function enhanceWavFile(
     const track = first ? FrameTrack.adopt(first) : new FrameTrack(0);
     for (const other of others) track.merge(other!);
     const leveler = stages.leveler ? planLeveler(track) : null;
-    if (results.length === 1 && !leveler) await rename(results[0].outputPath, outputPath);
-    else await joinChannels(results, { channels, channelMask }, outputPath, leveler);
+    if (results.length === 1 && !leveler && !twins) await rename(results[0].outputPath, outputPath);
+    else await joinChannels(results, { channels, channelMask }, outputPath, leveler, twins);
     return {
       stages,
+      noiseReducer: reducer,
       wet,
+      attenuationCapDb: stages.denoise && reducer === 'DeepFilterNet3' && Number.isFinite(capDb) ? capDb : null,
       highPassHz: filters.highPassHz,
       hum,
       noiseFloorReductionDb: stages.denoise ? track.noiseFloorReductionDb() : null,
+      twinChannels: twins,
       leveler: leveler && {
         targetDb: leveler.targetDb,
         minGainDb: leveler.minGainDb,
@@ -101,12 +128,16 @@ function splitChannels(channels: number, count: number): number[][] {
   return groups;
 }
 
-/** Puts the tasks' channels back in their places, applying the leveler's gain to all of them alike. */
+/**
+ * Puts the tasks' channels back in their places, applying the leveler's gain to all of them alike;
+ * `twins`: the one channel processed is written to both of a stereo file.
+ */
 async function joinChannels(
   results: ChannelTaskResult[],
   { channels, channelMask }: { channels: number; channelMask: number },
   outputPath: string,
   leveler: LevelerPlan | null,
+  twins = false,
 ): Promise<void> {
   const sources: WavSource[] = [];
   let writer: WavWriter | undefined;
@@ -125,6 +156,7 @@ async function joinChannels(
       blocks.forEach((block, i) =>
         results[i].channels.forEach((channel, j) => (out[channel] = block.value!.samples[j])),
       );
+      if (twins) out[1] = out[0].slice(0, frames);
       gain?.apply(out, frames);
       await writer.write(out, frames, false);
     }

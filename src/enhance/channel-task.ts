@@ -1,11 +1,14 @@
-// Stage one of the chain for some of a file's channels: filters, then noise reduction, written to a
+// Stage one of the chain for some of a file's channels: filters, then noise reduction (RNNoise or
+// DeepFilterNet3), written to a
 // float WAV of those channels. Each task is independent, so a file's channels can be processed on
 // several threads at once; the frame track each task returns is merged by the chain.
 import { allocatePlanar } from '../audio/pcm-codec';
 import type { WavFormat } from '../audio/wav-format';
 import { openWav } from '../audio/wav-reader';
 import { WavWriter } from '../audio/wav-writer';
+import type { NoiseReducer } from './chain-types';
 import { ChannelDenoiser } from './channel-denoiser';
+import { DfnChannelDenoiser } from './dfn-channel-denoiser';
 import { buildChannelFilters, type FilterPlan } from './filter-plan';
 import { FrameTrack, type SerializedTrack } from './frame-track';
 import { loadRnnoise, RNNOISE_FRAME, RNNOISE_RATE } from './rnnoise';
@@ -18,6 +21,18 @@ export interface ChannelTask {
   filters: FilterPlan;
   /** Share of the denoised signal 0..1; undefined: no noise reduction at all (and no voice track). */
   wet?: number;
+  /** Which noise reduction runs (default RNNoise); DeepFilterNet3 takes its strength from `capDb`. */
+  reducer?: NoiseReducer;
+  /** DeepFilterNet3's attenuation cap in dB (default Infinity: none). */
+  capDb?: number;
+  /** DeepFilterNet3: the gain (dB) the signal is raised by before the network and lowered by after. */
+  preGainDb?: number;
+}
+
+interface StreamDenoiser {
+  push(samples: Float32Array, frames: number): Float32Array | Promise<Float32Array>;
+  flush(): Float32Array | Promise<Float32Array>;
+  destroy(): void;
 }
 
 export interface ChannelTaskResult {
@@ -30,7 +45,7 @@ export const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
 
 export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResult> {
   const source = await openWav(task.inputPath);
-  const denoisers: ChannelDenoiser[] = [];
+  const denoisers: StreamDenoiser[] = [];
   let writer: WavWriter | undefined;
   try {
     const { sampleRate, channelMask } = source.layout;
@@ -44,7 +59,10 @@ export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResu
       task.wet === undefined
         ? undefined
         : new FrameTrack(Math.ceil((source.layout.frames * RNNOISE_RATE) / sampleRate / RNNOISE_FRAME) + 1);
-    if (track) {
+    if (track && task.reducer === 'DeepFilterNet3') {
+      for (let i = 0; i < count; i++)
+        denoisers.push(await DfnChannelDenoiser.create(sampleRate, task.capDb ?? Infinity, track, task.preGainDb ?? 0));
+    } else if (track) {
       const rnnoise = await loadRnnoise();
       for (let i = 0; i < count; i++)
         denoisers.push(await ChannelDenoiser.create(rnnoise, sampleRate, task.wet!, track));
@@ -58,13 +76,19 @@ export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResu
         work[i] = block.samples[task.channels[i]];
         filters[i].process(work[i], block.frames);
       }
-      await write(
-        denoisers.length
-          ? denoisers.map((d, i) => d.push(work[i], block.frames))
-          : work.map((w) => w.subarray(0, block.frames)),
-      );
+      // One channel after another: a thread runs one network at a time anyway.
+      const outputs: Float32Array[] = [];
+      for (let i = 0; i < count; i++)
+        outputs.push(
+          denoisers.length ? await denoisers[i].push(work[i], block.frames) : work[i].subarray(0, block.frames),
+        );
+      await write(outputs);
     }
-    if (denoisers.length) await write(denoisers.map((d) => d.flush()));
+    if (denoisers.length) {
+      const tails: Float32Array[] = [];
+      for (const denoiser of denoisers) tails.push(await denoiser.flush());
+      await write(tails);
+    }
     await writer.finish();
     writer = undefined;
     return { outputPath: task.outputPath, channels: task.channels, track: track?.serialize() };

@@ -31,8 +31,10 @@ export function enhancementParams(model: EnhancementModel, report: EnhanceReport
       noise_reduction: !stages.denoise
         ? null
         : {
-            engine: 'RNNoise',
-            wet_percent: round(report.wet * 100, 0),
+            engine: report.noiseReducer,
+            ...(report.noiseReducer === 'RNNoise'
+              ? { wet_percent: round(report.wet * 100, 0) }
+              : { attenuation_limit_db: report.attenuationCapDb === null ? null : round(report.attenuationCapDb, 1) }),
             noise_floor_reduction_db:
               report.noiseFloorReductionDb === null ? null : round(report.noiseFloorReductionDb, 1),
           },

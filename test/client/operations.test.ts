@@ -39,6 +39,11 @@ describe('client operations against the local engine', function () {
   let client: MediaEnhanceClient;
   let dir: string;
   const wav = makeWav(1, 48_000);
+  /**
+   * The fast model for tones sent to test the client: LARK_V2's DeepFilterNet3 takes a tone for noise,
+   * and a fresh engine thread's first job with it spends seconds loading the network.
+   */
+  const FAST = { loudness_target: -16, true_peak: -1, enhancement_model: 'FINCH' } as const;
 
   before(async () => {
     engine = await startTestEngine();
@@ -89,7 +94,7 @@ describe('client operations against the local engine', function () {
     ]) {
       const input = join(dir, name);
       await fsp.writeFile(input, wav);
-      const media = await client.uploadMedia({ file: input });
+      const media = await client.uploadMedia({ file: input, media_enhancement: FAST });
       assert.equal(media.file_name, name, 'the upload answer');
       assert.equal((await client.getMetadata(media.uid)).file_name, name, 'the metadata');
       await client.waitForCompletion(media.uid, { timeoutMs: 20_000 });
@@ -106,7 +111,7 @@ describe('client operations against the local engine', function () {
 
   it('names a download after the media when its file name is only spaces or dots', async () => {
     for (const name of ['   ', '...']) {
-      const media = await client.uploadMedia({ file: wav, fileName: name });
+      const media = await client.uploadMedia({ file: wav, fileName: name, media_enhancement: FAST });
       await client.waitForCompletion(media.uid, { timeoutMs: 20_000 });
       const out = join(dir, `out-${media.uid}`);
       await fsp.mkdir(out);
@@ -117,10 +122,10 @@ describe('client operations against the local engine', function () {
   });
 
   it('uploads from a Buffer and from a stream, and downloads the original with step PRE', async () => {
-    const fromBuffer = await client.uploadMedia({ file: wav, fileName: 'buffer.wav' });
+    const fromBuffer = await client.uploadMedia({ file: wav, fileName: 'buffer.wav', media_enhancement: FAST });
     const input = join(dir, 'stream.wav');
     await fsp.writeFile(input, wav);
-    const fromStream = await client.uploadMedia({ file: createReadStream(input) });
+    const fromStream = await client.uploadMedia({ file: createReadStream(input), media_enhancement: FAST });
     assert.equal(fromStream.file_name, 'stream.wav');
     await client.waitForCompletion(fromBuffer.uid, { timeoutMs: 20_000 });
     const pre = await client.downloadFile(fromBuffer.uid, { step: 'PRE' });
@@ -163,7 +168,8 @@ describe('client operations against the local engine', function () {
     assert.equal(record.file_name, 'clip.mp4');
     assert.equal(typeof record.inserted_at, 'string');
     assert.equal(record.enhancement_model, 'LARK');
-    const done = await client.waitForCompletion(record.uid, { timeoutMs: 20_000 });
+    // LARK runs DeepFilterNet3: a fresh engine thread loads the network first (seconds on a busy machine).
+    const done = await client.waitForCompletion(record.uid, { timeoutMs: 60_000 });
     assert.equal(done.enhancement_status, 'COMPLETED');
   });
 

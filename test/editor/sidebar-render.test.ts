@@ -129,13 +129,15 @@ function loudnessReport(): LoudnessReport {
 }
 
 /** What the built-in engine writes into enhancement_params for a speech media (src/enhance/report.ts). */
-function engineParams(): Record<string, unknown> {
+function engineParams(noiseReducer: 'RNNoise' | 'DeepFilterNet3' = 'DeepFilterNet3'): Record<string, unknown> {
   return {
     loudness_target: -16,
     true_peak: -1,
     ...enhancementParams('LARK_V2', {
       stages: { denoise: true, highpass: true, leveler: true, humRemoval: true },
-      wet: 0.8,
+      noiseReducer,
+      wet: noiseReducer === 'RNNoise' ? 0.8 : 1,
+      attenuationCapDb: noiseReducer === 'RNNoise' ? null : 20,
       highPassHz: 80,
       hum: { mainsHz: 50, fundamentalHz: 50.02, harmonicsHz: [50.02, 100.04, 150.06], prominenceDb: 18.4 },
       noiseFloorReductionDb: 11.26,
@@ -255,6 +257,24 @@ describe('sidebar: what the tab shows', () => {
     assert.match(rows[1], /^failed talk\.wav \d\d:\d\d:\d\d upload 01234567 JOB_FAILED: the file holds no audio$/);
   });
 
+  it("says RNNoise's noise reduction as its share of the denoised signal", () => {
+    const detail: ResultDetail = {
+      result: result(),
+      metadata: {
+        uid: '0123456789abcdef',
+        enhancement_status: 'COMPLETED',
+        enhancement_params: engineParams('RNNoise'),
+      },
+      loudness: loudnessReport(),
+      loudnessOffered: true,
+    };
+    const text = textOf(renderDetail(t, detail, { width: 300, height: 165 }));
+    assert.ok(
+      text.includes('noise reduction: RNNoise, 80% of the denoised signal, noise floor lowered by 11.3 dB'),
+      text,
+    );
+  });
+
   it('opens a detail view with the stages, the figures, the chart and both downloads', () => {
     const detail: ResultDetail = {
       result: result(),
@@ -268,7 +288,7 @@ describe('sidebar: what the tab shows', () => {
       'model: LARK_V2',
       'high-pass filter at 80 Hz',
       'hum removal: 50 Hz mains, notches at 50, 100, 150 Hz',
-      'noise reduction: RNNoise, 80% of the denoised signal, noise floor lowered by 11.3 dB',
+      'noise reduction: DeepFilterNet3, attenuation limited to 20.0 dB, noise floor lowered by 11.3 dB',
       'speech leveler: gain -3.1 to +6.2 dB, speech in 84% of the file',
       'loudness: gain +9.1 dB, true-peak limiter up to 1.3 dB',
       'integrated -27.4 LUFS -16.0 LUFS',

@@ -61,7 +61,12 @@ export interface SpeechEnhancementReport {
     notches_hz?: number[];
     prominence_db?: number;
   } | null;
-  noise_reduction: { engine: string; wet_percent: number; noise_floor_reduction_db: number | null } | null;
+  noise_reduction: {
+    engine: string;
+    wet_percent?: number;
+    attenuation_limit_db?: number | null;
+    noise_floor_reduction_db: number | null;
+  } | null;
   leveler: { note?: string; gain_min_db?: number; gain_max_db?: number; speech_percent?: number } | null;
   channel_threads: number;
 }

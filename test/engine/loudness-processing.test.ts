@@ -336,7 +336,10 @@ describe('engine: loudness processing of audio and video', function () {
         failed.error!.message,
         /decoding MP3 needs ffmpeg, which the engine did not find .*send WAV, which never needs it/,
       );
-      const wav = await upload(without, await readFile(speechWav), 'talk.wav');
+      // FINCH, the fast chain: what is under test is that WAV needs no ffmpeg, not the denoiser.
+      const wav = await upload(without, await readFile(speechWav), 'talk.wav', {
+        media_enhancement: JSON.stringify({ loudness_target: -16, true_peak: -1, enhancement_model: 'FINCH' }),
+      });
       assert.equal((await settled(without, wav.json.uid, 30_000)).enhancement_status, 'COMPLETED');
     } finally {
       await without.dispose();

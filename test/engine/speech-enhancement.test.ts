@@ -81,7 +81,8 @@ describe('engine: speech enhancement before loudness', function () {
       assert.equal(speech.hum_removal?.found, true);
       assert.equal(speech.hum_removal?.mains_hz, 50);
       assert.ok(speech.hum_removal?.notches_hz?.includes(100));
-      assert.equal(speech.noise_reduction?.wet_percent, 100);
+      assert.equal(speech.noise_reduction?.engine, 'DeepFilterNet3');
+      assert.equal(speech.noise_reduction?.attenuation_limit_db, null, 'level 100: no cap');
       assert.ok(speech.noise_reduction.noise_floor_reduction_db! > 10, JSON.stringify(speech.noise_reduction));
       assert.equal(typeof speech.leveler?.gain_min_db, 'number');
       assert.equal(speech.channel_threads, 2, "the two channels ran on the pool's two threads");
@@ -110,6 +111,8 @@ describe('engine: speech enhancement before loudness', function () {
       const fullGain = speechOverPauses((await readWav(full.out)).channels[0]) - before;
       assert.ok(Math.abs(lightGain) < 1, `level 1 changed the noise by ${lightGain.toFixed(1)} dB`);
       assert.ok(fullGain >= 15, `level 100 lowered the noise by ${fullGain.toFixed(1)} dB`);
+      assert.equal(full.params.speech_enhancement.noise_reduction?.engine, 'RNNoise');
+      assert.equal(full.params.speech_enhancement.noise_reduction?.wet_percent, 100);
       assert.equal(full.params.speech_enhancement.leveler, null);
       assert.equal(full.params.speech_enhancement.hum_removal, null);
       assert.equal(full.params.speech_enhancement.channel_threads, 1);

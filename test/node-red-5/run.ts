@@ -30,7 +30,17 @@ function main(): void {
     const env = { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}` };
 
     const project = join(work, 'project');
-    for (const entry of ['dist', 'nodes', 'plugins', 'resources', 'icons', 'examples', 'README.md', 'LICENSE']) {
+    for (const entry of [
+      'dist',
+      'nodes',
+      'plugins',
+      'resources',
+      'models',
+      'icons',
+      'examples',
+      'README.md',
+      'LICENSE',
+    ]) {
       cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
     }
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

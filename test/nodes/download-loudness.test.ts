@@ -27,6 +27,8 @@ function flow(download: Record<string, unknown>): object[] {
       service: 'svc',
       loudnessTarget: '-20',
       truePeak: '-2',
+      // A tone is no speech: LARK_V2's DeepFilterNet3 takes it for noise; FINCH passes it to the loudness stage.
+      model: 'FINCH',
       wires: [['wait']],
     },
     { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '60', wires: [['download']] },

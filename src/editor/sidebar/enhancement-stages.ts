@@ -30,7 +30,24 @@ function speechStages(t: Translate, speech: Params): string[] {
     );
   }
   const denoise = speech.noise_reduction;
-  if (isObject(denoise)) {
+  if (isObject(denoise) && 'attenuation_limit_db' in denoise && !('wet_percent' in denoise)) {
+    // DeepFilterNet3: the level is a cap on the attenuation, not a share of the denoised signal.
+    const limit = num(denoise.attenuation_limit_db);
+    const cap =
+      limit === null
+        ? t('sidebar.stages.attenuationUnlimited')
+        : t('sidebar.stages.attenuationLimit', { db: decibels(limit) });
+    const reduction = num(denoise.noise_floor_reduction_db);
+    lines.push(
+      reduction === null
+        ? t('sidebar.stages.noiseReductionCapped', { engine: text(denoise.engine) ?? '', cap })
+        : t('sidebar.stages.noiseReductionCappedFloor', {
+            engine: text(denoise.engine) ?? '',
+            cap,
+            reduction: decibels(reduction),
+          }),
+    );
+  } else if (isObject(denoise)) {
     const wet = num(denoise.wet_percent);
     const reduction = num(denoise.noise_floor_reduction_db);
     lines.push(

@@ -1,0 +1,76 @@
+// Speed of the two noise reductions on one thread, 48 kHz mono: the LARK_V2 chain (DeepFilterNet3) beside
+// DeepFilterNet3's network alone on the same frames (the blocks and warm-up the chain runs), so our own
+// share of the time shows, and the FINCH chain (RNNoise). Interleaved rounds, medians.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { enhanceWavFile } from '../src/enhance/chain';
+import type { EnhancementModel } from '../src/enhance/chain-types';
+import { HOP, STFT_DELAY } from '../src/enhance/dfn-frames';
+import { DF_BINS, ERB_BANDS } from '../src/enhance/dfn-features';
+import { runDfn } from '../src/enhance/dfn-model';
+import { DEFAULT_BLOCKING } from '../src/enhance/dfn-stream';
+import { speechLike, writeWavFile } from '../test/fixtures/audio';
+import type { BenchReport } from './run';
+
+const SECONDS = 60;
+const ROUNDS = 3;
+const RATE = 48_000;
+
+async function seconds(task: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await task();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+/** The network alone over the runs the chain makes for SECONDS of audio (features of zeros: the cost is the same). */
+async function networkAlone(): Promise<void> {
+  const frames = Math.ceil((SECONDS * RATE + STFT_DELAY) / HOP) + 2;
+  const longest = DEFAULT_BLOCKING.warmup + DEFAULT_BLOCKING.block + 2;
+  const erb = new Float32Array(longest * ERB_BANDS);
+  const spec = new Float32Array(longest * 2 * DF_BINS);
+  for (let done = 0; done < frames; done += DEFAULT_BLOCKING.block) {
+    const first = Math.max(0, done - DEFAULT_BLOCKING.warmup);
+    await runDfn(erb, spec, Math.min(frames, done + DEFAULT_BLOCKING.block) + 2 - first);
+  }
+}
+
+export async function run(): Promise<BenchReport> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-denoiser-speed-'));
+  try {
+    const input = join(dir, 'speech.wav');
+    await writeWavFile(input, { sampleRate: RATE, channels: 1, bits: 16 }, SECONDS, speechLike(RATE, 1, 21, -26));
+    const chain = (model: EnhancementModel) => () =>
+      enhanceWavFile(input, join(dir, `${model}.wav`), { model, level: 100 });
+    await chain('LARK_V2')(); // warm-up: the network loaded, WebAssembly compiled
+    const rounds = { network: [] as number[], lark: [] as number[], finch: [] as number[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      rounds.network.push(await seconds(networkAlone));
+      rounds.lark.push(await seconds(chain('LARK_V2')));
+      rounds.finch.push(await seconds(chain('FINCH')));
+    }
+    const median = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
+    const realtime = (time: number) => `${(SECONDS / time).toFixed(1)}x realtime`;
+    const [network, lark, finch] = [median(rounds.network), median(rounds.lark), median(rounds.finch)];
+    return {
+      title: 'Noise reduction speed, 48 kHz mono, one thread',
+      table: [
+        ['measure', 'value', 'reference', 'ratio', 'goal'],
+        [
+          'LARK_V2 chain (DeepFilterNet3)',
+          realtime(lark),
+          `DeepFilterNet3's network alone on the same frames: ${realtime(network)}`,
+          (network / lark).toFixed(2),
+          '>= 0.8',
+        ],
+        ['FINCH chain (RNNoise)', realtime(finch), `LARK_V2: ${realtime(lark)}`, (lark / finch).toFixed(1), ''],
+      ],
+      notes: [
+        `${SECONDS} s of speech-like signal; the network runs in ${DEFAULT_BLOCKING.block / 100} s blocks with ${DEFAULT_BLOCKING.warmup / 100} s of warm-up each, as in the chain.`,
+        'The chain includes reading and writing the files, the high-pass, hum search, RNNoise voice detection for the leveler and the leveler.',
+      ],
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,157 @@
+// One channel through DeepFilterNet3, streamed: to 48 kHz, the network in blocks (dfn-stream), back to
+// the file's rate; output sample n is input sample n. Per 10 ms frame the frame track gets the energy
+// before and after and a voice probability from RNNoise's voice detector run alongside on the same
+// frames: measured on speech with known pauses in white and room noise at 0, 5 and 10 dB SNR, it is
+// right on 81-86% of the frames with 9-13% false alarms everywhere, while DeepFilterNet3's local SNR
+// estimate (a frame above 0 dB counted as speech) misses 23-63% of the speech in white noise and
+// calls 45-62% of the room noise speech. RNNoise costs about a fifth of the network's time.
+import { DFN_RATE, HOP } from './dfn-frames';
+import { DfnStream } from './dfn-stream';
+import type { FrameTrack } from './frame-track';
+import { StreamResampler } from './resampler';
+import { loadRnnoise, RNNOISE_FRAME, type FrameDenoiser } from './rnnoise';
+
+export class DfnChannelDenoiser {
+  /** Per 48 kHz frame not yet in the track: the energy going in, and the network's local SNR. */
+  private readonly energiesIn: number[] = [];
+  private inputPartial = { sum: 0, count: 0 };
+  private outputPartial = { sum: 0, count: 0 };
+  private trackFrames = 0;
+  private inputFrames = 0;
+  private outputFrames = 0;
+
+  /** RNNoise's voice probability per frame not yet in the track: the one for frame j comes with frame j + 1. */
+  private readonly voices: number[] = [];
+  private readonly frame = new Float32Array(RNNOISE_FRAME);
+  private readonly discarded = new Float32Array(RNNOISE_FRAME);
+  private raised = new Float32Array(0);
+
+  private constructor(
+    private readonly stream: DfnStream,
+    private readonly detector: FrameDenoiser,
+    private readonly track: FrameTrack,
+    private readonly preGain: number,
+    private readonly up?: StreamResampler,
+    private readonly down?: StreamResampler,
+  ) {}
+
+  /**
+   * `capDb`: the most the noise is pulled down (Infinity: no cap); `preGainDb`: the signal is raised by
+   * this much for the network and lowered by as much after (channel-survey).
+   */
+  static async create(
+    sampleRate: number,
+    capDb: number,
+    track: FrameTrack,
+    preGainDb = 0,
+  ): Promise<DfnChannelDenoiser> {
+    const resample = sampleRate !== DFN_RATE;
+    return new DfnChannelDenoiser(
+      await DfnStream.create(capDb),
+      (await loadRnnoise()).createDenoiser(),
+      track,
+      10 ** (preGainDb / 20),
+      resample ? await StreamResampler.create(sampleRate, DFN_RATE) : undefined,
+      resample ? await StreamResampler.create(DFN_RATE, sampleRate) : undefined,
+    );
+  }
+
+  /** Takes `frames` samples at the file's rate; returns the output ready so far (valid until the next call). */
+  async push(samples: Float32Array, frames: number): Promise<Float32Array> {
+    this.inputFrames += frames;
+    const at48 = this.raise(this.up ? this.up.push(samples, frames) : samples.subarray(0, frames));
+    this.measureInput(at48);
+    const out48 = this.lower(await this.stream.push(at48, at48.length));
+    this.measureOutput(out48, false);
+    return this.emit(this.down ? this.down.push(out48, out48.length) : out48);
+  }
+
+  /** The rest of the output: the stream's and the resamplers' tails. */
+  async flush(): Promise<Float32Array> {
+    let out48: Float32Array;
+    if (this.up) {
+      const tail = this.raise(this.up.flush());
+      this.measureInput(tail);
+      out48 = this.lower(concat(await this.stream.push(tail, tail.length), await this.stream.flush()));
+    } else out48 = this.lower(await this.stream.flush());
+    if (this.inputPartial.count > 0) {
+      this.energiesIn.push(this.inputPartial.sum / this.inputPartial.count);
+      this.frame.fill(0, this.inputPartial.count);
+      this.detect();
+    }
+    this.frame.fill(0);
+    this.detect(); // the voice of the last frame comes with the next
+    this.measureOutput(out48, true);
+    let out = out48;
+    if (this.down) out = concat(this.down.push(out48, out48.length), this.down.flush());
+    const missing = this.inputFrames - this.outputFrames - out.length; // a resampler rounds a sample short
+    return this.emit(missing > 0 ? concat(out, new Float32Array(missing)) : out);
+  }
+
+  destroy(): void {
+    this.stream.destroy();
+    this.detector.destroy();
+    this.up?.destroy();
+    this.down?.destroy();
+  }
+
+  /** A copy raised by the pre-gain (the caller's samples stay as they are). */
+  private raise(samples: Float32Array): Float32Array {
+    if (this.preGain === 1) return samples;
+    if (this.raised.length < samples.length) this.raised = new Float32Array(samples.length);
+    const out = this.raised.subarray(0, samples.length);
+    for (let i = 0; i < samples.length; i++) out[i] = samples[i] * this.preGain;
+    return out;
+  }
+
+  /** The stream's output (its own buffer) lowered by the pre-gain again, in place. */
+  private lower(samples: Float32Array): Float32Array {
+    if (this.preGain !== 1) for (let i = 0; i < samples.length; i++) samples[i] /= this.preGain;
+    return samples;
+  }
+
+  private measureInput(samples: Float32Array): void {
+    for (const s of samples) {
+      this.frame[this.inputPartial.count] = s; // raised: the voice detector hears a quiet file better
+      this.inputPartial.sum += (s * s) / (this.preGain * this.preGain); // the energy at the file's level
+      if (++this.inputPartial.count === HOP) {
+        this.energiesIn.push(this.inputPartial.sum / HOP);
+        this.inputPartial = { sum: 0, count: 0 };
+        this.detect();
+      }
+    }
+  }
+
+  private detect(): void {
+    this.voices.push(this.detector.process(this.frame, this.discarded));
+  }
+
+  /** Output frame j carries input frame j. */
+  private measureOutput(samples: Float32Array, last: boolean): void {
+    const addFrame = (energyAfter: number) => {
+      this.voices.shift();
+      this.track.add(this.trackFrames++, this.voices[0] ?? 0, this.energiesIn.shift() ?? 0, energyAfter);
+    };
+    for (const s of samples) {
+      this.outputPartial.sum += s * s;
+      if (++this.outputPartial.count === HOP) {
+        addFrame(this.outputPartial.sum / HOP);
+        this.outputPartial = { sum: 0, count: 0 };
+      }
+    }
+    if (last && this.outputPartial.count > 0) addFrame(this.outputPartial.sum / this.outputPartial.count);
+  }
+
+  private emit(samples: Float32Array): Float32Array {
+    const n = Math.min(samples.length, this.inputFrames - this.outputFrames);
+    this.outputFrames += n;
+    return samples.subarray(0, n);
+  }
+}
+
+function concat(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
