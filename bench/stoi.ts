@@ -29,17 +29,23 @@ const WINDOW = Float64Array.from(
   (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * (i + 1)) / (FRAME + 1)),
 );
 
+export interface Intelligibility {
+  stoi: number;
+  estoi: number;
+}
+
 /** STOI of `processed` against `clean` (same rate and length, aligned), about 0 (unintelligible) to 1. */
 export function stoi(clean: Float32Array, processed: Float32Array, sampleRate: number): number {
-  return intelligibility(clean, processed, sampleRate, false);
+  return intelligibility(clean, processed, sampleRate).stoi;
 }
 
 /** ESTOI of `processed` against `clean` (same rate and length, aligned), about 0 to 1. */
 export function estoi(clean: Float32Array, processed: Float32Array, sampleRate: number): number {
-  return intelligibility(clean, processed, sampleRate, true);
+  return intelligibility(clean, processed, sampleRate).estoi;
 }
 
-function intelligibility(clean: Float32Array, processed: Float32Array, sampleRate: number, extended: boolean): number {
+/** STOI and ESTOI together: both from one resampling and one set of band envelopes. */
+export function intelligibility(clean: Float32Array, processed: Float32Array, sampleRate: number): Intelligibility {
   if (clean.length !== processed.length)
     throw new Error(`STOI: clean and processed must have the same length, got ${clean.length} and ${processed.length}`);
   const [x, y] = removeSilentFrames(resamplePoly(clean, sampleRate, RATE), resamplePoly(processed, sampleRate, RATE));
@@ -48,20 +54,14 @@ function intelligibility(clean: Float32Array, processed: Float32Array, sampleRat
   const frames = xBands.length;
   if (frames < SEGMENT)
     throw new Error(`STOI: ${frames} speech frames after silence removal; at least ${SEGMENT} (384 ms) are needed`);
-  let sum = 0;
-  let count = 0;
-  for (let end = SEGMENT; end <= frames; end++) {
-    if (extended) {
-      sum += segmentEstoi(xBands, yBands, end - SEGMENT);
-      count++;
-    } else {
-      for (let band = 0; band < BANDS; band++) {
-        sum += segmentStoi(xBands, yBands, end - SEGMENT, band);
-        count++;
-      }
-    }
+  let stoiSum = 0;
+  let estoiSum = 0;
+  for (let start = 0; start + SEGMENT <= frames; start++) {
+    estoiSum += segmentEstoi(xBands, yBands, start);
+    for (let band = 0; band < BANDS; band++) stoiSum += segmentStoi(xBands, yBands, start, band);
   }
-  return sum / count;
+  const segments = frames - SEGMENT + 1;
+  return { stoi: stoiSum / (segments * BANDS), estoi: estoiSum / segments };
 }
 
 /** Both signals without the frames where `x` is silent, each overlap-added back from its windowed frames. */
