@@ -8,7 +8,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EnhancementModel } from '../src/enhance/chain-types';
 import { mix } from '../test/enhance/test-media';
-import { Dnsmos, type DnsmosScores } from './dnsmos';
+import type { DnsmosScores } from './dnsmos';
+import { DnsmosThread } from './dnsmos-thread';
 import { pink, RATE } from './quality-media';
 import { align, segmentalSiSdr, siSdr } from './quality-metrics';
 import { HIGHPASS, qualityRunners } from './quality-runners';
@@ -29,18 +30,32 @@ interface Scores extends DnsmosScores {
   estoi: number;
 }
 
+/** Outputs handed to the DNSMOS thread and not yet rated, at most (5 s at 48 kHz: 1 MB each). */
+const MAX_WAITING_RATINGS = 12;
+
 const GOALS = { segSiSdrDb: 4, stoi: 0.015, ovrl: 0.1, cleanSegSiSdrDb: 30, cleanSig: 0.05 };
 
 export async function run(): Promise<BenchReport> {
   const started = Date.now();
   const load = loadavg()[0];
   const dir = await mkdtemp(join(tmpdir(), 'bench-denoise-quality-'));
-  const dnsmos = await Dnsmos.load();
+  const dnsmos = new DnsmosThread();
   try {
     const { chain, ffmpegFilter } = qualityRunners(dir);
     const { clips, babble, room } = await realRecordings(dir);
     const noisy: Array<{ noise: string; system: System; scores: Scores }> = [];
     const clean: Array<{ system: System; segSiSdr: number; sig: number; inputSig: number }> = [];
+    // DNSMOS runs on its own thread while the loop goes on; at most a few outputs wait for it (memory).
+    const ratings: Array<Promise<void>> = [];
+    let ratingFailure: Error | undefined;
+    const rate = async (output: Float32Array, use: (scores: DnsmosScores) => void) => {
+      if (ratings.length >= MAX_WAITING_RATINGS) await ratings[ratings.length - MAX_WAITING_RATINGS];
+      ratings.push(
+        dnsmos.score(output, RATE).then(use, (err: unknown) => {
+          ratingFailure ??= err instanceof Error ? err : new Error(String(err));
+        }),
+      );
+    };
 
     for (const [c, clip] of clips.entries()) {
       const speech = clip.samples;
@@ -70,32 +85,32 @@ export async function run(): Promise<BenchReport> {
             const output = await through(system, input);
             const reference = referenceOf(system);
             const aligned = align(reference, output, RATE);
-            noisy.push({
-              noise,
-              system,
-              scores: {
-                siSdr: siSdr(reference, aligned),
-                segSiSdr: segmentalSiSdr(reference, aligned, RATE),
-                ...intelligibility(reference, aligned, RATE),
-                ...(await dnsmos.score(output, RATE)),
-              },
-            });
+            const scores: Scores = {
+              siSdr: siSdr(reference, aligned),
+              segSiSdr: segmentalSiSdr(reference, aligned, RATE),
+              ...intelligibility(reference, aligned, RATE),
+              sig: NaN,
+              bak: NaN,
+              ovrl: NaN,
+            };
+            noisy.push({ noise, system, scores });
+            await rate(output, (rated) => Object.assign(scores, rated));
           }
         }
       }
-      const inputSig = (await dnsmos.score(speech, RATE)).sig;
-      for (const system of SYSTEMS.slice(1)) {
-        const output = await through(system, speech);
-        const reference = referenceOf(system);
-        clean.push({
-          system,
-          segSiSdr: segmentalSiSdr(reference, align(reference, output, RATE), RATE),
-          sig: (await dnsmos.score(output, RATE)).sig,
-          inputSig,
-        });
+      const cleanRows = SYSTEMS.slice(1).map((system) => ({ system, segSiSdr: NaN, sig: NaN, inputSig: NaN }));
+      await rate(speech, ({ sig }) => cleanRows.forEach((row) => (row.inputSig = sig)));
+      for (const row of cleanRows) {
+        const output = await through(row.system, speech);
+        const reference = referenceOf(row.system);
+        row.segSiSdr = segmentalSiSdr(reference, align(reference, output, RATE), RATE);
+        await rate(output, ({ sig }) => (row.sig = sig));
+        clean.push(row);
       }
       console.error(`  ${clip.name}: done (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     }
+    await Promise.all(ratings);
+    if (ratingFailure) throw ratingFailure;
 
     const meanOf = (system: System, noise?: string) => {
       const cases = noisy.filter((c) => c.system === system && (!noise || c.noise === noise));
@@ -187,12 +202,12 @@ export async function run(): Promise<BenchReport> {
         "FINCH and LARK_V2: the engine's chain (enhanceWavFile) by model name at level 100, before the loudness stage; reference: the clean clip through the same chain with noise reduction off (the 80 Hz high-pass alone). ffmpeg afftdn: `afftdn=tn=1` behind the chain's own high-pass (two biquads at 80 Hz, a 4th-order Butterworth); reference: the clean clip through that high-pass. Input: the noisy mixture against the clean clip as recorded.",
         "Outputs are aligned to the reference (best lag within ±50 ms) and scaled by least squares. SI-SDR over the whole clip (LARK_V2's leveler moves its gain, which SI-SDR counts as distortion); segmental SI-SDR: the mean over 0.5 s windows where the reference is within 40 dB of its loudest window, each clamped to -10..60 dB (blind to a slow gain).",
         "STOI (Taal et al. 2011) and ESTOI (Jensen & Taal 2016) as published: 10 kHz, 256-sample Hann frames at 50% overlap, 15 one-third-octave bands from 150 Hz, 30-frame segments, frames 40 dB under the clean speech's loudest removed, STOI clipped at -15 dB SDR; our TypeScript matches pystoi to four decimals (test/bench/stoi.test.ts).",
-        "DNSMOS P.835 (Microsoft, ICASSP 2022; model from github.com/microsoft/DNS-Challenge, CC BY 4.0 / MIT, in bench/models/dnsmos/) on each output alone, at 16 kHz, fed as its dnsmos_local.py does (a clip shorter than 9.01 s is repeated to fill the window), on onnxruntime-web's WebAssembly backend.",
+        "DNSMOS P.835 (Microsoft, ICASSP 2022; model from github.com/microsoft/DNS-Challenge, CC BY 4.0 / MIT, in bench/models/dnsmos/) on each output alone, at 16 kHz, fed as its dnsmos_local.py does (a clip shorter than 9.01 s is repeated to fill the window), on onnxruntime-web's WebAssembly backend, on a thread of its own beside the rest of the run.",
         "Clean rows: each clean clip through the system, its segmental SI-SDR against its reference (the clip through the same high-pass), and its DNSMOS SIG beside the clean clip's own.",
       ],
     };
   } finally {
-    await dnsmos.release();
+    await dnsmos.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
