@@ -37,6 +37,7 @@ const GOALS = { segSiSdrDb: 4, stoi: 0.015, ovrl: 0.1, cleanSegSiSdrDb: 30, clea
 
 export async function run(): Promise<BenchReport> {
   const started = Date.now();
+  const cpuAtStart = process.cpuUsage();
   const load = loadavg()[0];
   const dir = await mkdtemp(join(tmpdir(), 'bench-denoise-quality-'));
   const dnsmos = new DnsmosThread();
@@ -196,7 +197,7 @@ export async function run(): Promise<BenchReport> {
       table: rows,
       writtenAlone: true,
       notes: [
-        `Run ${new Date().toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s for this section (load average ${load.toFixed(1)} at its start); \`npm run bench -- denoise-quality\` runs it alone and replaces only this section here.`,
+        `Run ${new Date().toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s for this section, ${cpuSeconds(cpuAtStart).toFixed(0)} s of CPU on its two threads (load average ${load.toFixed(1)} at its start: the wall time grows with other work on the machine); \`npm run bench -- denoise-quality\` runs it alone and replaces only this section here.`,
         `Speech: ${clips.length} clean clips of ${Math.min(...seconds).toFixed(1)}-${Math.max(...seconds).toFixed(1)} s (${clips.map((c) => c.name).join(', ')}), from Debian's asterisk-core-sounds-en-g722 (CC BY-SA 3.0) and codec2-examples (LGPL-2.1), fetched with apt-get download and unpacked with dpkg -x into ${DEBIAN_CACHE} at run time; ffmpeg decodes them to 48 kHz.`,
         `Noises, each at ${SNRS.join(', ')} dB SNR against the speech's active level: recorded room noise (freesound.org 573577, CC0, in bench/media/, looped), babble of eight other recordings of both packages at one level, pink noise from a seed. ${noisy.length / SYSTEMS.length} noisy cases; each figure is their mean.`,
         "FINCH and LARK_V2: the engine's chain (enhanceWavFile) by model name at level 100, before the loudness stage; reference: the clean clip through the same chain with noise reduction off (the 80 Hz high-pass alone). ffmpeg afftdn: `afftdn=tn=1` behind the chain's own high-pass (two biquads at 80 Hz, a 4th-order Butterworth); reference: the clean clip through that high-pass. Input: the noisy mixture against the clean clip as recorded.",
@@ -212,5 +213,10 @@ export async function run(): Promise<BenchReport> {
   }
 }
 
+/** CPU time (user + system) the process has spent since `from`, all threads. */
+const cpuSeconds = (from: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(from);
+  return (user + system) / 1e6;
+};
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 const signed = (value: number, digits: number) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
