@@ -1,5 +1,6 @@
 // Speech-quality measures for the enhancement benchmark, computed here in TypeScript: segmental SNR,
-// SI-SDR, the noise floor in speech pauses, and a magnitude-spectrum segmental SNR that no phase moves.
+// SI-SDR and its segmental form, the noise floor in speech pauses, and a magnitude-spectrum segmental SNR
+// that no phase moves.
 // Each measure takes an output already aligned to its reference (`align`: once per output).
 
 const FRAME_SECONDS = 0.01;
@@ -72,6 +73,34 @@ export function siSdr(reference: Float32Array, aligned: Float32Array): number {
   return 10 * Math.log10(target / error);
 }
 
+/** Segmental SI-SDR's window: long enough for speech, short enough that a leveler's slow gain is constant within it. */
+const SI_SDR_WINDOW_SECONDS = 0.5;
+/** Per-window SI-SDR is clamped: below -10 dB the speech is lost anyway, and an exact copy would be infinite. */
+const SEG_SI_SDR_MIN_DB = -10;
+const SEG_SI_SDR_MAX_DB = 60;
+
+/**
+ * The mean SI-SDR over 0.5 s windows where the reference is not silent (within 40 dB of its loudest window),
+ * each clamped to -10..60 dB: each window is scaled on its own, so a slow gain change costs nothing.
+ */
+export function segmentalSiSdr(reference: Float32Array, aligned: Float32Array, sampleRate: number): number {
+  const window = Math.round(SI_SDR_WINDOW_SECONDS * sampleRate);
+  const energies = frameEnergies(reference, window);
+  const loudest = Math.max(...energies);
+  let sum = 0;
+  let count = 0;
+  for (let k = 0; k < energies.length; k++) {
+    if (energies[k] < loudest * 10 ** (-SILENT_DB / 10)) continue;
+    const ratio = siSdr(
+      reference.subarray(k * window, (k + 1) * window),
+      aligned.subarray(k * window, (k + 1) * window),
+    );
+    sum += Math.min(SEG_SI_SDR_MAX_DB, Math.max(SEG_SI_SDR_MIN_DB, Number.isNaN(ratio) ? SEG_SI_SDR_MIN_DB : ratio));
+    count++;
+  }
+  return sum / count;
+}
+
 /** Level (dBFS) of `signal` in the frames where `clean` is silent: the noise left in the pauses. */
 export function pauseFloorDb(clean: Float32Array, signal: Float32Array, sampleRate: number): number {
   const frame = Math.round(FRAME_SECONDS * sampleRate);
@@ -131,8 +160,8 @@ function magnitudes(frame: Float32Array, window: Float64Array, size: number): Fl
   return Float64Array.from({ length: size / 2 + 1 }, (_, bin) => Math.hypot(re[bin], im[bin]));
 }
 
-/** In-place iterative radix-2 FFT. */
-function fft(re: Float64Array, im: Float64Array): void {
+/** In-place iterative radix-2 FFT (also the STOI measure's). */
+export function fft(re: Float64Array, im: Float64Array): void {
   const n = re.length;
   for (let i = 1, j = 0; i < n; i++) {
     let bit = n >> 1;

@@ -5,18 +5,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LoudnessMeter } from '../src/audio/loudness-meter';
-import { enhanceWavFile } from '../src/enhance/chain';
 import type { EnhanceOptions } from '../src/enhance/chain-types';
-import { mix, whiteNoise, writeFloatWav } from '../test/enhance/test-media';
-import { ffmpeg } from '../test/fixtures/ffmpeg';
-import { hum, pink, RATE, readMono, speech } from './quality-media';
+import { mix, whiteNoise } from '../test/enhance/test-media';
+import { hum, pink, RATE, speech } from './quality-media';
 import { align, magnitudeSegmentalSnr, pauseFloorDb, segmentalSnr, siSdr } from './quality-metrics';
+import { HIGHPASS, qualityRunners } from './quality-runners';
 import type { BenchReport } from './run';
 
 const REPEATS = 3; // the 10.6 s sample three times: 32 s per condition
 const SNRS = [0, 5, 10];
-/** ffmpeg's high-pass made the chain's own: 4th-order Butterworth at 80 Hz, as two biquads (its `highpass` alone is 2nd order). */
-const HIGHPASS = 'highpass=f=80:width_type=q:width=0.5412,highpass=f=80:width_type=q:width=1.3066';
 const AFFTDN = { 'afftdn=tn=1': `${HIGHPASS},afftdn=tn=1`, afftdn: `${HIGHPASS},afftdn` } as const;
 
 interface Scores {
@@ -28,22 +25,7 @@ interface Scores {
 
 export async function run(): Promise<BenchReport> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-quality-'));
-  let files = 0;
-  const file = async (samples: Float32Array) => {
-    const path = join(dir, `f${files++}.wav`);
-    await writeFloatWav(path, RATE, [samples]);
-    return path;
-  };
-  const chain = async (samples: Float32Array, options: EnhanceOptions) => {
-    const output = join(dir, `f${files++}.wav`);
-    await enhanceWavFile(await file(samples), output, options);
-    return readMono(output);
-  };
-  const ffmpegFilter = async (samples: Float32Array, filter: string) => {
-    const output = join(dir, `f${files++}.wav`);
-    await ffmpeg(['-i', await file(samples), '-af', filter, '-c:a', 'pcm_f32le', output]);
-    return readMono(output);
-  };
+  const { chain, ffmpegFilter } = qualityRunners(dir);
   try {
     const clean = await speech(dir, 'clean', REPEATS);
     const length = clean.length;
