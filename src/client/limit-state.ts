@@ -51,13 +51,15 @@ export class RateLimitLog {
 
   /** The state of every operation: the limiter's counts with what this log holds. */
   operations(limiterFor: (endpoint: EndpointId) => WindowLimiter): OperationLimitState[] {
-    const now = this.clock.now();
     return ENDPOINT_IDS.map((id) => {
       const limiter = limiterFor(id);
       const after429 = this.waitsUntil.get(id) ?? 0;
       // The window is full when its next free place lies ahead: callers queue until then.
       const windowFull = limiter.nextFreeAt();
       const until = Math.max(after429, windowFull);
+      // Read after the limiter: a free window's next place is the limiter's own "now", which must not read
+      // as a wait ahead when the clock ticked in between (it would change every state, and go stale).
+      const now = this.clock.now();
       return {
         id,
         used: limiter.used(),

@@ -6,6 +6,7 @@ import sinon from 'sinon';
 import { MediaEnhanceClient, type WaitEvent } from '../../src';
 import { systemClock } from '../../src/client/clock';
 import { DEFAULT_POLL_INTERVALS } from '../../src/client/poll-intervals';
+import { RateLimitLog } from '../../src/client/limit-state';
 import { RollingWindowLimiter } from '../../src/client/rate-limiter';
 import { StatusPoller } from '../../src/client/status-poller';
 import { ENDPOINT_IDS } from '../../src/contract/endpoints';
@@ -152,5 +153,19 @@ describe('StatusPoller next poll', () => {
     poller.close();
     await Promise.allSettled([a, b, c]);
     assert.equal(poller.nextPollAt(), null);
+  });
+});
+
+describe('rate limit state', () => {
+  it('says no window is full while every place is free, even when the clock ticks while the state is read', () => {
+    // A busy machine: a millisecond passes between any two reads of the clock.
+    let ms = 1_000_000;
+    const clock = { ...systemClock, now: () => ms++ };
+    const limiters = new Map(ENDPOINT_IDS.map((id) => [id, new RollingWindowLimiter(10, 60_000, clock)]));
+    const operations = new RateLimitLog(clock).operations((id) => limiters.get(id)!);
+    assert.deepEqual(
+      operations.filter((op) => op.rateLimitedUntil !== null),
+      [],
+    );
   });
 });

