@@ -1,28 +1,40 @@
-// Speed of the speech-enhancement chain (LARK_V2) on a 48 kHz mono and a 44.1 kHz stereo file, in the
-// engine's worker pool with 1 and with 2 threads (a file's channels are lent to an idle thread), beside
-// RNNoise alone on the same channels and ffmpeg's afftdn on the same file, interleaved in the same run.
+// Speed of the two chains in the engine's worker pool, on a 48 kHz mono and a 44.1 kHz stereo file, with
+// 1 and with 2 threads (a file's channels are lent to an idle thread): FINCH (RNNoise) beside RNNoise alone
+// on the same channels, LARK_V2 (DeepFilterNet3) beside FINCH, and ffmpeg's afftdn on the same file,
+// interleaved in the same run. LARK_V2's own share beside DeepFilterNet3's network alone is measured in
+// denoiser-speed.bench.ts, on one thread without the pool.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadRnnoise, RNNOISE_FRAME } from '../src/enhance/rnnoise';
+import type { EnhancementModel } from '../src/enhance/chain-types';
+import { loadRnnoise, RNNOISE_FRAME, RNNOISE_RATE } from '../src/enhance/rnnoise';
 import { WorkerPool } from '../src/engine/jobs/worker-pool';
 import { speechLike, writeWavFile } from '../test/fixtures/audio';
 import type { BenchReport } from './run';
 
 const exec = promisify(execFile);
-const SECONDS = 120;
+const SECONDS = 60;
 const ROUNDS = 3;
+/** The speech-like signal's seed and level (dBFS). */
+const SEED = 21;
+const LEVEL_DB = -26;
+const MODELS: EnhancementModel[] = ['FINCH', 'LARK_V2'];
 const FILES = [
   { name: '48 kHz mono', sampleRate: 48_000, channels: 1 },
   { name: '44.1 kHz stereo', sampleRate: 44_100, channels: 2 },
 ];
 
+interface Timed {
+  time: number;
+  threads: number;
+}
+
 interface Round {
   alone: number;
-  one: { time: number; threads: number };
-  two: { time: number; threads: number };
+  finch: [Timed, Timed];
+  lark: [Timed, Timed];
   afftdn: number;
 }
 
@@ -32,27 +44,31 @@ async function seconds(task: () => unknown): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
-/** RNNoise alone: the file's channels' worth of 48 kHz frames through one denoiser per channel, on this thread. */
-async function rnnoiseAlone(channels: number): Promise<number> {
+/**
+ * RNNoise alone on this thread: the file's signal made again at 48 kHz (the rate RNNoise runs at, as the
+ * chain's resampler gives it), each channel through a denoiser of its own, frame by frame. The same
+ * signal matters: RNNoise skips most of its work on near-silent frames, as a speech file's pauses are.
+ */
+async function rnnoiseAlone(channels: Float32Array[]): Promise<number> {
   const rnnoise = await loadRnnoise();
-  const input = new Float32Array(RNNOISE_FRAME).map((_, i) => 0.1 * Math.sin(i / 3));
   const output = new Float32Array(RNNOISE_FRAME);
   return seconds(() => {
-    for (let c = 0; c < channels; c++) {
+    for (const samples of channels) {
       const denoiser = rnnoise.createDenoiser();
-      for (let frame = 0; frame < SECONDS * 100; frame++) denoiser.process(input, output);
+      for (let at = 0; at + RNNOISE_FRAME <= samples.length; at += RNNOISE_FRAME)
+        denoiser.process(samples.subarray(at, at + RNNOISE_FRAME), output);
       denoiser.destroy();
     }
   });
 }
 
-async function chainIn(pool: WorkerPool, input: string, dir: string): Promise<{ time: number; threads: number }> {
+async function chainIn(pool: WorkerPool, model: EnhancementModel, input: string, dir: string): Promise<Timed> {
   let threads = 0;
   const job = {
     inputPath: input,
     outputPath: join(dir, 'chain-out.wav'),
     input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' },
-    settings: { loudness_target: -16, true_peak: -1, enhancement_model: 'LARK_V2', enhancement_level: 100 },
+    settings: { loudness_target: -16, true_peak: -1, enhancement_model: model, enhancement_level: 100 },
   } as const;
   const time = await seconds(async () => (threads = (await pool.run(job)).params.threads as number));
   return { time, threads };
@@ -92,17 +108,23 @@ export async function run(): Promise<BenchReport> {
         input,
         { sampleRate: file.sampleRate, channels: file.channels, bits: 16 },
         SECONDS,
-        speechLike(file.sampleRate, file.channels, 21, -26),
+        speechLike(file.sampleRate, file.channels, SEED, LEVEL_DB),
       );
-      for (const pool of pools) await chainIn(pool, input, dir); // warm-up: threads started, WebAssembly compiled
+      // Warm-up: threads started, WebAssembly compiled, the network loaded in each thread.
+      const at48 = speechLike(RNNOISE_RATE, file.channels, SEED, LEVEL_DB)(SECONDS * RNNOISE_RATE);
+      for (const pool of pools) for (const model of MODELS) await chainIn(pool, model, input, dir);
       await afftdn(input, dir);
       // Interleaved rounds, each figure the median of its rounds, so a passing load elsewhere weighs on all alike.
       const rounds: Round[] = [];
+      const both = async (model: EnhancementModel): Promise<[Timed, Timed]> => [
+        await chainIn(pools[0], model, input, dir),
+        await chainIn(pools[1], model, input, dir),
+      ];
       for (let round = 0; round < ROUNDS; round++) {
         rounds.push({
-          alone: await rnnoiseAlone(file.channels),
-          one: await chainIn(pools[0], input, dir),
-          two: await chainIn(pools[1], input, dir),
+          alone: await rnnoiseAlone(at48),
+          finch: await both('FINCH'),
+          lark: await both('LARK_V2'),
           afftdn: await afftdn(input, dir),
         });
       }
@@ -112,50 +134,78 @@ export async function run(): Promise<BenchReport> {
         (r) => r.alone,
         (t) => t,
       );
-      const one = median(
-        (r) => r.one,
-        (r) => r.time,
-      );
-      const two = median(
-        (r) => r.two,
-        (r) => r.time,
-      );
       const ffmpeg = median(
         (r) => r.afftdn,
         (t) => t,
       );
+      const [finch1, finch2, lark1, lark2] = (
+        [
+          ['finch', 0],
+          ['finch', 1],
+          ['lark', 0],
+          ['lark', 1],
+        ] as const
+      ).map(([model, pool]) =>
+        median(
+          (r) => r[model][pool],
+          (t) => t.time,
+        ),
+      );
+      const on = (timed: Timed, pool: number) =>
+        `pool of ${pool} (on ${timed.threads} thread${timed.threads > 1 ? 's' : ''})`;
       rows.push(
         [
-          `${file.name}: whole chain, pool of 1 (on ${one.threads} thread)`,
-          realtime(one.time),
+          `${file.name}: FINCH chain, ${on(finch1, 1)}`,
+          realtime(finch1.time),
           `RNNoise alone on the same channels, one thread: ${realtime(alone)}`,
-          (alone / one.time).toFixed(2),
+          (alone / finch1.time).toFixed(2),
           '>= 0.7',
         ],
         [
-          `${file.name}: whole chain, pool of 2 (on ${two.threads} thread${two.threads > 1 ? 's' : ''})`,
-          realtime(two.time),
+          `${file.name}: FINCH chain, ${on(finch2, 2)}`,
+          realtime(finch2.time),
           `RNNoise alone: ${realtime(alone)}`,
-          (alone / two.time).toFixed(2),
+          (alone / finch2.time).toFixed(2),
           '',
         ],
         [
-          `${file.name}: whole chain, pool of 1, against ffmpeg afftdn on the same file`,
-          realtime(one.time),
+          `${file.name}: LARK_V2 chain, ${on(lark1, 1)}`,
+          realtime(lark1.time),
+          `FINCH, pool of 1: ${realtime(finch1.time)}`,
+          (finch1.time / lark1.time).toFixed(2),
+          '',
+        ],
+        [
+          `${file.name}: LARK_V2 chain, ${on(lark2, 2)}`,
+          realtime(lark2.time),
+          `FINCH, pool of 2: ${realtime(finch2.time)}`,
+          (finch2.time / lark2.time).toFixed(2),
+          '',
+        ],
+        [
+          `${file.name}: FINCH chain, pool of 1, against ffmpeg afftdn on the same file`,
+          realtime(finch1.time),
           `afftdn: ${realtime(ffmpeg)}`,
-          (ffmpeg / one.time).toFixed(2),
+          (ffmpeg / finch1.time).toFixed(2),
           '',
         ],
       );
       // One channel runs on one thread: a second thread has nothing to take.
-      if (two.threads > 1)
-        rows.push([`${file.name}: 2 threads against 1`, `${(one.time / two.time).toFixed(2)}x faster`, '', '', '']);
+      if (lark2.threads > 1)
+        rows.push([
+          `${file.name}: 2 threads against 1`,
+          `FINCH ${(finch1.time / finch2.time).toFixed(2)}x, LARK_V2 ${(lark1.time / lark2.time).toFixed(2)}x faster`,
+          '',
+          '',
+          '',
+        ]);
     }
     return {
-      title: `Speech enhancement speed: ${SECONDS} s files through LARK_V2 in the worker pool, 1 and 2 threads`,
+      title: `Speech enhancement speed: ${SECONDS} s files through FINCH and LARK_V2 in the worker pool, 1 and 2 threads`,
       table: rows,
       notes: [
-        'The chain: hum search, 80 Hz high-pass, hum notches, resampling to 48 kHz and back where needed (Speex, quality 3, SIMD), RNNoise, the mix, the leveler; 16-bit WAV read and float WAV written (the loudness stage is left out: its speed is in the loudness table). RNNoise alone: the same number of 480-sample frames through one denoiser per channel, nothing else.',
+        "FINCH: 80 Hz high-pass, resampling to 48 kHz and back where needed (Speex, quality 3, SIMD), RNNoise, the mix. LARK_V2: hum search, the pass that finds quiet files and twin channels, high-pass, hum notches, resampling, DeepFilterNet3 with RNNoise's voice detector alongside, the leveler. Both: 16-bit WAV read and float WAV written (the loudness stage is left out: its speed is in the loudness table). RNNoise alone: the same speech-like signal made at 48 kHz, in 480-sample frames through one denoiser per channel, nothing else (RNNoise does less on the pauses' near-silent frames, so a steady tone would not do).",
+        "LARK_V2's own share of its time beside DeepFilterNet3's network alone is in the noise reduction speed table (one thread, no pool).",
         'afftdn: `ffmpeg -i in.wav -af afftdn -c:a pcm_f32le out.wav`, process start included: the nearest denoiser a user has without this package.',
         `Each pool and afftdn ran each file once to warm up (threads started, WebAssembly compiled); then ${ROUNDS} interleaved rounds and the median of each; ${cpus().length} cores.`,
       ],

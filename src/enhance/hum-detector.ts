@@ -5,6 +5,8 @@
 // windows, for 50 and for 60 Hz mains, Hann-windowed Goertzels measure harmonics 1..10 against the
 // spectrum a few hertz either side, over a grid of fundamentals (mains drifts). Then all the windows
 // together, where the speech under the hum averages out, place the fundamental to hundredths of a hertz.
+// Hum far under the voice is left alone: it is inaudible, and notches would cut into the voice's own
+// harmonics beside it (a male voice near 100 Hz loses a measurable part of its fundamental to them).
 import type { Planar } from '../audio/pcm-codec';
 import { lowPass, type FilterCascade } from './biquad';
 
@@ -43,6 +45,12 @@ const DETECT_DB = 12;
 const CORE_HARMONICS = 3;
 /** Harmonics of a found hum that stand this far out are notched (a notch there costs nothing audible). */
 const NOTCH_DB = 6;
+/**
+ * Hum whose harmonics together lie this far under the voice (the mean power of the louder half of the
+ * windows) is not removed: in the pauses it sits near the threshold of hearing at 50-60 Hz, and its notches
+ * would cost the voice more than they take out.
+ */
+const WORTH_REMOVING_DB = -25;
 
 /** One analysis window: mono, low-passed and decimated, with its broadband energy. */
 interface AnalysisWindow {
@@ -125,6 +133,8 @@ export class HumDetector {
     if (!core.some((h) => h.prominenceDb >= DETECT_DB))
       return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb };
     const notched = best.harmonics.filter((h) => h.prominenceDb >= NOTCH_DB).map((h) => h.number);
+    if (humUnderVoiceDb(quiet, best, notched, complete, this.windowFrames) < WORTH_REMOVING_DB)
+      return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb };
     const fundamentalHz = refineFundamental(new Spectrum(shaped, this.rate, mean), best, notched);
     return { mainsHz: best.mainsHz, fundamentalHz, harmonicsHz: notched.map((h) => h * fundamentalHz), prominenceDb };
   }
@@ -198,6 +208,28 @@ function measureMains(spectrum: Spectrum, mainsHz: 50 | 60, limitHz: number): Ca
   // Evidence for this mains, in dB beyond the notch threshold: every harmonic that stands out counts.
   const score = harmonics.reduce((sum, h) => sum + Math.max(0, h.prominenceDb - NOTCH_DB), 0);
   return { mainsHz, fundamentalHz, harmonics, score };
+}
+
+/**
+ * The hum's power (its notched harmonics' power above their floors in the quiet windows, as sine power)
+ * against the voice's (the mean power of the louder half of the windows), in dB.
+ */
+function humUnderVoiceDb(
+  quiet: Spectrum,
+  candidate: Candidate,
+  numbers: number[],
+  ascending: AnalysisWindow[],
+  windowFrames: number,
+): number {
+  // A Hann-windowed sine of amplitude a over n samples has |DFT|^2 = (a n / 4)^2, and power a^2 / 2.
+  const n = ascending[0].samples.length;
+  const hum = numbers.reduce((sum, h) => {
+    const above = quiet.at(h * candidate.fundamentalHz) - quiet.floor(h, candidate.mainsHz);
+    return sum + (8 * Math.max(0, above)) / (n * n);
+  }, 0);
+  const louder = ascending.slice(Math.floor(ascending.length / 2));
+  const voice = mean(louder.map((w) => w.energy / windowFrames));
+  return 10 * Math.log10((hum + 1e-30) / (voice + 1e-30));
 }
 
 /**

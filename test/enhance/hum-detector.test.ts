@@ -203,4 +203,27 @@ describe('enhance: hum detector', () => {
       assertHum(detect([add(voice, hum(voice.length, rate, 50, fromDb(-60)))], rate), 50, 50, [1, 2, 3]);
     });
   }
+
+  it('leaves hum 30 dB under a steady 100 Hz voice at 8 kHz alone: its notches would cut the voice, not audible hum', () => {
+    // As in a clean narrowband recording (codec2's kristoff): a faint 50 Hz line in the pauses, a male
+    // voice whose fundamental sits on the hum's 2nd harmonic.
+    const voice = steadyVoice(8000, 12, 100, 7);
+    const faint = hum(voice.length, 8000, 50, fromDb(-76), [1, 1 / 2, 1 / 4]);
+    assertNoHum(detect([add(voice, faint)], 8000));
+    // The same hum 10 dB louder (20 dB under the voice) is removed.
+    assertHum(
+      detect(
+        [
+          add(
+            voice,
+            faint.map((s) => s * fromDb(10)),
+          ),
+        ],
+        8000,
+      ),
+      50,
+      50,
+      [1, 2],
+    );
+  });
 });
