@@ -15,6 +15,31 @@ const TRAINED_WIDTHS = [
   2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 7, 7, 8, 10, 12, 13, 15, 18, 20, 24, 28, 31, 37, 42, 50, 56, 67,
 ];
 
+/** The model's features from their definitions, frame by frame: ERB bands in dB less a running mean, / 40,
+ *  and the lowest 96 bins over the square root of a running magnitude (both with alpha 0.99). */
+class ReferenceFeatures {
+  private readonly meanDb = TRAINED_WIDTHS.map((_, b) => -60 - (30 * b) / 31);
+  private readonly meanMag = Array.from({ length: 96 }, (_, k) => 1e-3 - (9e-4 * k) / 95);
+
+  /** One frame's spectrum (481 [re, im] bins) -> its ERB feature and its scaled low bins. */
+  next(bins: number[][]): { erb: number[]; low: number[][] } {
+    let bin = 0;
+    const erb = TRAINED_WIDTHS.map((width, band) => {
+      let power = 0;
+      for (let j = 0; j < width; j++, bin++) power += bins[bin][0] ** 2 + bins[bin][1] ** 2;
+      const level = 10 * Math.log10(power / width + 1e-10);
+      this.meanDb[band] = 0.01 * level + 0.99 * this.meanDb[band];
+      return (level - this.meanDb[band]) / 40;
+    });
+    const low = this.meanMag.map((mean, k) => {
+      this.meanMag[k] = 0.01 * Math.hypot(bins[k][0], bins[k][1]) + 0.99 * mean;
+      const scale = 1 / Math.sqrt(this.meanMag[k]);
+      return [bins[k][0] * scale, bins[k][1] * scale];
+    });
+    return { erb, low };
+  }
+}
+
 async function enhance(
   input: Float32Array,
   capDb = Infinity,
@@ -110,8 +135,7 @@ describe('enhance: DeepFilterNet3', function () {
       { length: HOP * 6 },
       (_, n) => 0.3 * Math.sin(0.0003 * n * n) + 0.05 * Math.sin(n),
     );
-    const meanDb = TRAINED_WIDTHS.map((_, b) => -60 - (30 * b) / 31);
-    const meanMag = Array.from({ length: 96 }, (_, k) => 1e-3 - (9e-4 * k) / 95);
+    const reference = new ReferenceFeatures();
     const spectrum = new Float32Array(2 * BINS);
     const [erb, re, im] = [new Float32Array(ERB_BANDS), new Float32Array(DF_BINS), new Float32Array(DF_BINS)];
     for (let frame = 0; frame < 6; frame++) {
@@ -132,20 +156,14 @@ describe('enhance: DeepFilterNet3', function () {
         }
         return [a / 960, b / 960];
       });
-      let bin = 0;
-      TRAINED_WIDTHS.forEach((width, band) => {
-        let power = 0;
-        for (let j = 0; j < width; j++, bin++) power += bins[bin][0] ** 2 + bins[bin][1] ** 2;
-        const level = 10 * Math.log10(power / width + 1e-10);
-        meanDb[band] = 0.01 * level + 0.99 * meanDb[band];
-        assert.ok(Math.abs(erb[band] - (level - meanDb[band]) / 40) < 1e-4, `frame ${frame} band ${band}`);
+      const expected = reference.next(bins);
+      expected.erb.forEach((value, band) =>
+        assert.ok(Math.abs(erb[band] - value) < 1e-4, `frame ${frame} band ${band}`),
+      );
+      expected.low.forEach(([er, ei], k) => {
+        assert.ok(Math.abs(re[k] - er) < 1e-3 * (1 + Math.abs(er)), `re ${frame} ${k}`);
+        assert.ok(Math.abs(im[k] - ei) < 1e-3 * (1 + Math.abs(ei)), `im ${frame} ${k}`);
       });
-      for (let k = 0; k < 96; k++) {
-        meanMag[k] = 0.01 * Math.hypot(bins[k][0], bins[k][1]) + 0.99 * meanMag[k];
-        const scale = 1 / Math.sqrt(meanMag[k]);
-        assert.ok(Math.abs(re[k] - bins[k][0] * scale) < 1e-3 * (1 + Math.abs(bins[k][0] * scale)), `re ${frame} ${k}`);
-        assert.ok(Math.abs(im[k] - bins[k][1] * scale) < 1e-3 * (1 + Math.abs(bins[k][1] * scale)), `im ${frame} ${k}`);
-      }
     }
     fft.destroy();
   });
@@ -176,22 +194,14 @@ describe('enhance: DeepFilterNet3', function () {
     // Features, as defined (checked above), laid out as the network takes them.
     const erb = new Float32Array(hops * 32);
     const spec = new Float32Array(2 * hops * 96);
-    const meanDb = TRAINED_WIDTHS.map((_, b) => -60 - (30 * b) / 31);
-    const meanMag = Array.from({ length: 96 }, (_, k) => 1e-3 - (9e-4 * k) / 95);
+    const features = new ReferenceFeatures();
     spectra.forEach((bins, t) => {
-      let bin = 0;
-      TRAINED_WIDTHS.forEach((width, band) => {
-        let power = 0;
-        for (let j = 0; j < width; j++, bin++) power += bins[bin][0] ** 2 + bins[bin][1] ** 2;
-        const level = 10 * Math.log10(power / width + 1e-10);
-        meanDb[band] = 0.01 * level + 0.99 * meanDb[band];
-        erb[t * 32 + band] = (level - meanDb[band]) / 40;
+      const { erb: bands, low } = features.next(bins);
+      erb.set(bands, t * 32);
+      low.forEach(([re, im], k) => {
+        spec[t * 96 + k] = re;
+        spec[(hops + t) * 96 + k] = im;
       });
-      for (let k = 0; k < 96; k++) {
-        meanMag[k] = 0.01 * Math.hypot(bins[k][0], bins[k][1]) + 0.99 * meanMag[k];
-        spec[t * 96 + k] = bins[k][0] / Math.sqrt(meanMag[k]);
-        spec[(hops + t) * 96 + k] = bins[k][1] / Math.sqrt(meanMag[k]);
-      }
     });
     const { mask, coefs } = await runDfn(erb, spec, hops);
     // Spectrum t takes the network's outputs of frame t + 2: ERB gains on every bin, then the deep filter
