@@ -7,10 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EnhancementModel } from '../src/enhance/chain-types';
-import { mix } from '../test/enhance/test-media';
+import { mix, whiteNoise } from '../test/enhance/test-media';
 import type { DnsmosScores } from './dnsmos';
 import { DnsmosThread } from './dnsmos-thread';
-import { pink, RATE } from './quality-media';
+import { hum, pink, RATE } from './quality-media';
 import { align, segmentalSiSdr, siSdr } from './quality-metrics';
 import { HIGHPASS, qualityRunners } from './quality-runners';
 import { DEBIAN_CACHE, loop, realRecordings } from './real-recordings';
@@ -45,7 +45,18 @@ export async function run(): Promise<BenchReport> {
     const { chain, ffmpegFilter } = qualityRunners(dir);
     const { clips, babble, room } = await realRecordings(dir);
     const noisy: Array<{ noise: string; system: System; scores: Scores }> = [];
-    const clean: Array<{ system: System; segSiSdr: number; sig: number; inputSig: number }> = [];
+    const clean: Array<{
+      clip: string;
+      system: System;
+      segSiSdr: number;
+      sig: number;
+      bak: number;
+      inputSig: number;
+      inputBak: number;
+    }> = [];
+    // The speech-quality bench's second voice: the clip itself a quarter higher and half its length later.
+    const otherVoice = async (speech: Float32Array) =>
+      loop(await ffmpegFilter(speech, 'asetrate=60000,aresample=48000'), speech.length, Math.round(speech.length / 2));
     // DNSMOS runs on its own thread while the loop goes on; at most a few outputs wait for it (memory).
     const ratings: Array<Promise<void>> = [];
     let ratingFailure: Error | undefined;
@@ -77,7 +88,10 @@ export async function run(): Promise<BenchReport> {
       const noises: Record<string, Float32Array> = {
         'room (recorded)': loop(room, length, Math.round(c * 0.7 * RATE)),
         'babble (8 talkers)': loop(babble, length, Math.round(c * 1.1 * RATE)),
+        'white (synthetic)': whiteNoise(length, 40 + c),
         'pink (synthetic)': pink(length, 20 + c),
+        'hum (synthetic)': hum(length),
+        'second voice (synthetic)': await otherVoice(speech),
       };
       for (const [noise, samples] of Object.entries(noises)) {
         for (const snr of SNRS) {
@@ -99,13 +113,23 @@ export async function run(): Promise<BenchReport> {
           }
         }
       }
-      const cleanRows = SYSTEMS.slice(1).map((system) => ({ system, segSiSdr: NaN, sig: NaN, inputSig: NaN }));
-      await rate(speech, ({ sig }) => cleanRows.forEach((row) => (row.inputSig = sig)));
+      const cleanRows = SYSTEMS.slice(1).map((system) => ({
+        clip: clip.name,
+        system,
+        segSiSdr: NaN,
+        sig: NaN,
+        bak: NaN,
+        inputSig: NaN,
+        inputBak: NaN,
+      }));
+      await rate(speech, ({ sig, bak }) =>
+        cleanRows.forEach((row) => Object.assign(row, { inputSig: sig, inputBak: bak })),
+      );
       for (const row of cleanRows) {
         const output = await through(row.system, speech);
         const reference = referenceOf(row.system);
         row.segSiSdr = segmentalSiSdr(reference, align(reference, output, RATE), RATE);
-        await rate(output, ({ sig }) => (row.sig = sig));
+        await rate(output, ({ sig, bak }) => Object.assign(row, { sig, bak }));
         clean.push(row);
       }
       console.error(`  ${clip.name}: done (${((Date.now() - started) / 1000).toFixed(0)} s)`);
@@ -159,6 +183,23 @@ export async function run(): Promise<BenchReport> {
         '',
       ]);
     }
+    // Per clip: a recording with room sound or a background of its own loses some of it to a denoiser, which
+    // counts as damage here; DNSMOS BAK beside SIG tells that apart from harm to the voice.
+    for (const clipName of [...new Set(clean.map((c) => c.clip))]) {
+      const of = (system: System) => clean.find((c) => c.clip === clipName && c.system === system)!;
+      rows.push([
+        `clean clip ${clipName}`,
+        '',
+        SYSTEMS.slice(1)
+          .map((system) => `${system} ${of(system).segSiSdr.toFixed(1)} dB`)
+          .join(', '),
+        '',
+        '',
+        `input ${of('LARK_V2').inputSig.toFixed(2)}, LARK_V2 ${of('LARK_V2').sig.toFixed(2)}`,
+        `input ${of('LARK_V2').inputBak.toFixed(2)}, LARK_V2 ${of('LARK_V2').bak.toFixed(2)}`,
+        '',
+      ]);
+    }
 
     const lark = meanOf('LARK_V2');
     const finch = meanOf('FINCH');
@@ -199,12 +240,12 @@ export async function run(): Promise<BenchReport> {
       notes: [
         `Run ${new Date().toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s for this section, ${cpuSeconds(cpuAtStart).toFixed(0)} s of CPU on its two threads (load average ${load.toFixed(1)} at its start: the wall time grows with other work on the machine); \`npm run bench -- denoise-quality\` runs it alone and replaces only this section here.`,
         `Speech: ${clips.length} clean clips of ${Math.min(...seconds).toFixed(1)}-${Math.max(...seconds).toFixed(1)} s (${clips.map((c) => c.name).join(', ')}), from Debian's asterisk-core-sounds-en-g722 (CC BY-SA 3.0) and codec2-examples (LGPL-2.1), fetched with apt-get download and unpacked with dpkg -x into ${DEBIAN_CACHE} at run time; ffmpeg decodes them to 48 kHz.`,
-        `Noises, each at ${SNRS.join(', ')} dB SNR against the speech's active level: recorded room noise (freesound.org 573577, CC0, in bench/media/, looped), babble of eight other recordings of both packages at one level, pink noise from a seed. ${noisy.length / SYSTEMS.length} noisy cases; each figure is their mean.`,
+        `Noises, each at ${SNRS.join(', ')} dB SNR against the speech's active level: recorded room noise (freesound.org 573577, CC0, in bench/media/, looped), babble of eight other recordings of both packages at one level, and the speech-quality section's synthetic noises: white and pink noise from a seed, 50 Hz hum with 9 harmonics, and a second voice (the clip itself a quarter higher, half its length later). ${noisy.length / SYSTEMS.length} noisy cases; each figure is their mean.`,
         "FINCH and LARK_V2: the engine's chain (enhanceWavFile) by model name at level 100, before the loudness stage; reference: the clean clip through the same chain with noise reduction off (the 80 Hz high-pass alone). ffmpeg afftdn: `afftdn=tn=1` behind the chain's own high-pass (two biquads at 80 Hz, a 4th-order Butterworth); reference: the clean clip through that high-pass. Input: the noisy mixture against the clean clip as recorded.",
         "Outputs are aligned to the reference (best lag within ±50 ms) and scaled by least squares. SI-SDR over the whole clip (LARK_V2's leveler moves its gain, which SI-SDR counts as distortion); segmental SI-SDR: the mean over 0.5 s windows where the reference is within 40 dB of its loudest window, each clamped to -10..60 dB (blind to a slow gain).",
         "STOI (Taal et al. 2011) and ESTOI (Jensen & Taal 2016) as published: 10 kHz, 256-sample Hann frames at 50% overlap, 15 one-third-octave bands from 150 Hz, 30-frame segments, frames 40 dB under the clean speech's loudest removed, STOI clipped at -15 dB SDR; our TypeScript matches pystoi to four decimals (test/bench/stoi.test.ts).",
         "DNSMOS P.835 (Microsoft, ICASSP 2022; model from github.com/microsoft/DNS-Challenge, CC BY 4.0 / MIT, in bench/models/dnsmos/) on each output alone, at 16 kHz, fed as its dnsmos_local.py does (a clip shorter than 9.01 s is repeated to fill the window), on onnxruntime-web's WebAssembly backend, on a thread of its own beside the rest of the run.",
-        "Clean rows: each clean clip through the system, its segmental SI-SDR against its reference (the clip through the same high-pass), and its DNSMOS SIG beside the clean clip's own.",
+        "Clean rows: each clean clip through the system, its segmental SI-SDR against its reference (the clip through the same high-pass), and its DNSMOS SIG beside the clean clip's own; per clip, LARK_V2's DNSMOS SIG and BAK beside the input's.",
       ],
     };
   } finally {

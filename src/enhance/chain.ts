@@ -21,6 +21,7 @@ import {
 import { FLOAT_WAV, runChannelTask, type ChannelTask, type ChannelTaskResult } from './channel-task';
 import { findHum, planFilters, type HumFinding } from './filter-plan';
 import { FrameTrack } from './frame-track';
+import { voiceFromEnergy } from './energy-voice';
 import { LevelerGain, planLeveler, type LevelerFigures, type LevelerPlan } from './leveler';
 import { preGainDb, surveyChannels } from './channel-survey';
 
@@ -96,6 +97,9 @@ export async function enhanceWavFile(
     const [first, ...others] = results.map((result) => result.track);
     const track = first ? FrameTrack.adopt(first) : new FrameTrack(0);
     for (const other of others) track.merge(other!);
+    // Behind DeepFilterNet3 the voice is read from the denoised signal (no second network run for it).
+    if (stages.leveler && stages.denoise && reducer === 'DeepFilterNet3')
+      voiceFromEnergy(track.energy, track.frames, track.voice);
     const leveler = stages.leveler ? planLeveler(track) : null;
     if (results.length === 1 && !leveler && !twins) await rename(results[0].outputPath, outputPath);
     else await joinChannels(results, { channels, channelMask }, outputPath, leveler, twins);

@@ -1,18 +1,13 @@
 // One channel through DeepFilterNet3, streamed: to 48 kHz, the network in blocks (dfn-stream), back to
 // the file's rate; output sample n is input sample n. Per 10 ms frame the frame track gets the energy
-// before and after and a voice probability from RNNoise's voice detector run alongside on the same
-// frames: measured on speech with known pauses in white and room noise at 0, 5 and 10 dB SNR, it is
-// right on 81-86% of the frames with 9-13% false alarms everywhere, while DeepFilterNet3's local SNR
-// estimate (a frame above 0 dB counted as speech) misses 23-63% of the speech in white noise and
-// calls 45-62% of the room noise speech. RNNoise costs about a fifth of the network's time.
+// before and after; its voice is left for the chain to find in the denoised energy (energy-voice.ts).
 import { DFN_RATE, HOP } from './dfn-frames';
 import { DfnStream } from './dfn-stream';
 import type { FrameTrack } from './frame-track';
 import { StreamResampler } from './resampler';
-import { loadRnnoise, RNNOISE_FRAME, type FrameDenoiser } from './rnnoise';
 
 export class DfnChannelDenoiser {
-  /** Per 48 kHz frame not yet in the track: the energy going in, and the network's local SNR. */
+  /** Per 48 kHz frame not yet in the track: the energy going in. */
   private readonly energiesIn: number[] = [];
   private inputPartial = { sum: 0, count: 0 };
   private outputPartial = { sum: 0, count: 0 };
@@ -20,15 +15,10 @@ export class DfnChannelDenoiser {
   private inputFrames = 0;
   private outputFrames = 0;
 
-  /** RNNoise's voice probability per frame not yet in the track: the one for frame j comes with frame j + 1. */
-  private readonly voices: number[] = [];
-  private readonly frame = new Float32Array(RNNOISE_FRAME);
-  private readonly discarded = new Float32Array(RNNOISE_FRAME);
   private raised = new Float32Array(0);
 
   private constructor(
     private readonly stream: DfnStream,
-    private readonly detector: FrameDenoiser,
     private readonly track: FrameTrack,
     private readonly preGain: number,
     private readonly up?: StreamResampler,
@@ -48,7 +38,6 @@ export class DfnChannelDenoiser {
     const resample = sampleRate !== DFN_RATE;
     return new DfnChannelDenoiser(
       await DfnStream.create(capDb),
-      (await loadRnnoise()).createDenoiser(),
       track,
       10 ** (preGainDb / 20),
       resample ? await StreamResampler.create(sampleRate, DFN_RATE) : undefined,
@@ -74,13 +63,7 @@ export class DfnChannelDenoiser {
       this.measureInput(tail);
       out48 = this.lower(concat(await this.stream.push(tail, tail.length), await this.stream.flush()));
     } else out48 = this.lower(await this.stream.flush());
-    if (this.inputPartial.count > 0) {
-      this.energiesIn.push(this.inputPartial.sum / this.inputPartial.count);
-      this.frame.fill(0, this.inputPartial.count);
-      this.detect();
-    }
-    this.frame.fill(0);
-    this.detect(); // the voice of the last frame comes with the next
+    if (this.inputPartial.count > 0) this.energiesIn.push(this.inputPartial.sum / this.inputPartial.count);
     this.measureOutput(out48, true);
     let out = out48;
     if (this.down) out = concat(this.down.push(out48, out48.length), this.down.flush());
@@ -90,7 +73,6 @@ export class DfnChannelDenoiser {
 
   destroy(): void {
     this.stream.destroy();
-    this.detector.destroy();
     this.up?.destroy();
     this.down?.destroy();
   }
@@ -112,25 +94,18 @@ export class DfnChannelDenoiser {
 
   private measureInput(samples: Float32Array): void {
     for (const s of samples) {
-      this.frame[this.inputPartial.count] = s; // raised: the voice detector hears a quiet file better
       this.inputPartial.sum += (s * s) / (this.preGain * this.preGain); // the energy at the file's level
       if (++this.inputPartial.count === HOP) {
         this.energiesIn.push(this.inputPartial.sum / HOP);
         this.inputPartial = { sum: 0, count: 0 };
-        this.detect();
       }
     }
-  }
-
-  private detect(): void {
-    this.voices.push(this.detector.process(this.frame, this.discarded));
   }
 
   /** Output frame j carries input frame j. */
   private measureOutput(samples: Float32Array, last: boolean): void {
     const addFrame = (energyAfter: number) => {
-      this.voices.shift();
-      this.track.add(this.trackFrames++, this.voices[0] ?? 0, this.energiesIn.shift() ?? 0, energyAfter);
+      this.track.add(this.trackFrames++, 0, this.energiesIn.shift() ?? 0, energyAfter);
     };
     for (const s of samples) {
       this.outputPartial.sum += s * s;
