@@ -43,7 +43,10 @@ export function retentionText(t: Translate, rule: StorageRule): string {
 function oldestText(t: Translate, oldest: string | null, now: number): string {
   if (oldest === null) return '';
   const at = Date.parse(oldest);
-  const day = new Date(at).toISOString().slice(0, 10);
+  const date = new Date(at);
+  const day = [date.getFullYear(), date.getMonth() + 1, date.getDate()]
+    .map((n) => String(n).padStart(2, '0'))
+    .join('-');
   return t('sidebar.storage.oldest', { date: `${day} ${clockTime(at)}`, ago: duration(now - at) });
 }
 

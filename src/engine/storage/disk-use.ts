@@ -36,7 +36,7 @@ export function isFinished(state: string): boolean {
 }
 
 /** The sizes of the regular files under `folder`, however deep; a file that goes meanwhile counts nothing. */
-async function bytesUnder(folder: string): Promise<number> {
+export async function bytesUnder(folder: string): Promise<number> {
   const entries = await fsp.readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
   const sizes = await Promise.all(
     entries

@@ -3,7 +3,8 @@
 // processing is never removed, nor one finished or asked for (status or file) within the grace
 // period: a wait that is still following it, and the download after it, always find it.
 import { promises as fsp } from 'node:fs';
-import { isFinished } from './disk-use';
+import { join } from 'node:path';
+import { bytesUnder, isFinished } from './disk-use';
 import type { MediaRecord, MediaStore } from './store';
 
 export interface RetentionOptions {
@@ -76,7 +77,8 @@ export class MediaRetention {
       let bytes = 0;
       for (const record of this.store.all()) {
         if (!isFinished(record.enhancement_status) || keep.has(record.uid)) continue;
-        const size = await this.sizeOf(record.uid);
+        // Everything in its folder (metadata and loudness report too): what the disk gets back.
+        const size = await bytesUnder(join(this.store.root, record.uid));
         await this.store.remove(record.uid);
         this.sizes.delete(record.uid);
         this.lastAsked.delete(record.uid);
