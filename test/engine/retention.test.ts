@@ -143,7 +143,7 @@ describe('engine: retention of finished media', function () {
     const second = await finishedMedia('second.wav');
     const third = await finishedMedia('third.wav');
     const use = await engine.storage.use();
-    const firstInserted = (await metadata(engine, first)).json.inserted_at as string;
+    const firstInserted = (await metadata(engine, first)).json.inserted_at;
     assert.deepEqual(use, { media: 3, finished: 3, bytes: bytesInMediaFolder(), oldest: firstInserted });
     assert.ok(use.bytes >= 6 * wav.length, `inputs and outputs counted: ${use.bytes}`);
     // The default rule would keep them a week: the removal does not wait for it.
