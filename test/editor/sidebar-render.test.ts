@@ -434,6 +434,8 @@ describe('sidebar: what the tab shows', () => {
       'True peak (dBTP)',
       'Loudness range (LU)',
       'Chart',
+      'Listen (A/B)',
+      'Storage',
     ])
       assert.ok(text.includes(term), term);
   });
