@@ -7,7 +7,8 @@ import { FetchGuard } from './jobs/fetch-guard';
 import { Jobs } from './jobs/jobs';
 import { resolveEngineOptions, type EngineOptions } from './options';
 import { RateLimits } from './http/rate-limit';
-import { MediaRetention } from './storage/retention';
+import { diskUse, type DiskUse } from './storage/disk-use';
+import { MediaRetention, type RetentionOptions } from './storage/retention';
 import { createEngineServer } from './http/server';
 import { MediaStore } from './storage/store';
 import { WorkerPool } from './jobs/worker-pool';
@@ -15,13 +16,24 @@ import { WorkerPool } from './jobs/worker-pool';
 export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
 export type { FaultOptions } from './faults';
 export type { RemovedMedia, RetentionOptions } from './storage/retention';
+export type { DiskUse } from './storage/disk-use';
 export type { Processor, ProcessJob, ProcessResult, ProcessSettings } from './processors/processor';
 export { ProcessingError } from './processors/processor';
+
+export interface EngineStorage {
+  use(): Promise<DiskUse>;
+  /** Removes the finished media now, except those in `keep`. */
+  removeFinished(keep?: ReadonlySet<string>): Promise<{ removed: number; bytes: number }>;
+  /** The rule that removes finished media on its own. */
+  retention: RetentionOptions;
+}
 
 export interface EngineHandle {
   /** Base URL of the engine, e.g. `http://127.0.0.1:43117`. */
   url: string;
   port: number;
+  /** The media on disk, and their removal: for the editor's sidebar (not part of the interface). */
+  storage: EngineStorage;
   /** Stops accepting requests, ends open connections and stops processing; unfinished media resume on the next start. */
   close(): Promise<void>;
 }
@@ -80,6 +92,11 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   return {
     url: `http://${host}:${port}`,
     port,
+    storage: {
+      use: () => diskUse(store),
+      removeFinished: (keep) => retention.removeFinished(keep),
+      retention: { ...config.retention },
+    },
     close: () =>
       (closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -13,6 +13,7 @@ import { publishExampleMedia } from './example-media';
 import { sweepJournalsAfterEachDeploy } from './journal-sweep';
 import { translator, type Translate } from './texts';
 import { sidebarRegistry } from '../sidebar/registry';
+import type { ServiceStorage } from '../sidebar/service-state';
 
 export const CONFIG_TYPE = 'media-enhance-config';
 
@@ -25,6 +26,8 @@ export interface MediaEnhanceConfigNode extends RedNode {
 
 interface OpenService {
   client: MediaEnhanceClient;
+  /** The built-in engine's media on disk; a remote service's are not this Node-RED's to see. */
+  storage?: ServiceStorage;
   close(): Promise<void>;
 }
 
@@ -63,6 +66,7 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
   node.log(t('media-enhance-config.log.listening', { url: engine.url }));
   return {
     client,
+    storage: engine.storage,
     close: async () => {
       await client.close();
       await engine.close();
@@ -144,7 +148,7 @@ export default function register(RED: RedApi): void {
       service.catch((err: Error) => node.error(t('media-enhance-config.error.cannotUse', { error: err.message })));
       const shown = sidebarRegistry.addService(node.id, sidebarNameOf(t, def));
       service.then(
-        (open) => shown.ready(open.client, open.client.baseUrl),
+        (open) => shown.ready(open.client, open.client.baseUrl, open.storage),
         (err: Error) => shown.failed(err.message),
       );
       node.getClient = () => service.then((open) => open.client);

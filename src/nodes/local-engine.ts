@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { insideRoot } from '../contract/contained-path';
 import type { EndpointId } from '../contract/endpoints';
-import { startEngine, type EngineHandle, type EngineOptions } from '../engine';
+import { startEngine, type EngineHandle, type EngineOptions, type EngineStorage } from '../engine';
 import { adoptLegacyFolder, idSegment } from './id-segment';
 import type { RuntimeSettings } from './red';
 import type { Translate } from './texts';
@@ -32,6 +32,8 @@ export interface LocalEngine {
   apiKey: string;
   windowMs?: number;
   limits: Partial<Record<EndpointId, number | null>>;
+  /** Its media on disk, for the editor's sidebar. */
+  storage: EngineStorage;
   close(): Promise<void>;
 }
 
@@ -98,5 +100,12 @@ export async function startLocalEngine(
     // The engine's own errors (why a fetch failed, an answer it could not write) go to Node-RED's log.
     onErrorLine: (line) => log(t('media-enhance-config.log.engine', { line })),
   });
-  return { url: handle.url, apiKey, windowMs: tuning.windowMs, limits: merged, close: () => handle.close() };
+  return {
+    url: handle.url,
+    apiKey,
+    windowMs: tuning.windowMs,
+    limits: merged,
+    storage: handle.storage,
+    close: () => handle.close(),
+  };
 }

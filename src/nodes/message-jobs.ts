@@ -2,6 +2,7 @@
 // show its progress, send the result or pass the error to Catch nodes with the original msg, and on
 // close cancel everything, call done() for each message in flight, send nothing afterwards, and warn
 // of the messages that end there (those not kept for the next start).
+import { basename } from 'node:path';
 import { MediaEnhanceError } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
 import type { MediaMetadata, ProgressCallback } from '../client/types';
@@ -85,6 +86,8 @@ export function handleMessages(
       firstStatus.text,
       firstStatus.since,
     );
+    const named = fileNameOfMessage(msg);
+    if (named !== null) listed.file(named);
     // The node's status line and the job's sidebar row show the same stage.
     const show = (status: JobStatus) => {
       board.update(id, status);
@@ -161,6 +164,23 @@ export function handleMessages(
         prepare,
       ),
   };
+}
+
+/**
+ * The file a message brings, as the sidebar names its row from the start (so a message that fails before
+ * the service names its media still shows its file): msg.filename's base name, else a URL's last segment.
+ */
+export function fileNameOfMessage(msg: NodeMessage): string | null {
+  if (typeof msg.filename === 'string' && msg.filename.trim() !== '') return basename(msg.filename.trim()) || null;
+  if (typeof msg.url === 'string') {
+    try {
+      const last = new URL(msg.url).pathname.split('/').pop();
+      return last ? decodeURIComponent(last) : null;
+    } catch {
+      return null; // the node names the bad URL in its error
+    }
+  }
+  return null;
 }
 
 function runAll(actions: (() => void)[], node: RedNode): void {

@@ -4,21 +4,28 @@
 //   GET  /media-enhance/results/:id           a result with its media's metadata and loudness report (media-enhance.read)
 //   GET  /media-enhance/media/:uid/file?step= the media's ENHANCED (default) or PRE file, as an attachment;
 //                                             only a media this instance handled, never a path (media-enhance.read)
+//   GET  /media-enhance/media/:uid/play?step= the same file for the editor's audio player, with Range
+//                                             requests so it can seek (media-enhance.read; play-cache.ts)
 //   POST /media-enhance/results/clear         empties the results (media-enhance.write, as deploying needs);
 //                                             a JSON body only
+//   GET  /media-enhance/storage               the built-in engines' disk use and retention rule (media-enhance.read)
+//   POST /media-enhance/storage/remove        removes their finished media now (media-enhance.write); a JSON body only
 // Every route refuses a browser's cross-origin request (same-origin.ts). The editor's downloads have a
 // small share of their own and never wait in the flows' line (download-share.ts).
 // The service's key stays in the runtime: the editor only ever talks to these routes.
+import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { DownloadedStream } from '../client/download';
 import { MediaEnhanceError } from '../client/errors';
 import { attachmentDisposition } from '../contract/attachment';
 import { checkMediaUid, checkStep, DEFAULT_STEP, type Step } from '../contract/fields';
-import type { AdminHandler, AdminResponse, PluginRed } from './plugin-api';
+import type { AdminHandler, AdminRequest, AdminResponse, PluginRed } from './plugin-api';
+import { PlayCache } from './play-cache';
 import { SidebarDownloadShare } from './download-share';
 import type { SidebarRegistry } from './registry';
 import { jsonBodyOnly, sameOriginOnly } from './same-origin';
 import type { ResultDetailCache } from './result-details';
+import { removeFinishedMedia, storageState } from './storage-state';
 
 export const READ_PERMISSION = 'media-enhance.read';
 export const WRITE_PERMISSION = 'media-enhance.write';
@@ -28,6 +35,7 @@ export function installAdminRoutes(
   registry: SidebarRegistry,
   details: ResultDetailCache,
   downloads = new SidebarDownloadShare(),
+  plays = new PlayCache(),
 ): void {
   const read = RED.auth.needsPermission(READ_PERMISSION);
   const write = RED.auth.needsPermission(WRITE_PERMISSION);
@@ -47,48 +55,104 @@ export function installAdminRoutes(
     }),
   );
 
+  /**
+   * The media's file from its service for the editor: only a media this instance handled, through the
+   * editor's small share of the downloads. Answers the request itself (404, 400, 429) and resolves with
+   * undefined when there is nothing to send.
+   */
+  const download = async (
+    req: AdminRequest,
+    res: AdminResponse,
+    signal: AbortSignal,
+  ): Promise<{ file: DownloadedStream; release: () => void } | undefined> => {
+    const { uid } = req.params;
+    // Only a media uid this instance handled: anything else (a path, another's uid) is not found.
+    if (checkMediaUid(uid).length > 0 || !registry.handled(uid)) return void notFound(res);
+    const step = req.query.step === undefined ? DEFAULT_STEP : req.query.step;
+    if (checkStep(step).length > 0) return void res.status(400).json({ error: 'step must be ENHANCED or PRE' });
+    const client = registry.clientOf(registry.serviceOfMedia(uid));
+    if (!client) return void notFound(res);
+    const share = downloads.take(client.rateLimit('downloadFile'));
+    if ('retryAfterS' in share) {
+      return void busy(
+        res,
+        share.retryAfterS,
+        'the editor has a small share of the downloads (at most ' +
+          `${downloads.atOnce} at once and a tenth of the window), so that the flows' downloads go first; retry later`,
+      );
+    }
+    try {
+      // Never in the flows' line: a place now, or 429 at once.
+      const file = await client.downloadFile(uid, { step: step as Step, signal, waitForPlace: false });
+      return { file, release: () => share.release() };
+    } catch (err) {
+      const noPlace = err instanceof MediaEnhanceError && err.code === 'RATE_LIMITED' && err.status === undefined;
+      share.release(!noPlace);
+      if (!noPlace) throw err;
+      const until = client.rateLimit('downloadFile').rateLimitedUntil;
+      const seconds = until === null ? 1 : Math.max(1, Math.ceil((until - Date.now()) / 1000));
+      return void busy(res, seconds, "the service's download window is full or flows wait for a place; retry later");
+    }
+  };
+
   RED.httpAdmin.get(
     '/media-enhance/media/:uid/file',
     sameOriginOnly,
     read,
     answering(async (req, res) => {
-      const { uid } = req.params;
-      // Only a media uid this instance handled: anything else (a path, another's uid) is not found.
-      if (checkMediaUid(uid).length > 0 || !registry.handled(uid)) return notFound(res);
-      const step = req.query.step === undefined ? DEFAULT_STEP : req.query.step;
-      if (checkStep(step).length > 0) return res.status(400).json({ error: 'step must be ENHANCED or PRE' });
-      const client = registry.clientOf(registry.serviceOfMedia(uid));
-      if (!client) return notFound(res);
-      const share = downloads.take(client.rateLimit('downloadFile'));
-      if ('retryAfterS' in share) {
-        return busy(
-          res,
-          share.retryAfterS,
-          'the editor has a small share of the downloads (at most ' +
-            `${downloads.atOnce} at once and a tenth of the window), so that the flows' downloads go first; retry later`,
-        );
-      }
       const cancel = new AbortController();
-      res.on('close', () => {
-        share.release();
-        cancel.abort();
-      });
-      let file: DownloadedStream;
-      try {
-        // Never in the flows' line: a place now, or 429 at once.
-        file = await client.downloadFile(uid, { step: step as Step, signal: cancel.signal, waitForPlace: false });
-      } catch (err) {
-        const noPlace = err instanceof MediaEnhanceError && err.code === 'RATE_LIMITED' && err.status === undefined;
-        share.release(!noPlace);
-        if (!noPlace) throw err;
-        const until = client.rateLimit('downloadFile').rateLimitedUntil;
-        const seconds = until === null ? 1 : Math.max(1, Math.ceil((until - Date.now()) / 1000));
-        return busy(res, seconds, "the service's download window is full or flows wait for a place; retry later");
-      }
+      res.on('close', () => cancel.abort());
+      const got = await download(req, res, cancel.signal);
+      if (!got) return;
+      res.on('close', got.release);
+      const { file } = got;
       res.setHeader('Content-Type', file.contentType);
       res.setHeader('Content-Disposition', attachmentDisposition(file.fileName));
       if (file.size !== undefined) res.setHeader('Content-Length', String(file.size));
       await pipeline(file.stream, res);
+    }),
+  );
+
+  RED.httpAdmin.get(
+    '/media-enhance/media/:uid/play',
+    sameOriginOnly,
+    read,
+    answering(async (req, res) => {
+      // A kept file too is played only while its media is one this instance handled.
+      const { uid } = req.params;
+      if (checkMediaUid(uid).length > 0 || !registry.handled(uid)) return notFound(res);
+      const step = req.query.step === undefined ? DEFAULT_STEP : req.query.step;
+      if (checkStep(step).length > 0) return res.status(400).json({ error: 'step must be ENHANCED or PRE' });
+      const key = `${uid} ${step as Step}`;
+      let answered = false;
+      const played = await plays
+        .file(key, async (path) => {
+          // Not aborted when this request closes: the media element drops requests as it seeks, and
+          // the next one finds the file on its way.
+          const got = await download(req, res, new AbortController().signal);
+          if (!got) {
+            answered = true;
+            throw new MediaEnhanceError('NOT_FOUND', 'the file could not be fetched for the player');
+          }
+          try {
+            await pipeline(got.file.stream, createWriteStream(path, { mode: 0o600 }));
+          } finally {
+            got.release();
+          }
+          return { contentType: got.file.contentType };
+        })
+        .catch((err: unknown) => {
+          if (answered) return undefined;
+          throw err;
+        });
+      if (!played) return;
+      res.setHeader('Content-Type', played.contentType);
+      await new Promise<void>((resolve, reject) =>
+        // express's sendFile answers Range requests (206, Content-Range) and conditional ones.
+        res.sendFile(played.path, { cacheControl: false, lastModified: false }, (err) =>
+          err && !res.headersSent ? reject(err) : resolve(),
+        ),
+      );
     }),
   );
 
@@ -97,6 +161,27 @@ export function installAdminRoutes(
     details.clear();
     res.status(204).end();
   });
+
+  RED.httpAdmin.get(
+    '/media-enhance/storage',
+    sameOriginOnly,
+    read,
+    answering(async (_req, res) => {
+      res.json(await storageState(registry));
+    }),
+  );
+
+  RED.httpAdmin.post(
+    '/media-enhance/storage/remove',
+    sameOriginOnly,
+    write,
+    jsonBodyOnly,
+    answering(async (_req, res) => {
+      const removed = await removeFinishedMedia(registry);
+      plays.clear();
+      res.json(removed);
+    }),
+  );
 }
 
 /** Runs an async route; a failure answers with a status that says what kind (never a stack, never a key). */

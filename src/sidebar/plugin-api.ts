@@ -13,6 +13,12 @@ export interface AdminResponse extends ServerResponse {
   status(code: number): AdminResponse;
   json(body: unknown): AdminResponse;
   end(): this;
+  /** Sends a file, answering Range and conditional requests (express's `res.sendFile`). */
+  sendFile(
+    path: string,
+    options: { cacheControl?: boolean; lastModified?: boolean },
+    done: (err?: Error) => void,
+  ): void;
 }
 
 export type AdminHandler = (req: AdminRequest, res: AdminResponse, next: (err?: unknown) => void) => void;

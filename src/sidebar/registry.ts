@@ -9,7 +9,7 @@ import { MediaEnhanceError } from '../client/errors';
 import type { MediaMetadata } from '../client/types';
 import { loudnessSummary } from './loudness-summary';
 import { ResultRing } from './result-ring';
-import { describeService, type ServiceEntry } from './service-state';
+import { describeService, type ServiceEntry, type ServiceStorage } from './service-state';
 import {
   IN_FLIGHT_LISTED,
   ROW_TEXT_MAX,
@@ -20,8 +20,8 @@ import {
 } from './state';
 
 export interface ServiceHandle {
-  /** The service can be used: its client and its URL (never a key). */
-  ready(client: MediaEnhanceClient, url: string): void;
+  /** The service can be used: its client, its URL (never a key) and, for a built-in engine, its storage. */
+  ready(client: MediaEnhanceClient, url: string, storage?: ServiceStorage): void;
   /** The service cannot be used, and why. */
   failed(error: string): void;
   /** The config node closed. */
@@ -32,7 +32,9 @@ export interface JobHandle {
   readonly id: string;
   /** The node's status text for this job, and since when its elapsed time counts (as the status shows it). */
   stage(text: string, since?: number): void;
-  /** The media the job works on, once known. */
+  /** The name of the file the message brought (its msg.filename, the URL's last segment), before any media. */
+  file(fileName: string): void;
+  /** The media the job works on, once known; without a name, the name another row of that media knows. */
   media(uid: string, fileName?: string): void;
   /** The job delivered its message; `media` when it has the media's metadata. With `asResult` false it only leaves the list. */
   done(media: MediaMetadata | undefined, asResult: boolean): void;
@@ -54,20 +56,20 @@ export class SidebarRegistry {
   constructor(private readonly now: () => number = Date.now) {}
 
   addService(id: string, info: { name: string; kind: 'built-in' | 'remote' }): ServiceHandle {
-    const entry: ServiceEntry = { id, ...info, url: null, error: null, client: null };
+    const entry: ServiceEntry = { id, ...info, url: null, error: null, client: null, storage: null };
     this.services.delete(id);
     this.services.set(id, entry);
     this.changed();
     const current = () => this.services.get(id) === entry;
     return {
-      ready: (client, url) => {
+      ready: (client, url, storage) => {
         if (!current()) return;
-        Object.assign(entry, { client, url, error: null });
+        Object.assign(entry, { client, url, error: null, storage: storage ?? null });
         this.changed();
       },
       failed: (error) => {
         if (!current()) return;
-        Object.assign(entry, { client: null, error });
+        Object.assign(entry, { client: null, error, storage: null });
         this.changed();
       },
       remove: () => {
@@ -122,10 +124,17 @@ export class SidebarRegistry {
         row.stageSince = since ?? null;
         this.changed();
       },
+      file: (fileName) => {
+        if (!this.jobs.has(id) || row.fileName === fileName) return;
+        row.fileName = fileName;
+        this.changed();
+      },
       media: (uid, fileName) => {
         if (!this.jobs.has(id) || (row.uid === uid && (fileName === undefined || row.fileName === fileName))) return;
         row.uid = uid;
-        if (fileName !== undefined) row.fileName = fileName;
+        // A wait or download node knows only the uid: the upload's row before it knew the file.
+        const named = fileName ?? this.fileNameOf(uid, id);
+        if (named !== null) row.fileName = named;
         this.changed();
       },
       done: (media, asResult) => {
@@ -154,11 +163,30 @@ export class SidebarRegistry {
     };
   }
 
+  /** The deployed built-in engines whose storage is known, in deploy order. */
+  storages(): { serviceId: string; name: string; storage: ServiceStorage }[] {
+    return [...this.services.values()].flatMap((entry) =>
+      entry.storage ? [{ serviceId: entry.id, name: entry.name, storage: entry.storage }] : [],
+    );
+  }
+
+  /** The media of the jobs in flight: a removal of finished media leaves them (a download may follow). */
+  mediaInFlight(): Set<string> {
+    return new Set([...this.jobs.values()].flatMap((row) => (row.uid === null ? [] : [row.uid])));
+  }
+
   /** Whether this instance handled the media (a result or a job in flight): only those can be downloaded through the editor. */
   handled(uid: string): boolean {
     if (this.results.hasMedia(uid)) return true;
     for (const row of this.jobs.values()) if (row.uid === uid) return true;
     return false;
+  }
+
+  /** The file name another row (a job in flight, then a result) gives the media, or null. */
+  private fileNameOf(uid: string, exceptJob: string): string | null {
+    for (const row of this.jobs.values())
+      if (row.id !== exceptJob && row.uid === uid && row.fileName) return row.fileName;
+    return this.results.list().find((row) => row.uid === uid && row.fileName)?.fileName ?? null;
   }
 
   /** The service a handled media belongs to (the newest row naming it). */

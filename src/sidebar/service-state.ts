@@ -1,7 +1,15 @@
 // One service as the sidebar shows it: the config node's name and kind, and its client's limits,
 // queue, waits and poller at this moment.
 import type { MediaEnhanceClient } from '../client/client';
-import type { ServiceState } from './state';
+import type { ServiceState, StorageRule, StorageUse } from './state';
+
+/** A built-in engine's media on disk, as its config node hands it to the sidebar. */
+export interface ServiceStorage {
+  use(): Promise<StorageUse>;
+  /** Removes the finished media now, except those in `keep`. */
+  removeFinished(keep: ReadonlySet<string>): Promise<{ removed: number; bytes: number }>;
+  retention: StorageRule;
+}
 
 export interface ServiceEntry {
   id: string;
@@ -11,6 +19,8 @@ export interface ServiceEntry {
   error: string | null;
   /** null until the service started, or when it cannot be used. */
   client: MediaEnhanceClient | null;
+  /** The built-in engine's storage once started; null for a remote service. */
+  storage: ServiceStorage | null;
 }
 
 export function describeService(entry: ServiceEntry): ServiceState {

@@ -99,3 +99,35 @@ export interface ResultRow extends JobNode {
   /** From the media's enhancement_params when known (numbers or null). */
   loudness: LoudnessSummary | null;
 }
+
+/** A built-in engine's retention rule: finished media go once older than maxAgeMs, or oldest first while all take more than maxTotalBytes (null: no such limit), none used within graceMs. */
+export interface StorageRule {
+  maxAgeMs: number | null;
+  maxTotalBytes: number | null;
+  graceMs: number;
+}
+
+export interface StorageUse {
+  /** Media kept, whatever their state. */
+  media: number;
+  /** Of those, the finished ones: what "remove finished media now" removes. */
+  finished: number;
+  /** Bytes of the engine's media folder. */
+  bytes: number;
+  /** ISO time the oldest kept media arrived, or null. */
+  oldest: string | null;
+}
+
+/** The answer of `GET /media-enhance/storage`: one entry per built-in engine. */
+export interface StorageState {
+  services: ServiceStorageState[];
+}
+
+export interface ServiceStorageState {
+  serviceId: string;
+  name: string;
+  /** null when it could not be read; `error` says why. */
+  use: StorageUse | null;
+  error: string | null;
+  retention: StorageRule;
+}

@@ -33,6 +33,7 @@ import {
 } from './product';
 import { dismissNotifications, resetEditor, typeInto, waitForDialog } from './editor-state';
 import type { RedEditor } from './red-editor';
+import { deployedId } from '../fixtures/example-flows';
 
 // The editor's globals, inside page.evaluate() callbacks: its API, and its jQuery.
 declare const RED: RedEditor;
@@ -153,7 +154,14 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     );
     assert.deepEqual(
       palette.map((n) => n.label),
-      ['enhance file', 'enhance audio', 'enhance video', 'upload', 'wait for completion', 'download'],
+      [
+        'enhance file: denoise, normalize podcast loudness',
+        'enhance audio: denoise, normalize loudness',
+        'enhance video: denoise, normalize loudness',
+        'upload',
+        'wait for completion',
+        'download',
+      ],
     );
     for (const node of palette) {
       assert.ok(node.icon?.endsWith(`/${node.type}.svg`), `${node.type} uses its own icon: ${node.icon}`);
@@ -176,6 +184,45 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     await page
       .locator('#red-ui-palette-container-media_enhance')
       .screenshot({ path: join(SCREENSHOTS, 'palette.png') });
+  });
+
+  it('finds the nodes when the palette is searched for what they do', async () => {
+    const search = page.locator('#red-ui-palette-search input');
+    /** Whether the palette's filter hides the core inject node, which none of the words names. */
+    const injectHidden = (hidden: boolean) =>
+      page.waitForFunction(
+        (expected) =>
+          (document.querySelector('.red-ui-palette-node[data-palette-type="inject"]')?.getAttribute('data-filter') ===
+            'true') ===
+          expected,
+        hidden,
+        { timeout: 10_000 },
+      );
+    /** Types `word` into the palette's filter and returns this package's nodes it leaves shown. */
+    const found = async (word: string) => {
+      // From an empty filter (every node shown again), typed key by key as a person does: the search box
+      // filters on its key events, and the read below follows this word's filtering, not the last one's.
+      await search.fill('');
+      await search.press('Backspace');
+      await injectHidden(false);
+      await search.pressSequentially(word);
+      await injectHidden(true);
+      return page.$$eval('#red-ui-palette-container-media_enhance .red-ui-palette-node', (nodes) =>
+        nodes
+          .filter((node) => (node as HTMLElement).offsetParent !== null)
+          .map((node) => node.getAttribute('data-palette-type')),
+      );
+    };
+    const enhancing = ['media-enhance-file', 'media-enhance-audio', 'media-enhance-video'];
+    try {
+      for (const word of ['loudness', 'normalize', 'noise', 'denoise', 'Loudness'])
+        assert.deepEqual(await found(word), enhancing, `"${word}"`);
+      assert.deepEqual(await found('podcast'), ['media-enhance-file'], '"podcast"');
+    } finally {
+      await search.fill('');
+      await search.press('Backspace');
+      await injectHidden(false);
+    }
   });
 
   it("shows each node's help in the help sidebar", async () => {
@@ -204,7 +251,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
 
   it('marks an out-of-range value invalid in an enhance node', async () => {
     await page.evaluate(() => RED.menu.setSelected('menu-item-sidebar', false)); // room for the dialog
-    await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex3-enhance')));
+    await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), deployedId('me-ex3-enhance'));
     await waitForDialog(page);
     const target = page.locator('#node-input-loudnessTarget');
     await typeInto(target, '-3');
@@ -346,7 +393,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   });
 
   it('offers "attach loudness report as msg.loudness" in the download dialog, unticked, and saves it ticked', async () => {
-    const id = 'me-ex4-download';
+    const id = deployedId('me-ex4-download');
     const saved = () =>
       page.evaluate((nodeId) => (RED.nodes.node(nodeId) as { attachLoudness?: boolean }).attachLoudness, id);
     const before = await saved();
@@ -385,22 +432,22 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     type Values = Record<string, string | boolean>;
     const edited: Array<{ id: string; prefix: string; changes: Values }> = [
       {
-        id: 'me-ex4-enhance',
+        id: deployedId('me-ex4-enhance'),
         prefix: 'node-input',
         changes: { loudnessTarget: '-20', truePeak: '-2', enhancementLevel: '50', model: '' },
       },
       {
-        id: 'me-ex3-enhance',
+        id: deployedId('me-ex3-enhance'),
         prefix: 'node-input',
         changes: { peakLimit: '-3', enhancementLevel: '0.5', model: MODELS[0], transcode: TRANSCODE_KINDS[0] },
       },
       {
-        id: 'me-ex4-download',
+        id: deployedId('me-ex4-download'),
         prefix: 'node-input',
         changes: { folder: 'outbox/videos', fileName: 'talk.mp4', keepAcrossRestarts: false },
       },
       {
-        id: 'me-example-engine',
+        id: deployedId('me-example-engine'),
         prefix: 'node-config-input',
         changes: { limitUpload: '7', requestTimeout: '30', waitTimeout: '900' },
       },
@@ -471,7 +518,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   });
 
   it('opens the config dialog with the key as a password field, and saves a new remote service', async () => {
-    await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex1-upload')));
+    await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), deployedId('me-ex1-upload'));
     await waitForDialog(page);
     await page.click('#node-input-btn-service-add');
     await page.waitForSelector('#node-config-input-mode', { state: 'visible' });
@@ -512,7 +559,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   });
 
   it('offers to share the limits through Redis, with its password as a password field', async () => {
-    await page.evaluate(() => RED.editor.edit(RED.nodes.node('me-ex1-upload')));
+    await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), deployedId('me-ex1-upload'));
     await waitForDialog(page);
     await page.click('#node-input-btn-service-add');
     await page.waitForSelector('#node-config-input-mode', { state: 'visible' });
@@ -721,13 +768,39 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         assert.ok(clicks < 3, `"${example}" is not selected after ${clicks} clicks`);
         console.warn(`      (a click on "${example}" did not select it; clicking again)`);
       }
+      // npm start deployed the examples under ids of their own: of this example's nodes, only the
+      // config node the example files share is in the editor, and only once an earlier import brought it.
+      // (Before, every node was, and Node-RED stopped every import with "already exist".)
+      const fileIds = (
+        JSON.parse(await readFile(join(ROOT, 'examples', `${example}.json`), 'utf8')) as { id: string; type: string }[]
+      ).map((n) => n.id);
+      const present = await page.evaluate(
+        (ids) => ids.filter((id) => RED.nodes.node(id) !== null && RED.nodes.node(id) !== undefined),
+        fileIds,
+      );
+      assert.deepEqual(
+        present.filter((id) => id !== 'me-example-engine'),
+        [],
+        'none of the nodes npm start deployed',
+      );
       await page.click('#red-ui-clipboard-dialog-import-opt-new');
       await page.click('#red-ui-clipboard-dialog-ok');
-      // npm start deployed the same example: Node-RED asks, and a copy is what a user would take.
-      await page.getByRole('button', { name: 'Import copy' }).click();
+      const conflict = page.locator('.red-ui-notification', { hasText: 'already exist' });
+      await page.waitForFunction(
+        () =>
+          RED.view.state() === RED.state.IMPORT_DRAGGING ||
+          [...document.querySelectorAll('.red-ui-notification')].some((n) => /already exist/.test(n.textContent ?? '')),
+        null,
+        { timeout: 30_000 },
+      );
+      if ((await conflict.count()) > 0) {
+        assert.deepEqual(present, ['me-example-engine'], 'only the config node an earlier import brought meets itself');
+        // A copy is what a user would take.
+        await page.getByRole('button', { name: 'Import copy' }).click();
+        await page.waitForFunction(() => RED.view.state() === RED.state.IMPORT_DRAGGING, null, { timeout: 30_000 });
+      }
       // Imported nodes follow the mouse until a click puts them down, as for a user: the click waits
       // for them to be there, and the check below for them to be put down.
-      await page.waitForFunction(() => RED.view.state() === RED.state.IMPORT_DRAGGING, null, { timeout: 30_000 });
       await page.mouse.click(700, 600);
       await page.waitForFunction(() => RED.view.state() === RED.state.DEFAULT, null, { timeout: 30_000 });
       const invalid = await page.evaluate(() => {

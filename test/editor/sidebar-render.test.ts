@@ -13,6 +13,7 @@ import { renderDetail, type ResultDetail } from '../../src/editor/sidebar/render
 import { renderHelp } from '../../src/editor/sidebar/render-help';
 import { renderInFlight, renderResults } from '../../src/editor/sidebar/render-jobs';
 import { renderServices } from '../../src/editor/sidebar/render-services';
+import { renderStorage } from '../../src/editor/sidebar/render-storage';
 import type { LoudnessReport, ResultRow, ServiceState } from '../../src/editor/sidebar/shapes';
 import { SIDEBAR_SCRIPT_FILE } from '../../src/editor/sidebar-script';
 
@@ -179,6 +180,26 @@ describe('sidebar: what the tab shows', () => {
     assert.ok(!textOf(renderServices(t, [service()], NOW + 13_000)).includes('rate limited'));
   });
 
+  it('folds the counts of a service without any limit into one line, with no bar to fill', () => {
+    const unlimited = service().operations.map((op, i) => ({
+      ...op,
+      limit: null,
+      used: i + 1,
+      rateLimitedUntil: null,
+    }));
+    const calm = unlimited.map((op) => ({ ...op, queued: 0, tooManyRequests: 0 }));
+    const html = renderServices(t, [service({ operations: calm })], NOW);
+    assert.match(html, /<details class="me-ops-unlimited"><summary/, 'folded, closed');
+    assert.match(textOf(html), /no rate limits · 6 requests per 1 min/);
+    // Something waiting still shows at once.
+    assert.match(
+      renderServices(t, [service({ operations: unlimited })], NOW),
+      /<details class="me-ops-unlimited" open>/,
+    );
+    // One limit is enough for the bars to stay.
+    assert.doesNotMatch(renderServices(t, [service()], NOW), /me-ops-unlimited/);
+  });
+
   it('says why a service cannot be used, and that none is deployed', () => {
     const text = textOf(
       renderServices(t, [service({ kind: 'remote', url: null, error: 'no API key set', sharing: 'unreachable' })], NOW),
@@ -255,6 +276,60 @@ describe('sidebar: what the tab shows', () => {
     assert.equal(rows.length, 2);
     assert.match(rows[0], /^done talk\.wav \d\d:\d\d:\d\d upload 01234567 -27\.4 → -16\.0 LUFS$/);
     assert.match(rows[1], /^failed talk\.wav \d\d:\d\d:\d\d upload 01234567 JOB_FAILED: the file holds no audio$/);
+    // A message that brought no file and failed before any media: the row says so, not a dash.
+    const bare = textOf(renderResults(t, [result({ outcome: 'failed', fileName: null, uid: null, error: 'no file' })]));
+    assert.match(bare, /^failed message without a file /);
+  });
+
+  it('plays the original and the enhanced file through the play route, one shown at a time, with an A/B switch', () => {
+    const done: ResultDetail = { result: result(), metadata: null, loudness: null, loudnessOffered: false };
+    const html = renderDetail(t, done, { width: 300, height: 165 }, (url) => `admin/${url}&access_token=T`);
+    const players = [...html.matchAll(/<audio ([^>]*)>/g)].map((m) => m[1]);
+    assert.deepEqual(players, [
+      'class="me-audio me-play-original" data-step="PRE" controls preload="auto" src="admin/media-enhance/media/0123456789abcdef/play?step=PRE&#38;access_token=T" hidden',
+      'class="me-audio me-play-enhanced" data-step="ENHANCED" controls preload="auto" src="admin/media-enhance/media/0123456789abcdef/play?step=ENHANCED&#38;access_token=T"',
+    ]);
+    assert.match(textOf(html), /Listen A: original B: enhanced/);
+    const failed = renderDetail(t, { ...done, result: result({ outcome: 'failed' }) }, { width: 300, height: 165 });
+    assert.equal(failed.match(/<audio /g)?.length, 1, 'a failed media has its original only');
+    assert.doesNotMatch(failed, /me-ab-choice/);
+  });
+
+  it("shows the built-in engine's disk use, its retention rule in words, and the removal button", () => {
+    const rule = { maxAgeMs: 7 * 86_400_000, maxTotalBytes: 5 * 1024 ** 3, graceMs: 3_600_000 };
+    const use = { media: 12, finished: 9, bytes: 1_610_612_736, oldest: new Date(NOW - 3 * 86_400_000).toISOString() };
+    const html = renderStorage(
+      t,
+      { services: [{ serviceId: 'cfg1', name: 'built-in engine', use, error: null, retention: rule }] },
+      NOW,
+    );
+    const text = textOf(html);
+    assert.match(text, /12 media kept \(9 finished\), 1\.5 GiB/);
+    assert.match(text, /oldest from 2026-11-20 \d\d:00:00, 72h00m ago/);
+    assert.match(
+      text,
+      /Finished media are removed 7 days after their last use, or sooner, oldest first, while all take more than 5\.0 GiB; none used within the last 1 h\./,
+    );
+    assert.match(html, /data-bytes="1610612736"/);
+    assert.doesNotMatch(html, /me-storage-remove"[^>]*disabled/);
+    const empty = renderStorage(
+      t,
+      {
+        services: [
+          {
+            serviceId: 'cfg1',
+            name: 'e',
+            use: { ...use, media: 0, finished: 0, bytes: 0, oldest: null },
+            error: null,
+            retention: { ...rule, maxAgeMs: null, maxTotalBytes: null },
+          },
+        ],
+      },
+      NOW,
+    );
+    assert.match(empty, /me-storage-remove" disabled/, 'nothing to remove: the button is off');
+    assert.match(textOf(empty), /Finished media are kept until removed here\./);
+    assert.match(textOf(renderStorage(t, { services: [] }, NOW)), /No built-in engine is deployed/);
   });
 
   it("says RNNoise's noise reduction as its share of the denoised signal", () => {
@@ -359,6 +434,8 @@ describe('sidebar: what the tab shows', () => {
       'True peak (dBTP)',
       'Loudness range (LU)',
       'Chart',
+      'Listen (A/B)',
+      'Storage',
     ])
       assert.ok(text.includes(term), term);
   });

@@ -6,7 +6,9 @@
 // draws the loudness chart; the enhanced download is the file the flow wrote to outbox/.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { copyFile, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { copyFile, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
@@ -25,6 +27,7 @@ import type { RedEditor } from './red-editor';
 declare const RED: RedEditor;
 
 const README_IMAGE = join(ROOT, 'docs', 'images', 'sidebar.png');
+const run = promisify(execFile);
 
 describe('the media enhance sidebar in Chromium, started as npm start starts it', function () {
   this.timeout(300_000);
@@ -108,7 +111,24 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
     const engine = services.find((s) => s.name === 'built-in engine');
     assert.ok(engine, `the examples' built-in engine: ${JSON.stringify(services)}`);
     assert.match(engine.url, /^http:\/\/127\.0\.0\.1:\d+/);
-    assert.equal(engine.bars, 5, 'one bar per operation');
+    // The built-in engine has no limits: no bar to fill, its counts folded into one line, so that the
+    // media in flight and the results stay on the first screen.
+    assert.equal(engine.bars, 5, 'one count per operation, in the fold');
+    const firstScreen = await page.evaluate(() => {
+      const visibleBars = [...document.querySelectorAll<HTMLElement>('.me-service .me-op-bar')].filter(
+        (bar) => bar.offsetParent !== null,
+      ).length;
+      const sidebar = document.querySelector('.me-sidebar')!.getBoundingClientRect();
+      const titles = [...document.querySelectorAll('.me-sidebar .me-section-title')].map((title) => ({
+        text: title.textContent,
+        below: title.getBoundingClientRect().bottom - sidebar.bottom,
+      }));
+      return { visibleBars, folded: document.querySelector('.me-ops-unlimited summary')?.textContent, titles };
+    });
+    assert.equal(firstScreen.visibleBars, 0, 'no bar shows');
+    assert.match(firstScreen.folded ?? '', /^no rate limits · \d+ requests per 1 min$/);
+    for (const title of firstScreen.titles.filter((t) => t.text === 'In flight' || t.text === 'Results'))
+      assert.ok(title.below <= 0, `"${title.text}" is on the first screen: ${JSON.stringify(firstScreen.titles)}`);
   });
 
   it('shows a WAV dropped into inbox/ in flight through its stages, then as a result with its chart', async () => {
@@ -218,6 +238,145 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
       return (await fetch(link.href)).status;
     });
     assert.equal(original, 200, 'the original is offered too');
+  });
+
+  /** Resolves once the media element can play (its `canplay`), with its duration; rejects on its `error`. */
+  const canPlay = (selector: string) =>
+    page.evaluate(
+      (audioSelector) =>
+        new Promise<{ duration: number; src: string }>((resolve, reject) => {
+          const audio = document.querySelector<HTMLAudioElement>(audioSelector)!;
+          const done = () => resolve({ duration: audio.duration, src: audio.currentSrc });
+          if (audio.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA) return done();
+          audio.addEventListener('canplay', done, { once: true });
+          audio.addEventListener('error', () => reject(new Error(`${audioSelector}: ${audio.error?.message}`)), {
+            once: true,
+          });
+        }),
+      selector,
+    );
+
+  async function ffprobeDuration(path: string): Promise<number> {
+    const { stdout } = await run('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'format=duration',
+      '-of',
+      'csv=p=0',
+      path,
+    ]);
+    return Number(stdout.trim());
+  }
+
+  it('plays the original and the enhanced file in the detail view, switching between them at the same moment', async () => {
+    await page.evaluate(() => RED.sidebar.show('media-enhance'));
+    if (!(await page.locator('.me-detail').isVisible()))
+      await page.locator('.me-result-row', { hasText: 'voice.wav' }).first().click();
+    await page.waitForSelector('.me-detail .me-player', { timeout: 20_000 });
+    const enhanced = await canPlay('.me-detail audio.me-play-enhanced');
+    const original = await canPlay('.me-detail audio.me-play-original');
+    const truth = {
+      enhanced: await ffprobeDuration(join(product.userDir, 'outbox', 'voice_enhanced.wav')),
+      original: await ffprobeDuration(join(ROOT, 'examples', 'speech-sample.wav')),
+    };
+    assert.ok(
+      Math.abs(enhanced.duration - truth.enhanced) < 0.05,
+      `enhanced: ${enhanced.duration} s, ${truth.enhanced}`,
+    );
+    assert.ok(
+      Math.abs(original.duration - truth.original) < 0.05,
+      `original: ${original.duration} s, ${truth.original}`,
+    );
+    // Through the editor's own admin route, never the engine's address.
+    for (const src of [enhanced.src, original.src])
+      assert.ok(src.startsWith(`${product.url}media-enhance/media/`), src);
+    // The route answers Range requests, so the element can seek.
+    const range = await page.evaluate(async (src) => {
+      const response = await fetch(src, { headers: { Range: 'bytes=4-11' } });
+      return {
+        status: response.status,
+        range: response.headers.get('content-range'),
+        body: new TextDecoder().decode(await response.arrayBuffer()),
+      };
+    }, enhanced.src);
+    assert.deepEqual(
+      [range.status, range.range?.replace(/\/\d+$/, ''), range.body.slice(4)],
+      [206, 'bytes 4-11', 'WAVE'],
+    );
+    // B shows first; A takes over at the moment B was at.
+    assert.deepEqual(
+      await page.$$eval('.me-detail audio', (players) => players.map((p) => (p as HTMLAudioElement).hidden)),
+      [true, false],
+    );
+    await page.evaluate(() => {
+      document.querySelector<HTMLAudioElement>('.me-detail audio.me-play-enhanced')!.currentTime = 1.5;
+    });
+    await page.click('.me-detail .me-play-original-choice');
+    const switched = await page.evaluate(() => {
+      const [a, b] = [...document.querySelectorAll<HTMLAudioElement>('.me-detail audio')];
+      return {
+        hidden: [a.hidden, b.hidden],
+        at: a.currentTime,
+        pressed: [...document.querySelectorAll('.me-ab-choice')].map((c) => c.getAttribute('aria-pressed')),
+      };
+    });
+    assert.deepEqual(switched, { hidden: [false, true], at: 1.5, pressed: ['true', 'false'] });
+  });
+
+  it('names the file of a failed result', async () => {
+    // Back from the detail view to the lists.
+    await page.evaluate(() => RED.sidebar.show('media-enhance'));
+    if (await page.locator('.me-detail').isVisible()) await page.click('.me-detail-back');
+    // An empty file fails before any media exists: its row still says which file it was.
+    await writeFile(join(product.userDir, 'inbox', 'empty.wav'), '');
+    const row = page.locator('.me-result-row.me-result-failed', { hasText: 'empty.wav' });
+    await row.waitFor({ timeout: 60_000 });
+    assert.match(await row.locator('.me-file').innerText(), /^empty\.wav$/);
+  });
+
+  it("shows the built-in engine's disk use as its data folder holds it, and the button removes its finished media", async () => {
+    const mediaFolders = async () => {
+      const root = join(product.userDir, 'media-enhance-data');
+      const engines = await readdir(root);
+      assert.equal(engines.length, 1, `one engine's folder: ${engines.join(', ')}`);
+      const media = join(root, engines[0], 'media');
+      const { stdout } = await run('find', [media, '-type', 'f', '-printf', '%s\n']);
+      const uids = (await readdir(media)).filter((name) => /^[0-9a-f-]{36}$/.test(name));
+      return {
+        media: uids.length,
+        bytes: stdout
+          .split('\n')
+          .filter(Boolean)
+          .reduce((sum, n) => sum + Number(n), 0),
+      };
+    };
+    await page.evaluate(() => RED.sidebar.show('media-enhance'));
+    if (await page.locator('.me-detail').isVisible()) await page.click('.me-detail-back');
+    const onDisk = await mediaFolders();
+    assert.ok(onDisk.media >= 1, 'the voice.wav media is kept');
+    // The block is fetched again when a result comes: it shows the folder once it caught up.
+    const block = page.locator(`.me-storage[data-media="${onDisk.media}"][data-bytes="${onDisk.bytes}"]`);
+    await block.waitFor({ timeout: 20_000 });
+    assert.match(
+      await block.innerText(),
+      new RegExp(`${onDisk.media} media kept \\(${onDisk.media} finished\\), [\\d.]+ (KiB|MiB)`),
+    );
+    assert.match(
+      await page.locator('.me-storage-rule').innerText(),
+      /^Finished media are removed 7 days after their last use, or sooner, oldest first, while all take more than 5\.0 GiB; none used within the last 1 h\.$/,
+    );
+    await page.locator('#red-ui-sidebar').screenshot({ path: join(SCREENSHOTS, 'sidebar-storage.png') });
+    // A click asks first; Cancel leaves everything.
+    await page.click('.me-storage-remove');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual(await mediaFolders(), onDisk);
+    await page.click('.me-storage-remove');
+    await page.click('.red-ui-notification button.me-storage-confirm');
+    await page.locator('.me-storage[data-media="0"][data-finished="0"]').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await mediaFolders(), { media: 0, bytes: 0 });
+    assert.equal(await page.locator('.me-storage').getAttribute('data-bytes'), '0');
+    assert.ok(await page.locator('.me-storage-remove').isDisabled(), 'nothing left to remove');
   });
 
   it('sent no request off this machine and had none refused', () => {

@@ -1,6 +1,7 @@
 // The engine keeps finished media within its age and size limits, oldest first, and never removes a
 // media still in progress or one asked for within the grace period.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,5 +123,50 @@ describe('engine: retention of finished media', function () {
     assert.equal(removed[0].record.uid, uid);
     assert.match(removed[0].reason, /^finished or last asked for \d+ s ago, more than the 1 s kept$/);
     assert.equal((await metadata(engine, uid)).status, 404);
+  });
+
+  /** The bytes of every file under the engine's media folder, as find(1) lists them. */
+  function bytesInMediaFolder(): number {
+    return execFileSync('find', [join(engine!.dataDir, 'media'), '-type', 'f', '-printf', '%s\\n'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean)
+      .reduce((sum, line) => sum + Number(line), 0);
+  }
+
+  it('tells its disk use as its data folder holds it, and removes the finished media now but those kept', async () => {
+    const removed: RemovedMedia[] = [];
+    engine = await startTestEngine({ onRemoved: (r) => removed.push(r) });
+    assert.deepEqual(await engine.storage.use(), { media: 0, finished: 0, bytes: 0, oldest: null });
+    const first = await finishedMedia('first.wav');
+    const second = await finishedMedia('second.wav');
+    const third = await finishedMedia('third.wav');
+    const use = await engine.storage.use();
+    const firstInserted = (await metadata(engine, first)).json.inserted_at;
+    assert.deepEqual(use, { media: 3, finished: 3, bytes: bytesInMediaFolder(), oldest: firstInserted });
+    assert.ok(use.bytes >= 6 * wav.length, `inputs and outputs counted: ${use.bytes}`);
+    // The default rule would keep them a week: the removal does not wait for it.
+    const done = await engine.storage.removeFinished(new Set([second]));
+    assert.equal(done.removed, 2);
+    assert.equal(done.bytes, use.bytes - bytesInMediaFolder());
+    assert.deepEqual(
+      removed.map((r) => [r.record.uid, r.reason]),
+      [
+        [first, 'removed from the editor'],
+        [third, 'removed from the editor'],
+      ],
+    );
+    for (const uid of [first, third]) assert.equal((await metadata(engine, uid)).status, 404);
+    assert.equal((await metadata(engine, second)).status, 200, 'the kept one stays');
+    const after = await engine.storage.use();
+    assert.deepEqual(after, { media: 1, finished: 1, bytes: bytesInMediaFolder(), oldest: after.oldest });
+    assert.ok(after.bytes > 0);
+    assert.deepEqual(engine.storage.retention, {
+      maxAgeMs: 7 * 24 * 3600_000,
+      maxTotalBytes: 5 * 1024 ** 3,
+      graceMs: 3600_000,
+      sweepIntervalMs: 600_000,
+    });
   });
 });

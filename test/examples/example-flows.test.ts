@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deployExamples, EXAMPLES_STAMP, exampleFlows, type FlowNode } from '../fixtures/example-flows';
+import {
+  deployedId,
+  deployExamples,
+  EXAMPLES_STAMP,
+  exampleFlows,
+  type FlowNode,
+} from '../fixtures/example-flows';
 
 const EXAMPLES = join(__dirname, '..', '..', '..', 'examples');
 const CORE_TYPES = new Set([
@@ -178,6 +184,36 @@ describe('example flows', () => {
       assert.equal(log.length, 1);
       assert.match(log[0], new RegExp(`^added the example "${newTab.label as string}"`));
       assert.equal(readFlows().filter((n) => n.type === 'tab').length, 5);
+    });
+
+    it('adds them under ids of their own, so that Import > Examples meets none of them, wired as in the files', () => {
+      deployExamples(userDir, EXAMPLES);
+      const deployed = readFlows().filter((n) => n.type !== 'tab');
+      const fileIds = new Set(exampleFlows(EXAMPLES).map((n) => n.id));
+      assert.deepEqual(
+        deployed.filter((n) => fileIds.has(n.id)).map((n) => n.id),
+        [],
+        'no deployed node has an id of the files',
+      );
+      const deployedIds = new Set(deployed.map((n) => n.id));
+      for (const file of exampleFlows(EXAMPLES).filter((n) => n.type !== 'tab')) {
+        const node = deployed.find((n) => n.id === deployedId(file.id));
+        assert.ok(node, `${file.id} is deployed as ${deployedId(file.id)}`);
+        const targets = ((node.wires as string[][] | undefined) ?? []).flat();
+        assert.deepEqual(targets, ((file.wires as string[][] | undefined) ?? []).flat().map(deployedId));
+        for (const target of targets) assert.ok(deployedIds.has(target), `${node.id} is wired to ${target}`);
+        if (typeof file.service === 'string') assert.equal(node.service, deployedId(file.service));
+        for (const key of ['scope', 'links'])
+          if (Array.isArray(file[key])) assert.deepEqual(node[key], (file[key] as string[]).map(deployedId));
+      }
+    });
+
+    it('in a user dir where an earlier version added the examples under the files\' ids, adds none again', () => {
+      const earlier = exampleFlows(EXAMPLES);
+      writeFlows(earlier);
+      writeFileSync(join(userDir, EXAMPLES_STAMP), JSON.stringify({ added: earlier.map((n) => n.id) }));
+      assert.deepEqual(deployExamples(userDir, EXAMPLES), []);
+      assert.deepEqual(readFlows(), earlier);
     });
 
     it('in a user dir made before examples were remembered, keeps the example nodes the flows hold as they are', () => {

@@ -11,7 +11,7 @@ import { request, WebSocket } from 'undici';
 import { ROOT as REPO, packPackage, spawnNodeRed, unpackPackage, waitForNodeRed } from '../fixtures/node-red-process';
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
-import type { ResultRow, SidebarState } from '../../src/sidebar/state';
+import type { ResultRow, SidebarState, StorageState } from '../../src/sidebar/state';
 
 // Node-RED's own dependency, which it uses to check these passwords.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- bcryptjs ships no types this project installs
@@ -209,6 +209,39 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     assert.ok((detail.loudness?.output.short_term_lufs.length ?? 0) > 0, 'one value per second');
     assert.equal((await call('GET', '/media-enhance/results/no-such-result', readerToken)).status, 404);
 
+    // The editor's player: a media element sends no header, so the token rides in the query, as the
+    // editor's own login link does; Range requests are answered so that it can seek.
+    const playPath = `/media-enhance/media/${encodeURIComponent(uid)}/play?step=ENHANCED`;
+    const played = await request(`${base}${playPath}&access_token=${encodeURIComponent(readerToken)}`, {
+      headers: { range: 'bytes=0-11' },
+    });
+    const playedBody = Buffer.from(await played.body.arrayBuffer());
+    assert.equal(played.statusCode, 206);
+    assert.equal(played.headers['content-range'], `bytes 0-11/${delivered.length}`);
+    assert.ok(playedBody.equals(delivered.subarray(0, 12)), 'the first 12 bytes of the enhanced file');
+    const wholePlay = await call('GET', playPath, readerToken);
+    assert.equal(wholePlay.status, 200);
+    assert.ok(wholePlay.body.equals(delivered), 'the whole file, as the download node wrote it');
+    assert.equal((await call('GET', playPath)).status, 401, 'no playing without a token');
+
+    // The storage block: a reader sees the disk use; only a writer removes the finished media.
+    const storage = async () =>
+      JSON.parse((await call('GET', '/media-enhance/storage', readerToken)).body.toString()) as StorageState;
+    const before = await storage();
+    assert.deepEqual(
+      before.services.map((entry) => [entry.serviceId, entry.name, entry.use?.media, entry.use?.finished]),
+      [['svc', 'studio engine', 1, 1]],
+    );
+    assert.ok((before.services[0].use?.bytes ?? 0) > delivered.length, 'its input and output at least');
+    const notRemoved = await call('POST', '/media-enhance/storage/remove', readerToken, {});
+    assert.ok([401, 403].includes(notRemoved.status), `a reader cannot remove (${notRemoved.status})`);
+    assert.equal((await call('POST', '/media-enhance/storage/remove', adminToken)).status, 415, 'a JSON body only');
+    assert.equal((await storage()).services[0].use?.finished, 1, 'nothing removed');
+    const removal = await call('POST', '/media-enhance/storage/remove', adminToken, {});
+    assert.equal(removal.status, 200, removal.body.toString());
+    assert.deepEqual(JSON.parse(removal.body.toString()), { removed: 1, bytes: before.services[0].use?.bytes });
+    assert.deepEqual((await storage()).services[0].use, { media: 0, finished: 0, bytes: 0, oldest: null });
+
     const refused = await call('POST', '/media-enhance/results/clear', readerToken);
     assert.ok([401, 403].includes(refused.status), `a reader cannot clear (${refused.status})`);
     assert.equal((await call('POST', '/media-enhance/results/clear')).status, 401);
@@ -274,6 +307,8 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
       '/media-enhance/media/%2Fetc%2Fpasswd/file',
       '/media-enhance/media//etc/passwd/file',
       '/media-enhance/media/..%2F..%2F..%2F..%2Fsettings.js/file',
+      '/media-enhance/media/..%2F..%2Fetc%2Fpasswd/play',
+      '/media-enhance/media/..%2F..%2F..%2F..%2Fsettings.js/play?step=PRE',
     ]) {
       const answer = await call('GET', path, adminToken);
       assert.equal(answer.status, 404, path);

@@ -31,6 +31,26 @@ describe('sidebar registry', () => {
     assert.equal(registry.snapshot().results[0].uid, 'media-20');
   });
 
+  it("names every result's file: a failure before any media by its message's file, a wait by the upload's row", () => {
+    const registry = new SidebarRegistry();
+    const early = registry.beginJob({ ...START, nodeType: 'media-enhance-file' }, 'starting');
+    early.file('broken.wav');
+    early.failed(new MediaEnhanceError('VALIDATION', 'msg.filename: not a file'));
+    const upload = registry.beginJob({ ...START, nodeType: 'media-enhance-upload' }, 'uploading');
+    upload.media('u-7', 'interview.wav');
+    upload.done({ uid: 'u-7', enhancement_status: 'PENDING' }, false);
+    const upload2 = registry.beginJob({ ...START, nodeType: 'media-enhance-upload' }, 'uploading');
+    upload2.media('u-8', 'call.wav');
+    const wait = registry.beginJob(START, 'waiting');
+    wait.media('u-8'); // the uid alone: the upload still in flight names it
+    wait.failed(new MediaEnhanceError('JOB_FAILED', 'the input is not audio', { mediaUid: 'u-8' }));
+    const [failedWait, failedEarly] = registry.snapshot().results;
+    assert.deepEqual(
+      [failedEarly.fileName, failedEarly.uid, failedWait.fileName, failedWait.uid],
+      ['broken.wav', null, 'call.wav', 'u-8'],
+    );
+  });
+
   it('lists a job in flight until it ends; a started media leaves no result, a failure does', () => {
     let now = 1_000;
     const registry = new SidebarRegistry(() => now);

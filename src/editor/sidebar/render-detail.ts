@@ -104,6 +104,59 @@ function downloads(t: Translate, result: ResultRow): string {
   return `<div class="me-downloads">${links.join('')}</div>`;
 }
 
+/** The route the editor's audio player streams a file from (Range requests answered, so it can seek). */
+export function playUrl(uid: string, step: 'ENHANCED' | 'PRE'): string {
+  return `media-enhance/media/${encodeURIComponent(uid)}/play?step=${step}`;
+}
+
+/** How the page gives a media element its source: with adminAuth on, the user's token must go along. */
+export type MediaSource = (url: string) => string;
+
+/**
+ * An audio player for the original (A) and, for a done media, the enhanced file (B), one shown at a time:
+ * the switch moves the other to the same moment, so the difference is heard at once.
+ */
+function player(t: Translate, result: ResultRow, source: MediaSource): string {
+  if (result.uid === null) return '';
+  const files: ['PRE' | 'ENHANCED', string, string][] = [['PRE', 'me-play-original', t('sidebar.detail.playOriginal')]];
+  if (result.outcome === 'done') files.push(['ENHANCED', 'me-play-enhanced', t('sidebar.detail.playEnhanced')]);
+  const shown = files[files.length - 1][0];
+  return [
+    '<div class="me-player">',
+    element('h4', {}, t('sidebar.detail.listen')),
+    files.length > 1
+      ? [
+          openTag('div', { class: 'me-ab', role: 'group', title: t('sidebar.detail.abSwitch') }),
+          ...files.map(([step, name, label]) =>
+            element(
+              'button',
+              {
+                type: 'button',
+                class: `red-ui-button red-ui-button-small me-ab-choice ${name}-choice`,
+                'data-step': step,
+                'aria-pressed': String(step === shown),
+              },
+              label,
+            ),
+          ),
+          '</div>',
+        ].join('')
+      : '',
+    ...files.map(
+      ([step, name]) =>
+        `${openTag('audio', {
+          class: `me-audio ${name}`,
+          'data-step': step,
+          controls: true,
+          preload: 'auto',
+          src: source(playUrl(result.uid!, step)),
+          hidden: step !== shown,
+        })}</audio>`,
+    ),
+    '</div>',
+  ].join('');
+}
+
 function chartOrReason(t: Translate, detail: ResultDetail, size: ChartSize): string {
   const report = detail.loudness;
   if (detail.result.outcome === 'failed') return '';
@@ -118,7 +171,12 @@ function chartOrReason(t: Translate, detail: ResultDetail, size: ChartSize): str
   });
 }
 
-export function renderDetail(t: Translate, detail: ResultDetail, chartSize: ChartSize): string {
+export function renderDetail(
+  t: Translate,
+  detail: ResultDetail,
+  chartSize: ChartSize,
+  source: MediaSource = (url) => url,
+): string {
   const { result } = detail;
   const stages = enhancementStages(t, detail.metadata?.enhancement_params);
   return [
@@ -150,6 +208,7 @@ export function renderDetail(t: Translate, detail: ResultDetail, chartSize: Char
       : '',
     result.outcome === 'done' ? `${element('h4', {}, t('sidebar.detail.loudness'))}${figuresTable(t, detail)}` : '',
     chartOrReason(t, detail, chartSize),
+    player(t, result, source),
     downloads(t, result),
     '</div>',
   ].join('');

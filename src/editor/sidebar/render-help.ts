@@ -16,6 +16,8 @@ const ENTRIES: [term: string, text: string][] = [
   ['sidebar.help.truePeak.term', 'sidebar.help.truePeak.text'],
   ['sidebar.help.range.term', 'sidebar.help.range.text'],
   ['sidebar.help.chart.term', 'sidebar.help.chart.text'],
+  ['sidebar.help.listen.term', 'sidebar.help.listen.text'],
+  ['sidebar.help.storage.term', 'sidebar.help.storage.text'],
 ];
 
 export function renderHelp(t: Translate): string {

@@ -65,7 +65,7 @@ export function renderResults(t: Translate, rows: ResultRow[]): string {
           { class: 'me-outcome' },
           t(row.outcome === 'done' ? 'sidebar.results.outcomeDone' : 'sidebar.results.outcomeFailed'),
         ),
-        element('span', { class: 'me-file' }, row.fileName ?? shortUid(row.uid)),
+        element('span', { class: 'me-file' }, row.fileName ?? t('sidebar.results.noFile')),
         element('span', { class: 'me-finished' }, clockTime(row.finishedAt)),
         '</div><div class="me-result-body">',
         element('span', { class: 'me-node-name' }, row.nodeName),

@@ -69,6 +69,31 @@ function pollerLine(t: Translate, service: ServiceState, now: number): string {
   return t('sidebar.service.pollerNext', { count: watching, wait: duration(Math.max(0, nextPollAt - now)) });
 }
 
+/**
+ * A service without any limit (the built-in engine by default) has no bar to fill: its counts fold into
+ * one line that opens on a click, so that the media in flight and the results stay on the first screen.
+ */
+function renderUnlimited(t: Translate, operations: OperationState[], now: number): string {
+  const total = operations.reduce((sum, operation) => sum + operation.used, 0);
+  const waiting = operations.some((operation) => operation.queued > 0 || operation.tooManyRequests > 0);
+  return [
+    openTag('details', { class: 'me-ops-unlimited', open: waiting }),
+    element(
+      'summary',
+      { class: 'me-ops-summary' },
+      t('sidebar.operation.noLimits', { count: total, window: windowLength(operations[0].windowMs) }),
+    ),
+    ...operations.map((operation) => renderOperation(t, operation, now)),
+    '</details>',
+  ].join('');
+}
+
+function renderOperations(t: Translate, operations: OperationState[], now: number): string {
+  if (operations.length > 0 && operations.every((operation) => operation.limit === null))
+    return renderUnlimited(t, operations, now);
+  return operations.map((operation) => renderOperation(t, operation, now)).join('');
+}
+
 export function renderService(t: Translate, service: ServiceState, now: number): string {
   const kind = service.kind === 'built-in' ? t('sidebar.service.builtIn') : t('sidebar.service.remote');
   return [
@@ -81,7 +106,7 @@ export function renderService(t: Translate, service: ServiceState, now: number):
     element('div', { class: 'me-service-url' }, service.url ?? t('sidebar.service.notStarted')),
     element('div', { class: 'me-service-sharing' }, t(SHARING[service.sharing])),
     service.error === null ? '' : element('div', { class: 'me-service-error' }, service.error),
-    ...service.operations.map((operation) => renderOperation(t, operation, now)),
+    renderOperations(t, service.operations, now),
     element('div', { class: 'me-poller' }, pollerLine(t, service, now)),
     '</div>',
   ].join('');

@@ -2,4 +2,13 @@
 // reports loudness (src/contract/loudness-report.ts). Types only: nothing of the runtime reaches the
 // browser script.
 export type { LoudnessReport, LoudnessTrack } from '../../contract/loudness-report';
-export type { InFlightRow, OperationState, ResultRow, ServiceState, SidebarState } from '../../sidebar/state';
+export type {
+  InFlightRow,
+  OperationState,
+  ResultRow,
+  ServiceState,
+  ServiceStorageState,
+  SidebarState,
+  StorageRule,
+  StorageState,
+} from '../../sidebar/state';

@@ -9,15 +9,25 @@ import { renderDetail, type ResultDetail } from './render-detail';
 import { renderHelp } from './render-help';
 import { renderInFlight, renderResults, stageText } from './render-jobs';
 import { renderServices } from './render-services';
+import { bytesText, renderStorage } from './render-storage';
 import { STATE_TOPIC } from '../../sidebar/state';
-import type { SidebarState } from './shapes';
+import type { SidebarState, StorageState } from './shapes';
 
 /** The part of the editor's global `RED` the tab uses. */
 export interface RedForSidebar {
   comms: { subscribe(topic: string, callback: (topic: string, data: unknown) => void): void };
   settings: { get(name: string): unknown; apiRootUrl?: string };
   events: { on(event: string, callback: () => void): void };
-  notify(text: string, options?: { type?: string; timeout?: number }): void;
+  notify(
+    text: string,
+    options?: {
+      type?: string;
+      timeout?: number;
+      modal?: boolean;
+      fixed?: boolean;
+      buttons?: { text: string; class?: string; click: () => void }[];
+    },
+  ): { close(): void } | undefined;
 }
 
 /**
@@ -74,6 +84,7 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     section('me-services', escapeHtml(t('sidebar.service.title'))),
     section('me-inflight', escapeHtml(t('sidebar.inFlight.title'))),
     section('me-results', escapeHtml(t('sidebar.results.title'))),
+    section('me-storage-block', escapeHtml(t('sidebar.storage.title'))),
     '</div>',
     '<div class="me-detail-pane" hidden></div>',
   ].join('');
@@ -85,6 +96,7 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   const services = content.querySelector<HTMLElement>('.me-services')!;
   const inFlight = content.querySelector<HTMLElement>('.me-inflight')!;
   const results = content.querySelector<HTMLElement>('.me-results')!;
+  const storageBlock = content.querySelector<HTMLElement>('.me-storage-block')!;
   const detailPane = content.querySelector<HTMLElement>('.me-detail-pane')!;
 
   let state: SidebarState = { services: [], inFlight: [], inFlightMore: 0, results: [], sentAt: 0 };
@@ -95,18 +107,38 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   let detail: ResultDetail | null = null;
 
   let shownServices = '';
+  /** The services whose folded counts (no limits) the user opened: a new render keeps them open. */
+  const opened = new Set<string>();
+  services.addEventListener(
+    'toggle',
+    (event) => {
+      const folded = event.target as HTMLDetailsElement;
+      const id = folded.closest<HTMLElement>('.me-service')?.dataset.serviceId;
+      if (id === undefined || !folded.matches('.me-ops-unlimited')) return;
+      if (folded.open) opened.add(id);
+      else opened.delete(id);
+    },
+    true, // toggle does not bubble
+  );
+  const renderServicesNow = (now: number) => {
+    const servicesHtml = renderServices(t, state.services, now);
+    if (servicesHtml === shownServices) return;
+    services.innerHTML = shownServices = servicesHtml;
+    for (const id of opened)
+      services
+        .querySelector<HTMLDetailsElement>(`.me-service[data-service-id="${CSS.escape(id)}"] .me-ops-unlimited`)
+        ?.setAttribute('open', '');
+  };
   const renderLive = () => {
     const now = Date.now() + clockOffset;
-    const servicesHtml = renderServices(t, state.services, now);
-    if (servicesHtml !== shownServices) services.innerHTML = shownServices = servicesHtml;
+    renderServicesNow(now);
     inFlight.innerHTML = renderInFlight(t, state.inFlight, now, state.inFlightMore);
   };
   // Between two updates only the times move: their texts change in place, so a tooltip or a selection in
   // the lists stays (a rebuilt row would drop it every second).
   const tick = () => {
     const now = Date.now() + clockOffset;
-    const servicesHtml = renderServices(t, state.services, now);
-    if (servicesHtml !== shownServices) services.innerHTML = shownServices = servicesHtml;
+    renderServicesNow(now);
     for (const row of state.inFlight) {
       const shown = inFlight.querySelector(`[data-job-id="${CSS.escape(row.id)}"]`);
       const stage = shown?.querySelector('.me-stage');
@@ -120,13 +152,85 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     state = next;
     renderLive();
     const resultsHtml = renderResults(t, state.results);
-    if (resultsHtml !== shownResults) results.innerHTML = shownResults = resultsHtml;
+    if (resultsHtml !== shownResults) {
+      results.innerHTML = shownResults = resultsHtml;
+      // A media finished (or the results were cleared): the disk use changed.
+      void refreshStorage();
+    }
+  };
+  /** A media element's source: the route, with the user's token when adminAuth is on (an element sends no header). */
+  const mediaSource = (url: string) => {
+    const token = (red.settings.get('auth-tokens') as { access_token?: string } | undefined)?.access_token;
+    return `${red.settings.apiRootUrl ?? ''}${url}${token ? `&access_token=${encodeURIComponent(token)}` : ''}`;
   };
   const renderDetailPane = () => {
     if (!detail) return;
+    // A resize while a file plays leaves the page as it is: a new render would stop the player.
+    if ([...detailPane.querySelectorAll('audio')].some((audio) => !audio.paused)) return;
     const width = Math.max(240, Math.min(720, detailPane.clientWidth - 20));
-    detailPane.innerHTML = renderDetail(t, detail, { width, height: Math.round(width * 0.55) });
+    detailPane.innerHTML = renderDetail(t, detail, { width, height: Math.round(width * 0.55) }, mediaSource);
   };
+
+  let storage: StorageState = { services: [] };
+  let storageFetch: Promise<void> | null = null;
+  let storageAgain = false;
+  const refreshStorage = async (): Promise<void> => {
+    if (storageFetch) {
+      storageAgain = true;
+      return storageFetch;
+    }
+    storageFetch = (async () => {
+      do {
+        storageAgain = false;
+        try {
+          storage = await adminJson<StorageState>(red, 'media-enhance/storage');
+          storageBlock.innerHTML = renderStorage(t, storage, Date.now());
+        } catch {
+          // The state's own refresh tells a user who may not read; a storage block that stays is enough.
+        }
+      } while (storageAgain);
+    })().finally(() => (storageFetch = null));
+    return storageFetch;
+  };
+  const removeFinished = async () => {
+    try {
+      const response = await adminFetch(red, 'media-enhance/storage/remove', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+      const removed = (await response.json()) as { removed: number; bytes: number };
+      red.notify(t('sidebar.storage.removed', { count: removed.removed, bytes: bytesText(removed.bytes) }), {
+        type: 'success',
+      });
+    } catch (err) {
+      red.notify(t('sidebar.storage.removeFailed', { reason: (err as Error).message }), { type: 'error' });
+    }
+    await refreshStorage();
+  };
+  const confirmRemove = () => {
+    const count = storage.services.reduce((sum, entry) => sum + (entry.use?.finished ?? 0), 0);
+    const asked = red.notify(escapeHtml(t('sidebar.storage.confirm', { count })), {
+      modal: true,
+      fixed: true,
+      type: 'warning',
+      buttons: [
+        { text: escapeHtml(t('sidebar.storage.cancel')), click: () => asked?.close() },
+        {
+          text: escapeHtml(t('sidebar.storage.confirmRemove')),
+          class: 'primary me-storage-confirm',
+          click: () => {
+            asked?.close();
+            void removeFinished();
+          },
+        },
+      ],
+    });
+  };
+  storageBlock.addEventListener('click', (event) => {
+    if ((event.target as HTMLElement).closest('.me-storage-remove')) confirmRemove();
+  });
   const openDetail = async (id: string) => {
     try {
       detail = await adminJson<ResultDetail>(red, `media-enhance/results/${encodeURIComponent(id)}`);
@@ -137,6 +241,21 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     lists.hidden = true;
     detailPane.hidden = false;
     renderDetailPane();
+  };
+  /** Shows the player of `step` at the moment the other one was, playing on if it played. */
+  const switchPlayer = (step: string) => {
+    const players = [...detailPane.querySelectorAll<HTMLAudioElement>('audio.me-audio')];
+    const from = players.find((audio) => !audio.hidden);
+    const to = players.find((audio) => audio.dataset.step === step);
+    if (!from || !to || from === to) return;
+    const playing = !from.paused;
+    from.pause();
+    to.currentTime = from.currentTime;
+    from.hidden = true;
+    to.hidden = false;
+    for (const button of detailPane.querySelectorAll<HTMLElement>('.me-ab-choice'))
+      button.setAttribute('aria-pressed', String(button.dataset.step === step));
+    if (playing) void to.play();
   };
   const closeDetail = () => {
     detail = null;
@@ -194,6 +313,8 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   detailPane.addEventListener('click', (event) => {
     const target = event.target as HTMLElement;
     if (target.closest('.me-detail-back')) return closeDetail();
+    const choice = target.closest<HTMLButtonElement>('.me-ab-choice');
+    if (choice) return switchPlayer(choice.dataset.step!);
     const link = target.closest<HTMLAnchorElement>('a[download]');
     // With adminAuth on, the token must go along: a plain link cannot carry it.
     if (link && red.settings.get('auth-tokens')) {

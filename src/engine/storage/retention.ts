@@ -3,6 +3,8 @@
 // processing is never removed, nor one finished or asked for (status or file) within the grace
 // period: a wait that is still following it, and the download after it, always find it.
 import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { bytesUnder, isFinished } from './disk-use';
 import type { MediaRecord, MediaStore } from './store';
 
 export interface RetentionOptions {
@@ -65,12 +67,38 @@ export class MediaRetention {
     return this.sweeping;
   }
 
+  /**
+   * Removes every finished media now, whatever the limits and the grace period say, except those in
+   * `keep` (media a flow is still about to download); in turn with the sweeps.
+   */
+  removeFinished(keep: ReadonlySet<string> = new Set()): Promise<{ removed: number; bytes: number }> {
+    const removal = this.sweeping.then(async () => {
+      let removed = 0;
+      let bytes = 0;
+      for (const record of this.store.all()) {
+        if (!isFinished(record.enhancement_status) || keep.has(record.uid)) continue;
+        // Everything in its folder (metadata and loudness report too): what the disk gets back.
+        const size = await bytesUnder(join(this.store.root, record.uid));
+        await this.store.remove(record.uid);
+        this.sizes.delete(record.uid);
+        this.lastAsked.delete(record.uid);
+        removed++;
+        bytes += size;
+        this.onRemoved({ record, reason: 'removed from the editor' });
+      }
+      return { removed, bytes };
+    });
+    this.sweeping = removal.then(
+      () => [],
+      () => [],
+    );
+    return removal;
+  }
+
   private async removeWhatIsDue(): Promise<RemovedMedia[]> {
     const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
     const now = this.now();
-    const finished = this.store
-      .all()
-      .filter((record) => record.enhancement_status === 'COMPLETED' || record.enhancement_status === 'FAILED');
+    const finished = this.store.all().filter((record) => isFinished(record.enhancement_status));
     const lastUse = (record: MediaRecord) =>
       Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0);
     finished.sort((a, b) => lastUse(a) - lastUse(b)); // oldest first
