@@ -71,6 +71,9 @@ export const BUILT_IN_LIMITS: Readonly<Record<EndpointId, number | null>> = {
   downloadFile: null,
 };
 
+/** The longest a status request is held (the engine's idle timeout, 60 s, would cut a longer one). */
+export const METADATA_WAIT_S = 30;
+
 export async function startLocalEngine(
   runtimeSettings: RuntimeSettings,
   configId: string,
@@ -91,6 +94,8 @@ export async function startLocalEngine(
     limits: merged,
     host: '127.0.0.1',
     port: 0,
+    // Nodes hear of a finished media at once: status requests are held until the state changes.
+    metadataWaitS: METADATA_WAIT_S,
     apiKeys: [apiKey],
     dataDir: engineDataDir(runtimeSettings, configId),
     onRemoved: ({ record, reason }) =>
