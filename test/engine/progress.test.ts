@@ -1,0 +1,74 @@
+// Progress (docs/interface.md#progress): while a media is PROCESSING its metadata says how far the work is
+// and how long the rest takes at the pace so far; read here as a client would, many times over a minute of speech.
+import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { MediaEnhanceClient } from '../../src';
+import { progressOf, type MediaProgress } from '../../src/contract/media-progress';
+import { speechLike, writeWavFile } from '../fixtures/audio';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
+
+interface Reading {
+  at: number;
+  status: string;
+  progress?: MediaProgress;
+}
+
+describe('progress of a processing media', function () {
+  this.timeout(120_000);
+  let engine: TestEngine | undefined;
+  let client: MediaEnhanceClient | undefined;
+
+  afterEach(async () => {
+    await client?.close();
+    await engine?.dispose();
+    client = engine = undefined;
+  });
+
+  it('rises monotonically to the end, and estimates the time left within a factor of two (60 s of speech, FINCH)', async () => {
+    engine = await startTestEngine({ limits: { getMetadata: null }, workers: 1 });
+    client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, limits: { getMetadata: 100_000 } });
+    const file = join(engine.dataDir, 'speech-60s.wav');
+    await writeWavFile(file, { sampleRate: 48_000, channels: 1, bits: 16 }, 60, speechLike(48_000, 1));
+    const media = await client.uploadMedia({ file, media_enhancement: { enhancement_model: 'FINCH' } });
+    await fsp.rm(file);
+
+    const readings: Reading[] = [];
+    let completedAt = NaN;
+    for (;;) {
+      const metadata = await client.getMetadata(media.uid);
+      const at = Date.now();
+      readings.push({ at, status: metadata.enhancement_status, progress: progressOf(metadata) });
+      if (metadata.enhancement_status === 'COMPLETED') {
+        completedAt = Date.parse(String(metadata.updated_at));
+        break;
+      }
+      assert.notEqual(metadata.enhancement_status, 'FAILED', JSON.stringify(metadata.error));
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+
+    const processing = readings.filter((r) => r.status === 'PROCESSING' && r.progress);
+    assert.ok(processing.length >= 5, `only ${processing.length} readings with progress`);
+    for (const r of readings)
+      if (r.status !== 'PROCESSING') assert.equal(r.progress, undefined, `progress shown while ${r.status}`);
+    const percents = processing.map((r) => r.progress!.percent);
+    for (let i = 1; i < percents.length; i++)
+      assert.ok(percents[i] >= percents[i - 1], `progress went back: ${percents.join(', ')}`);
+    assert.ok(percents.at(-1)! >= 80, `the last progress before completion was ${percents.at(-1)}%`);
+    // ... and then COMPLETED: the whole work, the progress gone from the metadata.
+    assert.equal(readings.at(-1)!.status, 'COMPLETED');
+    assert.equal(readings.at(-1)!.progress, undefined);
+
+    // The estimate against the time that was in fact left, where there was enough left to tell (half a second).
+    const judged = processing.filter((r) => r.progress!.seconds_left !== null && completedAt - r.at >= 500);
+    assert.ok(judged.length >= 3, `only ${judged.length} estimates to judge: ${JSON.stringify(processing)}`);
+    for (const r of judged) {
+      const truth = (completedAt - r.at) / 1000;
+      const estimate = r.progress!.seconds_left!;
+      assert.ok(
+        estimate >= truth / 2 && estimate <= truth * 2,
+        `at ${r.progress!.percent}%: ${estimate} s estimated, ${truth.toFixed(2)} s in fact`,
+      );
+    }
+  });
+});
