@@ -59,6 +59,23 @@ export function engineDataDir(runtimeSettings: RuntimeSettings, configId: string
 }
 
 /**
+ * What the engine of a config node runs with: its data folder, settings.js's `mediaEnhance.engine` and
+ * the config node's limits. Two engines with the same key would behave the same (kept-engines.ts).
+ */
+export function engineSettingsKey(
+  runtimeSettings: RuntimeSettings,
+  configId: string,
+  limits: Partial<Record<EndpointId, number>>,
+): string {
+  const sorted = Object.fromEntries(Object.entries(limits).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify({
+    dataDir: engineDataDir(runtimeSettings, configId),
+    tuning: engineTuning(runtimeSettings),
+    limits: sorted,
+  });
+}
+
+/**
  * The built-in engine serves this machine alone: no per-key quota to protect, so no window limits.
  * Its capacity is its worker pool, whose queue takes every accepted media in order (kept on disk);
  * settings.js (`mediaEnhance.engine.limits`) or the config node can still set any limit.
