@@ -56,9 +56,9 @@ const DEFAULT_LEVEL = 100;
  * enhancement is most of the work, the more so the heavier the model. Decoding counts only for non-WAV input.
  */
 const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
-  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 6 },
-  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 6 },
-  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 6 },
+  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 7 },
+  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 7 },
+  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 7 },
 };
 
 /** A file's channels lent to another thread of the pool. */

@@ -192,8 +192,10 @@ export class MediaStore {
 
   /** Sets how far a PROCESSING media is: shown in its metadata, not written to disk, `updated_at` untouched. */
   setProgress(record: MediaRecord, progress: MediaProgress | undefined): void {
-    if (progress) record.progress = progress;
-    else delete record.progress;
+    if (progress) {
+      record.progress = progress;
+      progressSetAt.set(record, Date.now());
+    } else delete record.progress;
     serialized.delete(record);
   }
 
@@ -244,10 +246,18 @@ export class MediaStore {
   }
 }
 
+/** When each media's progress was last set: its time left counts down from then until the next. */
+const progressSetAt = new WeakMap<MediaRecord, number>();
+
 /** The metadata object of the interface: the record without what only the engine needs. */
 export function publicMetadata(record: MediaRecord): Record<string, unknown> {
-  const { internal: _internal, ...visible } = record;
-  return visible;
+  const { internal: _internal, progress, ...visible } = record;
+  if (!progress) return visible;
+  // A stage may go a while without telling its progress: the time left runs down meanwhile.
+  const left = progress.seconds_left;
+  const since = (Date.now() - (progressSetAt.get(record) ?? Date.now())) / 1000;
+  const now = left === null ? null : Math.max(0, Math.round((left - since) * 10) / 10);
+  return { ...visible, progress: { ...progress, seconds_left: now } };
 }
 
 /** Metadata JSON per record, dropped by every update. */
@@ -255,6 +265,8 @@ const serialized = new WeakMap<MediaRecord, Buffer>();
 
 /** The metadata as JSON bytes, made once per change of the record: status reads are the hot path. */
 export function metadataJson(record: MediaRecord): Buffer {
+  // A processing media's time left changes as time passes: made anew for each answer.
+  if (record.progress) return Buffer.from(JSON.stringify(publicMetadata(record)));
   let json = serialized.get(record);
   if (!json) {
     json = Buffer.from(JSON.stringify(publicMetadata(record)));
