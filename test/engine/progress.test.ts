@@ -5,6 +5,7 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { MediaEnhanceClient } from '../../src';
 import { progressOf, type MediaProgress } from '../../src/contract/media-progress';
+import { ProgressEstimate } from '../../src/engine/jobs/progress-estimate';
 import { speechLike, writeWavFile } from '../fixtures/audio';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 
@@ -23,6 +24,24 @@ describe('progress of a processing media', function () {
     await client?.close();
     await engine?.dispose();
     client = engine = undefined;
+  });
+
+  it('estimates from the pace since the work first moved, says nothing before, and never goes back', () => {
+    let now = 0;
+    const estimate = new ProgressEstimate(() => now);
+    assert.deepEqual(estimate.update(0), { percent: 0, seconds_left: null });
+    now = 2_000; // a slow start (a thread, a model loading) before the first work is done
+    assert.deepEqual(estimate.update(0.1), { percent: 10, seconds_left: null });
+    now = 2_200;
+    assert.deepEqual(estimate.update(0.14), { percent: 14, seconds_left: null }, 'moved too little to tell');
+    now = 6_000; // then 10% a second
+    assert.deepEqual(estimate.update(0.5), { percent: 50, seconds_left: 5 });
+    now = 6_500;
+    assert.deepEqual(
+      estimate.update(0.4),
+      { percent: 50, seconds_left: 5.6 },
+      'a lower share is not shown; the slower pace is',
+    );
   });
 
   it('rises monotonically to the end, and estimates the time left within a factor of two, three times in four (60 s of speech, FINCH)', async () => {
