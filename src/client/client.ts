@@ -10,6 +10,7 @@ import {
   type FieldIssue,
 } from '../contract/fields';
 import { LOUDNESS_REPORT_HEADER, LOUDNESS_REPORT_PATH, type LoudnessReport } from '../contract/loudness-report';
+import { declaredMetadataWait, METADATA_WAIT_HEADER, METADATA_WAIT_PARAM } from '../contract/metadata-wait';
 import { MAX_TIMER_MS, systemClock, type Clock } from './clock';
 import {
   downloadStream,
@@ -104,17 +105,40 @@ export class MediaEnhanceClient {
       clock: this.clock,
       random: this.random,
       intervals: this.options.poll,
-      fetchMetadata: (uid, slot, signal) =>
-        this.transport.sendJson<MediaMetadata>({
-          endpoint: 'getMetadata',
-          method: 'GET',
-          path: PATHS.metadata(uid),
-          slot,
-          signal,
-          maxRetries: 0,
-          mediaUid: uid,
-        }),
+      fetchMetadata: (uid, slot, signal, waitS) => this.pollMetadata(uid, slot, signal, waitS),
+      waitOffered: () => this.metadataWaitS(),
+      waitRefused: () => (this.declaredWaitS = undefined),
     });
+  }
+
+  /** The longest metadata wait the service's last status answer offered; undefined when it offers none. */
+  private declaredWaitS: number | undefined;
+
+  /** One status request of the poller, learning from its answer whether the service holds answers. */
+  private pollMetadata(uid: string, slot: Slot, signal: AbortSignal, waitS?: number): Promise<MediaMetadata> {
+    const query = waitS === undefined ? '' : `?${METADATA_WAIT_PARAM}=${waitS}`;
+    const spec = {
+      endpoint: 'getMetadata',
+      method: 'GET',
+      path: PATHS.metadata(uid) + query,
+      slot,
+      signal,
+      maxRetries: 0,
+      mediaUid: uid,
+      held: waitS !== undefined,
+    } satisfies RequestSpec;
+    return this.transport.sendAndRead(spec, (res) => {
+      this.declaredWaitS = declaredMetadataWait(headerText(res.headers[METADATA_WAIT_HEADER]));
+      return readJson<MediaMetadata>(res, spec);
+    });
+  }
+
+  /** The wait to ask for: what the service offers, held well within the client's own request timeout. */
+  private metadataWaitS(): number | undefined {
+    if (this.declaredWaitS === undefined) return undefined;
+    const withinTimeout = Math.floor(this.options.requestTimeoutMs / 1000) - 2;
+    const seconds = Math.min(this.declaredWaitS, withinTimeout);
+    return seconds >= 1 ? seconds : undefined;
   }
 
   /** The service's origin (scheme, host, port); never the key. */

@@ -10,7 +10,7 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Gives up with a TIMEOUT error after this long. Default: wait as long as the media is in progress. */
   timeoutMs?: number;
-  /** Called with each new state of the media (the first one seen included). */
+  /** Called with each new state of the media (the first one seen included), and each new progress it reports. */
   onStatus?: (status: string, metadata: MediaMetadata) => void;
 }
 
@@ -29,6 +29,8 @@ interface Watch {
   startedAt: number;
   dueAt: number;
   polling: boolean;
+  /** Seconds the next poll asks the service to hold its answer until the state changes; undefined: a plain poll. */
+  waitS?: number;
   lastStatus?: string;
   failures: number;
 }
@@ -44,10 +46,23 @@ export function isFailed(status: unknown): boolean {
   return typeof status === 'string' && FAILURE_STATES.has(status.toUpperCase());
 }
 
+/** Held polls at once, at most: each holds a connection (of their own pool) while it waits. */
+export const MAX_HELD_POLLS = 32;
+
 export interface PollerDeps {
   limiter: WindowLimiter;
-  /** Asks the service once, with a place already taken in the metadata window. */
-  fetchMetadata(uid: string, slot: Slot, signal: AbortSignal): Promise<MediaMetadata>;
+  /**
+   * Asks the service once, with a place already taken in the metadata window; with `waitS`, asks it to
+   * hold the answer until the media's state changes, at most that many seconds.
+   */
+  fetchMetadata(uid: string, slot: Slot, signal: AbortSignal, waitS?: number): Promise<MediaMetadata>;
+  /**
+   * The longest wait the service offers and the client can hold (seconds), when it offers the
+   * waiting-metadata extension (docs/interface.md#waiting-metadata); undefined: plain polls only.
+   */
+  waitOffered?(): number | undefined;
+  /** The service refused a wait it had offered: from now on, plain polls. */
+  waitRefused?(): void;
   clock: Clock;
   random: () => number;
   intervals: PollIntervals;
@@ -64,6 +79,8 @@ export class StatusPoller {
   private readonly stop = new AbortController();
   private timer: unknown;
   private acquiring = false;
+  /** Polls held by the service now. */
+  private holding = 0;
 
   constructor(private readonly deps: PollerDeps) {
     // Every poll listens to this signal: hundreds at once is normal, not a leak.
@@ -115,6 +132,7 @@ export class StatusPoller {
         const now = clock.now();
         watch = { uid, waiters: new Set(), startedAt: now, dueAt: now, polling: false, failures: 0 };
         this.watches.set(uid, watch);
+        this.schedule(watch, now, 0);
       }
       watch.waiters.add(waiter);
       this.run();
@@ -214,17 +232,31 @@ export class StatusPoller {
 
   private poll(watch: Watch, slot: Slot): void {
     watch.polling = true;
-    this.deps.fetchMetadata(watch.uid, slot, this.stop.signal).then(
+    const waitS = watch.waitS;
+    if (waitS !== undefined) this.holding++;
+    const ended = () => {
+      watch.polling = false;
+      if (waitS !== undefined) this.holding--;
+    };
+    this.deps.fetchMetadata(watch.uid, slot, this.stop.signal, waitS).then(
       (metadata) => {
-        watch.polling = false;
+        ended();
         watch.failures = 0;
         this.remember(metadata);
         this.deliver(watch, metadata);
         this.run();
       },
       (err: unknown) => {
-        watch.polling = false;
+        ended();
         if (this.stop.signal.aborted) return;
+        watch.waitS = undefined; // the retry, if any, is a plain poll
+        if (waitS !== undefined && err instanceof MediaEnhanceError && err.code === 'VALIDATION') {
+          // The service offered waits but refuses this one: poll as the interface says, at once.
+          this.deps.waitRefused?.();
+          watch.dueAt = this.deps.clock.now();
+          this.run();
+          return;
+        }
         // A loop around polls: each poll is sent once (`maxRetries: 0` in client.ts), and retried here.
         const now = this.deps.clock.now();
         const decision = decideRetry({
@@ -255,7 +287,24 @@ export class StatusPoller {
     }
     for (const waiter of watch.waiters) report(waiter, status, metadata);
     const now = this.deps.clock.now();
-    watch.dueAt = now + nextPollDelay(this.deps.intervals, now - watch.startedAt, this.deps.random);
+    this.schedule(watch, now, nextPollDelay(this.deps.intervals, now - watch.startedAt, this.deps.random));
+  }
+
+  /**
+   * When to ask next, `delayMs` from now as the interface's guidance says: a service that holds answers
+   * is asked at once to hold this one as long (so a change comes back when it happens, with no more
+   * requests than polling makes); otherwise after the pause. The first look holds the first interval.
+   */
+  private schedule(watch: Watch, now: number, delayMs: number): void {
+    const offered = this.deps.waitOffered?.();
+    const holdMs = delayMs > 0 ? delayMs : nextPollDelay(this.deps.intervals, 0, this.deps.random);
+    if (offered !== undefined && this.holding < MAX_HELD_POLLS) {
+      watch.waitS = Math.max(1, Math.min(offered, Math.round(holdMs / 1000)));
+      watch.dueAt = now;
+    } else {
+      watch.waitS = undefined;
+      watch.dueAt = now + delayMs;
+    }
   }
 
   private endWatch(watch: Watch, each: (waiter: Waiter) => void): void {
@@ -282,8 +331,10 @@ export class StatusPoller {
 }
 
 function report(waiter: Waiter, status: string, metadata: MediaMetadata): void {
-  if (waiter.lastReported === status) return;
-  waiter.lastReported = status;
+  // A new progress (an extension field some services add while processing) is news too.
+  const seen = metadata.progress === undefined ? status : `${status} ${JSON.stringify(metadata.progress)}`;
+  if (waiter.lastReported === seen) return;
+  waiter.lastReported = seen;
   try {
     waiter.onStatus?.(status, metadata);
   } catch {

@@ -7,6 +7,7 @@ import { ConnectionGate } from './connection-gate';
 import { MediaEnhanceError, errorFromResponse, redactError } from './errors';
 import type { RateLimitLog } from './limit-state';
 import type { Slot, WindowLimiter } from './rate-limiter';
+import { MAX_HELD_POLLS } from './status-poller';
 import { NOT_SENT_CODES, REFUSED_CODE, decideRetry, type RequestFailure } from './retry-decision';
 
 /** What a caller is told while its request waits: for a place in the window, or before a retry. */
@@ -47,6 +48,8 @@ export interface RequestSpec {
   mediaUid?: string;
   /** An answer outside 2xx that the caller reads itself instead of it becoming an error. */
   readsAnswer?: (res: Response) => boolean;
+  /** The service holds this answer (a waiting metadata request): sent on connections of its own. */
+  held?: boolean;
 }
 
 export interface Response {
@@ -81,6 +84,8 @@ export interface TransportConfig {
  */
 export class Transport {
   private readonly agent: Agent;
+  /** Connections for answers the service holds, so they never keep a transfer waiting for a connection. */
+  private readonly heldAgent: Agent;
   private readonly bodies: ConnectionGate;
 
   constructor(private readonly config: TransportConfig) {
@@ -92,6 +97,7 @@ export class Transport {
       connections: config.maxConnections,
     });
     this.bodies = new ConnectionGate(config.maxConnections);
+    this.heldAgent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: MAX_HELD_POLLS });
   }
 
   /** Resolves with a 2xx response whose body the caller must consume; rejects with a MediaEnhanceError. */
@@ -118,7 +124,7 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    await this.agent.destroy();
+    await Promise.all([this.agent.destroy(), this.heldAgent.destroy()]);
   }
 
   /**
@@ -240,7 +246,7 @@ export class Transport {
       let res: Response;
       try {
         res = await request(url, {
-          dispatcher: this.agent,
+          dispatcher: spec.held ? this.heldAgent : this.agent,
           method: spec.method,
           headers,
           body: hop === 0 ? bodyParts?.body : undefined,

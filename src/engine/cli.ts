@@ -32,6 +32,8 @@ Options:
   --limit-enhance-video <n>     POST /v1/videos per window (default: none)
   --max-upload-bytes <n>        largest accepted file (default 2147483648)
   --processing-delay-ms <ms>    extra time each media spends PROCESSING (default 0)
+  --metadata-wait <s>           longest ?wait= a status request may hold until the state changes
+                                (a local-engine extension; default 0: not offered)
   --workers <n>                 processing worker threads (default: cores, at most 4)
   --fetch-timeout-ms <ms>       time limit of the enhance-json fetch (default 60000)
   --allow-private-fetch         let enhance-json fetch from loopback, private and link-local addresses
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
       'limit-enhance-video': numberOption,
       'max-upload-bytes': numberOption,
       'processing-delay-ms': numberOption,
+      'metadata-wait': numberOption,
       workers: numberOption,
       'fetch-timeout-ms': numberOption,
       'allow-private-fetch': { type: 'boolean' },
@@ -149,6 +152,7 @@ async function main(): Promise<void> {
     windowMs: num('window-ms', RULES.positiveTimeoutMs),
     maxUploadBytes: num('max-upload-bytes', RULES.positiveInteger),
     processingDelayMs: num('processing-delay-ms', RULES.timeoutMs),
+    metadataWaitS: num('metadata-wait', RULES.nonNegativeInteger),
     workers: num('workers', RULES.positiveInteger),
     fetchTimeoutMs: num('fetch-timeout-ms', RULES.positiveTimeoutMs),
     ...(values['allow-private-fetch'] ? { allowPrivateFetch: true } : {}),

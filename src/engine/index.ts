@@ -71,7 +71,14 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     capacity: new Capacity(config.server.maxConnections, config.server.maxUploadsPerKey),
     serverLimits: config.server,
     logError,
-    routes: { store, jobs, faults, retention, maxUploadBytes: config.maxUploadBytes },
+    routes: {
+      store,
+      jobs,
+      faults,
+      retention,
+      maxUploadBytes: config.maxUploadBytes,
+      metadataWaitS: config.metadataWaitS,
+    },
     log: (entry) => {
       config.onRequest?.(entry);
       config.onLogLine?.(accessLogLine(entry));

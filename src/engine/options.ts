@@ -73,6 +73,12 @@ export interface EngineOptions {
   maxUploadBytes?: number;
   /** Extra time each media spends PROCESSING, to simulate a slow service. Default 0. */
   processingDelayMs?: number;
+  /**
+   * Longest `?wait=` a metadata request may hold, in seconds (the waiting-metadata extension,
+   * docs/interface.md#waiting-metadata); 0, the default, offers no such wait, as the interface has none.
+   * The config node's built-in engine offers it. Held below `server.idleTimeoutMs`, which would cut the wait.
+   */
+  metadataWaitS?: number;
   /** Worker threads that process media. Default: the number of cores, at most 4. */
   workers?: number;
   /** Module (absolute path) run in the workers to process a media; default: speech enhancement, then loudness normalization (processors/enhance-processor). */
@@ -184,6 +190,13 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   const windowMs = checked('windowMs', options.windowMs ?? DEFAULT_WINDOW_MS, RULES.positiveTimeoutMs);
   const host = options.host ?? '127.0.0.1';
   const maxLimitingDb = checked('maxLimitingDb', options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB, RULES.nonNegative);
+  const server = resolveServerLimits(options.server);
+  const metadataWaitS = checked('metadataWaitS', options.metadataWaitS ?? 0, RULES.nonNegativeInteger);
+  // A held answer is a connection on which nothing moves: the idle timeout would cut it first.
+  if (metadataWaitS * 1000 >= server.idleTimeoutMs)
+    throw new TypeError(
+      `metadataWaitS: must be shorter than server.idleTimeoutMs, ${server.idleTimeoutMs} ms (got ${metadataWaitS})`,
+    );
   return {
     host,
     port: checked('port', options.port ?? 0, RULES.port),
@@ -193,6 +206,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     windowMs,
     maxUploadBytes: checked('maxUploadBytes', options.maxUploadBytes ?? 2 * 1024 ** 3, RULES.positiveInteger),
     processingDelayMs: checked('processingDelayMs', options.processingDelayMs ?? 0, RULES.timeoutMs),
+    metadataWaitS,
     workers: checked('workers', options.workers ?? Math.min(4, cpus().length), RULES.positiveInteger),
     processorModule: options.processorModule ?? join(__dirname, 'processors', 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
@@ -200,7 +214,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     fetchTimeoutMs: checked('fetchTimeoutMs', options.fetchTimeoutMs ?? 60_000, RULES.positiveTimeoutMs),
     allowPrivateFetch: options.allowPrivateFetch ?? isLoopbackHost(host),
     allowFetchFrom: resolveAllowFetchFrom(options.allowFetchFrom),
-    server: resolveServerLimits(options.server),
+    server,
     faults: resolveFaults(options.faults ?? {}),
     retention: resolveRetention(options.retention),
     onRemoved: options.onRemoved,

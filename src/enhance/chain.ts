@@ -30,6 +30,11 @@ export interface EnhanceRun {
   threads?: number;
   /** Runs a channel task on another thread; resolves undefined when none is free (the chain then runs it itself). */
   runElsewhere?(task: ChannelTask): Promise<unknown>;
+  /**
+   * Hears the share of the file enhanced (0 to 1), as this thread's own channels go: the channels lent
+   * to other threads go at about the same pace.
+   */
+  onProgress?: (share: number) => void;
 }
 
 export interface EnhanceReport {
@@ -89,7 +94,7 @@ export async function enhanceWavFile(
       ((await run.runElsewhere?.(task)) as ChannelTaskResult | undefined) ?? runChannelTask(task);
     // Every task ends before the chain does, failed or not, so no task writes after the clean-up.
     const settled = await Promise.allSettled(
-      tasks.map((task, i) => (i === 0 ? runChannelTask(task) : elsewhere(task))),
+      tasks.map((task, i) => (i === 0 ? runChannelTask(task, run.onProgress) : elsewhere(task))),
     );
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;

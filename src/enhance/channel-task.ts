@@ -43,7 +43,11 @@ export interface ChannelTaskResult {
 
 export const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
 
-export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResult> {
+export async function runChannelTask(
+  task: ChannelTask,
+  /** Hears the share of the file's frames done (0 to 1) after each block. */
+  onProgress?: (share: number) => void,
+): Promise<ChannelTaskResult> {
   const source = await openWav(task.inputPath);
   const denoisers: StreamDenoiser[] = [];
   let writer: WavWriter | undefined;
@@ -68,8 +72,12 @@ export async function runChannelTask(task: ChannelTask): Promise<ChannelTaskResu
         denoisers.push(await ChannelDenoiser.create(rnnoise, sampleRate, task.wet!, track));
     }
     const work = allocatePlanar(count, 0);
+    // Progress counts what is written, not what is read: a denoiser may hold frames back for a while.
+    let framesDone = 0;
     const write = async (outputs: Float32Array[]) => {
       if (outputs[0].length > 0) await writer!.write(outputs, outputs[0].length, false);
+      framesDone += outputs[0].length;
+      onProgress?.(Math.min(1, framesDone / Math.max(1, source.layout.frames)));
     };
     for await (const block of source.blocks()) {
       for (let i = 0; i < count; i++) {

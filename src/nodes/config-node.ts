@@ -1,13 +1,14 @@
 // media-enhance-config: the service a flow talks to, and the one client every node using it shares
 // (so they share its rate limiters and status poller). With the built-in local engine it starts the
-// engine and stops it on close; a redeploy of the nodes that use it leaves both running.
+// engine, which a deploy that leaves the engine's settings as they were keeps running (kept-engines.ts).
 import { MediaEnhanceClient } from '../client/client';
 import { MediaEnhanceError } from '../client/errors';
 import type { SharingState } from '../client/shared-limiter/redis-store';
 import { readServiceConfig, type ServiceConfig } from './config-options';
 import { idSegment } from './id-segment';
 import { fieldName, InputError } from './input-error';
-import { startLocalEngine } from './local-engine';
+import { useEngine, stopUnusedEnginesAfterEachDeploy } from './kept-engines';
+import { engineSettingsKey, startLocalEngine, type LocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
 import { publishExampleMedia } from './example-media';
 import { sweepJournalsAfterEachDeploy } from './journal-sweep';
@@ -28,7 +29,8 @@ interface OpenService {
   client: MediaEnhanceClient;
   /** The built-in engine's media on disk; a remote service's are not this Node-RED's to see. */
   storage?: ServiceStorage;
-  close(): Promise<void>;
+  /** `removed`: the config node was deleted or disabled (its engine stops now, not kept for the deploy). */
+  close(removed: boolean): Promise<void>;
 }
 
 async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t: Translate): Promise<OpenService> {
@@ -54,7 +56,17 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
     RED.nodes.eachNode((def) => (found ||= def.type === CONFIG_TYPE && idSegment(def.id) === segment));
     return found;
   };
-  const engine = await startLocalEngine(RED.settings, node.id, config.limits, t, (line) => node.log(line), claimed);
+  // Taken before the first await: the deploy's `flows:started` must see the engine in use (kept-engines.ts).
+  const use = useEngine(node.id, engineSettingsKey(RED.settings, node.id, config.limits), () =>
+    startLocalEngine(RED.settings, node.id, config.limits, t, (line) => node.log(line), claimed),
+  );
+  let engine: LocalEngine;
+  try {
+    engine = await use.engine;
+  } catch (err) {
+    await use.release(true);
+    throw err;
+  }
   // The client starts from the engine's own limits and window, so its first requests never meet a 429.
   const client = new MediaEnhanceClient({
     ...common,
@@ -67,9 +79,9 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
   return {
     client,
     storage: engine.storage,
-    close: async () => {
+    close: async (removed) => {
       await client.close();
-      await engine.close();
+      await use.release(removed);
     },
   };
 }
@@ -131,6 +143,7 @@ function sidebarNameOf(t: Translate, def: NodeDef): { name: string; kind: 'built
 export default function register(RED: RedApi): void {
   publishExampleMedia();
   sweepJournalsAfterEachDeploy(RED);
+  stopUnusedEnginesAfterEachDeploy(RED);
   RED.nodes.registerType(
     CONFIG_TYPE,
     function (this: RedNode, def: NodeDef) {
@@ -152,11 +165,11 @@ export default function register(RED: RedApi): void {
         (err: Error) => shown.failed(err.message),
       );
       node.getClient = () => service.then((open) => open.client);
-      node.on('close', (_removed, done) => {
+      node.on('close', (removed, done) => {
         shown.remove();
         service
           .then(
-            (open) => open.close(),
+            (open) => open.close(removed === true),
             () => undefined,
           )
           .then(

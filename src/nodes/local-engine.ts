@@ -61,6 +61,23 @@ export function engineDataDir(runtimeSettings: RuntimeSettings, configId: string
 }
 
 /**
+ * What the engine of a config node runs with: its data folder, settings.js's `mediaEnhance.engine` and
+ * the config node's limits. Two engines with the same key would behave the same (kept-engines.ts).
+ */
+export function engineSettingsKey(
+  runtimeSettings: RuntimeSettings,
+  configId: string,
+  limits: Partial<Record<EndpointId, number>>,
+): string {
+  const sorted = Object.fromEntries(Object.entries(limits).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify({
+    dataDir: engineDataDir(runtimeSettings, configId),
+    tuning: engineTuning(runtimeSettings),
+    limits: sorted,
+  });
+}
+
+/**
  * The built-in engine serves this machine alone: no per-key quota to protect, so no window limits.
  * Its capacity is its worker pool, whose queue takes every accepted media in order (kept on disk);
  * settings.js (`mediaEnhance.engine.limits`) or the config node can still set any limit.
@@ -72,6 +89,9 @@ export const BUILT_IN_LIMITS: Readonly<Record<EndpointId, number | null>> = {
   getMetadata: null,
   downloadFile: null,
 };
+
+/** The longest a status request is held (the engine's idle timeout, 60 s, would cut a longer one). */
+export const METADATA_WAIT_S = 30;
 
 export async function startLocalEngine(
   runtimeSettings: RuntimeSettings,
@@ -93,6 +113,8 @@ export async function startLocalEngine(
     limits: merged,
     host: '127.0.0.1',
     port: 0,
+    // Nodes hear of a finished media at once: status requests are held until the state changes.
+    metadataWaitS: METADATA_WAIT_S,
     apiKeys: [apiKey],
     dataDir: engineDataDir(runtimeSettings, configId),
     onRemoved: ({ record, reason }) =>

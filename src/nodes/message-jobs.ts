@@ -9,7 +9,15 @@ import type { MediaMetadata, ProgressCallback } from '../client/types';
 import { sidebarRegistry, type JobHandle } from '../sidebar/registry';
 import type { DoneFunction, NodeMessage, RedNode, SendFunction } from './red';
 import { StatusBoard, type JobStatus } from './status-board';
-import { doneStatus, failureText, progressText, stateText, waitText, type Transfer } from './status-text';
+import {
+  doneStatus,
+  failureText,
+  processingText,
+  progressText,
+  stateText,
+  waitText,
+  type Transfer,
+} from './status-text';
 import type { Translate } from './texts';
 
 export interface Job {
@@ -36,10 +44,16 @@ export interface Job {
   t: Translate;
 }
 
-/** For the client's `onStatus`: the media's state and the time since the wait began ("processing 1m20s"). */
-export function showMediaStatus(job: Job): (status: string) => void {
+/**
+ * For the client's `onStatus`: how far the media is when the service says ("processing 42%, about 30 s
+ * left"), else its state and the time since the wait began ("processing 1m20s").
+ */
+export function showMediaStatus(job: Job): (status: string, media: MediaMetadata) => void {
   const since = Date.now();
-  return (status) => job.show({ text: stateText(job.t, status), since });
+  return (status, media) => {
+    const progress = status === 'PROCESSING' ? processingText(job.t, media) : undefined;
+    job.show(progress ? { text: progress } : { text: stateText(job.t, status), since });
+  };
 }
 
 /** Runs one message; resolves with the message to send. It must not change `job.msg` before it succeeds. */

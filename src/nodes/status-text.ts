@@ -4,6 +4,7 @@ import type { MediaEnhanceErrorCode } from '../client/errors';
 import type { WaitEvent } from '../client/transport';
 import type { MediaMetadata } from '../client/types';
 import type { MediaState } from '../contract/endpoints';
+import { progressOf } from '../contract/media-progress';
 import { namesOnlySettings } from './input-error';
 import type { NodeStatus } from './red';
 import type { Translate } from './texts';
@@ -18,7 +19,7 @@ export function ordinal(n: number): string {
 /** An estimate as a person says it: "about 8 s", "about 40 s", "about 3 min". */
 export function roughly(ms: number): string {
   const seconds = ms / 1000;
-  if (seconds < 10) return `${Math.ceil(seconds)} s`;
+  if (seconds < 10) return `${Math.max(1, Math.ceil(seconds))} s`;
   if (seconds < 90) return `${Math.round(seconds / 5) * 5} s`;
   return `${Math.round(seconds / 60)} min`;
 }
@@ -89,12 +90,32 @@ export function failureText(t: Translate, err: unknown): string {
 }
 
 /**
- * The status a finished job ends on: green "done", or yellow when the media's metadata says its loudness
- * target was out of reach: "done: -14.3 LUFS, target -10 not reachable".
+ * A processing media as far as the service says it is: "processing 42%, about 30 s left", "processing 42%"
+ * while the service has no estimate yet; undefined when it says nothing of its progress.
+ */
+export function processingText(t: Translate, media: MediaMetadata): string | undefined {
+  const progress = progressOf(media);
+  if (!progress) return undefined;
+  const percent = Math.floor(progress.percent);
+  if (progress.seconds_left === null) return t('media-enhance.status.processingPercent', { percent });
+  return t('media-enhance.status.processingLeft', { percent, left: roughly(progress.seconds_left * 1000) });
+}
+
+/**
+ * The status a finished job ends on: green "done: -32.8 -> -19.0 LUFS" (the loudness before and after,
+ * when the media's metadata has them; else "done"), or yellow when its loudness target was out of reach:
+ * "done: -14.3 LUFS, target -10 not reachable".
  */
 export function doneStatus(t: Translate, media?: MediaMetadata): NodeStatus {
   const params = media?.enhancement_params ?? {};
-  if (params.target_reached !== false) return { fill: 'green', shape: 'dot', text: t('media-enhance.status.done') };
+  if (params.target_reached !== false) {
+    const { input_loudness_lufs: input, output_loudness_lufs: output } = params;
+    const text =
+      typeof input === 'number' && typeof output === 'number'
+        ? t('media-enhance.status.doneLoudness', { input: input.toFixed(1), output: output.toFixed(1) })
+        : t('media-enhance.status.done');
+    return { fill: 'green', shape: 'dot', text };
+  }
   const reached =
     typeof params.output_loudness_lufs === 'number'
       ? t('media-enhance.status.lufs', { lufs: params.output_loudness_lufs.toFixed(1) })

@@ -26,6 +26,8 @@ import {
   LOUDNESS_REPORT_PATH,
   LOUDNESS_REPORT_REFUSED,
 } from '../../src/contract/loudness-report';
+import { METADATA_WAIT_HEADER, METADATA_WAIT_PARAM } from '../../src/contract/metadata-wait';
+import { METADATA_WAIT_S as LOCAL_ENGINE_METADATA_WAIT_S } from '../../src/nodes/local-engine';
 import { DEFAULT_SERVER_LIMITS, resolveEngineOptions } from '../../src/engine/options';
 import { KEY, startTestEngine, type TestEngine } from '../fixtures/test-engine';
 
@@ -301,6 +303,29 @@ describe('docs/interface.md', function () {
       Object.fromEntries(rows.map((row) => [code(row['X-Loudness-Report']), Number(code(row.status))])),
       LOUDNESS_REPORT_ANSWERS,
     );
+  });
+
+  it("gives the waiting-metadata extension's query, header and longest wait as src/contract and the config node's engine use them", async () => {
+    const section = sections(doc).find((s) => s.heading === 'Waiting metadata');
+    assert.ok(section, 'a section "Waiting metadata"');
+    assert.ok(
+      section.body.includes(`\`GET ${decodeURIComponent(PATHS.metadata('{media_uid}'))}?${METADATA_WAIT_PARAM}=<s>\``),
+      'its path',
+    );
+    const header = /`(X-[A-Za-z-]+): <longest wait/.exec(section.body)?.[1];
+    assert.equal(header?.toLowerCase(), METADATA_WAIT_HEADER);
+    const stated = Number(/engine of a config node: (\d+) s/.exec(section.body)?.[1]);
+    assert.equal(stated, LOCAL_ENGINE_METADATA_WAIT_S, "the config node's engine");
+    const engine = await startTestEngine({ metadataWaitS: stated });
+    try {
+      const res = await request(`${engine.url}${PATHS.metadata('0f3c2a5e-0000-4000-8000-000000000000')}`, {
+        headers: { 'x-api-key': KEY },
+      });
+      await res.body.dump();
+      assert.equal(res.headers[METADATA_WAIT_HEADER], String(stated), 'declared on a 404 status answer too');
+    } finally {
+      await engine.dispose();
+    }
   });
 
   it('marks every refusal of the loudness route as its table says, and counts none its text says it does not', async () => {

@@ -618,11 +618,11 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       }
       await page.waitForTimeout(150);
     }
-    // The download node says done once the file is in place.
+    // The node says done once the file is in place, naming the loudness before and after.
     await waitFor(
       async () => {
         await recordStatuses();
-        return statuses.has('done');
+        return [...statuses].some((s) => /^done: -\d+\.\d -> -16\.0 LUFS$/.test(s));
       },
       () => `a node says done; statuses seen: ${[...statuses].join(', ')}`,
     );

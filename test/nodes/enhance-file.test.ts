@@ -90,12 +90,17 @@ describe('nodes: enhance file, the whole job in one node', function () {
     assert.equal(typeof msg.media_uid, 'string');
     await sleep(300);
     const texts = statusTexts(helper.getNode('file')).map(String);
-    // Over loopback the transfers end before a status is due; the processing shows, counting.
+    // Over loopback the transfers end before a status is due; the processing shows, counting (or, when a
+    // held status answer came back with the engine's progress, how far it is).
     assert.ok(
-      texts.some((t) => /^processing \d+s$/.test(t)),
+      texts.some((t) => /^processing (\d+s|\d+%(, about \d+ s left)?)$/.test(t)),
       texts.join(', '),
     );
-    assert.equal(texts.at(-1), 'done');
+    // The last status names the result: the loudness before and after.
+    assert.equal(
+      texts.at(-1),
+      `done: ${params.input_loudness_lufs.toFixed(1)} -> ${params.output_loudness_lufs.toFixed(1)} LUFS`,
+    );
   });
 
   it('takes a Buffer and gives a Buffer, with msg.enhancement overriding the node', async () => {

@@ -120,12 +120,17 @@ describe('nodes: a loudness target out of reach ends on a yellow status', functi
     // The same file to -30 LUFS is within reach.
     const again = nextInput(helper.getNode('filed'));
     helper.getNode('file').receive({ payload: speech, filename: 'talk.wav', enhancement: { loudness_target: -30 } });
-    assert.equal(
-      ((await again).media as { enhancement_params: { target_reached: boolean } }).enhancement_params.target_reached,
-      true,
-    );
+    const reached = ((await again).media as { enhancement_params: Record<string, number | boolean> })
+      .enhancement_params;
+    assert.equal(reached.target_reached, true);
     await sleep(300);
-    assert.deepEqual(lastStatus(helper.getNode('file')), { fill: 'green', shape: 'dot', text: 'done' });
+    const before = (reached.input_loudness_lufs as number).toFixed(1);
+    const after = (reached.output_loudness_lufs as number).toFixed(1);
+    assert.deepEqual(lastStatus(helper.getNode('file')), {
+      fill: 'green',
+      shape: 'dot',
+      text: `done: ${before} -> ${after} LUFS`,
+    });
     assert.equal(errors.length, 0, JSON.stringify(errors.map((e) => e.error)));
   });
 });

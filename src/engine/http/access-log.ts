@@ -1,4 +1,5 @@
 import { STEPS } from '../../contract/fields';
+import { METADATA_WAIT_PARAM } from '../../contract/metadata-wait';
 import type { AccessLogEntry } from '../options';
 
 /**
@@ -11,7 +12,7 @@ export function accessLogLine(entry: AccessLogEntry): string {
 
 /**
  * The request's path as the log keeps it. A query is the caller's to fill (a key put in `?api_key=`
- * must not land in the log): only a valid `step` is kept, anything else becomes `…`.
+ * must not land in the log): only a valid `step` and a wait of digits are kept, anything else becomes `…`.
  */
 export function loggedPath(url: URL): string {
   if (!url.search) return url.pathname;
@@ -19,6 +20,7 @@ export function loggedPath(url: URL): string {
   let dropped = false;
   for (const [name, value] of url.searchParams) {
     if (name === 'step' && (STEPS as readonly string[]).includes(value)) kept.push(`step=${value}`);
+    else if (name === METADATA_WAIT_PARAM && /^\d{1,4}$/.test(value)) kept.push(`${name}=${value}`);
     else dropped = true;
   }
   if (dropped) kept.push('…');

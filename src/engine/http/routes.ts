@@ -23,10 +23,13 @@ import {
   LOUDNESS_REPORT_HEADER,
   type LoudnessReportAnswer,
 } from '../../contract/loudness-report';
+import { checkMetadataWait, METADATA_WAIT_PARAM } from '../../contract/metadata-wait';
 import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from '../storage/store';
 
 export interface RouteContext {
   store: MediaStore;
+  /** Longest `?wait=` of a metadata request, in seconds; 0: the extension is not offered. */
+  metadataWaitS: number;
   jobs: Jobs;
   faults: Faults;
   retention: MediaRetention;
@@ -116,11 +119,30 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
   }
 }
 
-/** GET /v2/medias/{uid}/metadata */
-export function metadata(uid: string, ctx: RouteContext): JsonAnswer {
+/**
+ * GET /v2/medias/{uid}/metadata, and with `?wait=<s>` (the waiting-metadata extension, when offered) held
+ * until the media's state changes, `<s>` seconds pass or the caller leaves: then answered as it stands.
+ */
+export async function metadata(
+  uid: string,
+  query: URLSearchParams,
+  ctx: RouteContext,
+  callerLeft: AbortSignal,
+): Promise<JsonAnswer> {
+  const waits = ctx.metadataWaitS > 0 ? query.getAll(METADATA_WAIT_PARAM) : [];
+  const issues = waits.length > 0 ? checkMetadataWait(waits, ctx.metadataWaitS) : [];
+  if (issues.length > 0) throw unprocessable(issues);
   const record = known(uid, ctx);
   ctx.retention.asked(uid);
-  return { status: 200, body: metadataJson(record) };
+  if (waits.length > 0) {
+    const state = record.enhancement_status;
+    if (state === 'PENDING' || state === 'PROCESSING') {
+      const until = AbortSignal.any([callerLeft, AbortSignal.timeout(Number(waits[0]) * 1000)]);
+      await ctx.store.stateChange(uid, state, until);
+    }
+  }
+  // The record as it is now: a media removed while the answer was held is answered as it was last seen.
+  return { status: 200, body: metadataJson(ctx.store.get(uid) ?? record) };
 }
 
 /** GET /v2/medias/{uid}/file?step=ENHANCED|PRE, with Range support so a broken download can resume. */

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { PATHS, type EndpointId } from '../../contract/endpoints';
 import { checkMediaUid } from '../../contract/fields';
 import { LOUDNESS_REPORT_HEADER, LOUDNESS_REPORT_PATH, LOUDNESS_REPORT_REFUSED } from '../../contract/loudness-report';
+import { METADATA_WAIT_HEADER } from '../../contract/metadata-wait';
 import { loggedPath } from './access-log';
 import type { KeyChecker } from './auth';
 import type { Capacity } from './capacity';
@@ -253,11 +254,18 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
       if (!decision.allowed)
         throw new HttpError(429, 'rate limit exceeded: too many requests in the window, retry later', headers);
     }
-    await dispatch(req, res, url, route, parts, headers);
+    await dispatch(req, res, url, route, parts, declareWaiting(route, parts, headers));
   } catch (err) {
     if (giveBack && refusedByLoudnessRoute(route, err)) headers = giveBack();
-    throw asHttpError(err, parts.logError).withHeaders(headers);
+    throw asHttpError(err, parts.logError).withHeaders(declareWaiting(route, parts, headers));
   }
+}
+
+/** Every answer of the status operation says how long a `?wait=` may hold, when the engine offers it. */
+function declareWaiting(route: Route, parts: ServerParts, headers: Record<string, string>): Record<string, string> {
+  const waitS = parts.routes.metadataWaitS;
+  if (route.endpoint !== 'getMetadata' || route.extension || waitS <= 0) return headers;
+  return { ...headers, [METADATA_WAIT_HEADER]: String(waitS) };
 }
 
 async function dispatch(
@@ -295,9 +303,13 @@ async function dispatch(
     case 'uploadMedia':
       answer = await routes.upload(req, ctx, 'upload');
       break;
-    case 'getMetadata':
-      answer = routes.metadata(route.uid!, ctx);
+    case 'getMetadata': {
+      // A held answer ends when the caller leaves (or the engine closes every connection as it stops).
+      const left = new AbortController();
+      res.once('close', () => left.abort());
+      answer = await routes.metadata(route.uid!, url.searchParams, ctx, left.signal);
       break;
+    }
     case 'downloadFile':
       await routes.file(req, res, route.uid!, url.searchParams, ctx, headers);
       return;

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { Faults } from '../faults';
 import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
+import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
@@ -65,12 +66,18 @@ export class Jobs {
       if (this.faults.failProcessing())
         throw new ProcessingError('PROCESSING_FAILED', 'processing failed (an injected fault)');
       const input = record.internal.input!;
-      const result = await this.pool.run({
-        inputPath: this.store.inputPath(record.uid),
-        outputPath: this.store.outputPath(record.uid),
-        input,
-        settings: record.internal.settings,
-      });
+      const estimate = new ProgressEstimate();
+      const result = await this.pool.run(
+        {
+          inputPath: this.store.inputPath(record.uid),
+          outputPath: this.store.outputPath(record.uid),
+          input,
+          settings: record.internal.settings,
+        },
+        (share) => {
+          if (record.enhancement_status === 'PROCESSING') this.store.setProgress(record, estimate.update(share));
+        },
+      );
       if (this.stopping.signal.aborted) return;
       // Whatever wrote it (a processor module, ffmpeg), the result is for the media's owner only.
       await fsp.chmod(this.store.outputPath(record.uid), PRIVATE_FILE);

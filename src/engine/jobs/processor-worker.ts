@@ -36,6 +36,7 @@ async function onMessage(message: ToWorker): Promise<void> {
           lent.set(requestId, { resolve, reject });
           post({ type: 'lend', requestId, task });
         }),
+      progress: (share) => post({ type: 'job-progress', id: message.id, share }),
     };
     try {
       post({ type: 'job-done', id: message.id, result: await processor.processMedia(message.job, context, help) });

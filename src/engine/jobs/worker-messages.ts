@@ -16,6 +16,8 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'job-done'; id: number; result?: ProcessResult; error?: WorkerError }
+  /** How much of the job is done, 0 to 1. */
+  | { type: 'job-progress'; id: number; share: number }
   /** Asks for a free thread to run a part of this thread's job. */
   | { type: 'lend'; requestId: number; task: unknown }
   | { type: 'task-done'; result?: unknown; error?: WorkerError };

@@ -7,6 +7,7 @@ import type { FromWorker, ToWorker, WorkerError } from './worker-messages';
 interface Pending {
   id: number;
   job: ProcessJob;
+  onProgress?: (share: number) => void;
   resolve(result: ProcessResult): void;
   reject(err: unknown): void;
 }
@@ -41,10 +42,11 @@ export class WorkerPool {
     private readonly context: ProcessContext,
   ) {}
 
-  run(job: ProcessJob): Promise<ProcessResult> {
+  /** Runs a job when a thread is free; `onProgress` hears the share of it done (0 to 1) as the processor tells it. */
+  run(job: ProcessJob, onProgress?: (share: number) => void): Promise<ProcessResult> {
     if (this.closed) return Promise.reject(new ProcessingError('ENGINE_STOPPED', 'the engine is stopping'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.queue.push({ id: this.nextId++, job, onProgress, resolve, reject });
       this.dispatch();
     });
   }
@@ -104,6 +106,7 @@ export class WorkerPool {
       if (message.type === 'task-done') return this.returnLoan(slot, message);
       const pending = slot.busy;
       if (!pending || pending.id !== message.id) return;
+      if (message.type === 'job-progress') return pending.onProgress?.(message.share);
       slot.busy = undefined;
       if (message.error) pending.reject(new ProcessingError(message.error.code, message.error.message));
       else pending.resolve(message.result!);

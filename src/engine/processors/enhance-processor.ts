@@ -28,6 +28,7 @@ import type { EnhancementModel } from '../../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { enhancementParams } from '../../enhance/report';
 import { loudnessTrack } from './loudness-track';
+import { StagedProgress, type StageWeights } from './staged-progress';
 import type { MediaType } from '../storage/media-type';
 import {
   ProcessingError,
@@ -50,6 +51,16 @@ const ENCODER_MARGIN_DB = 0.05;
 /** The interface's default level (v2 scale) when a media names none. */
 const DEFAULT_LEVEL = 100;
 
+/**
+ * How long each stage takes against the others, per chain (from its time on a minute of speech): the
+ * enhancement is most of the work, the more so the heavier the model. Decoding counts only for non-WAV input.
+ */
+const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
+  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 7 },
+  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 7 },
+  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 7 },
+};
+
 /** A file's channels lent to another thread of the pool. */
 export const runTask = (task: unknown) => runChannelTask(task as ChannelTask);
 
@@ -60,6 +71,13 @@ export async function processMedia(
 ): Promise<ProcessResult> {
   const output = outputType(job);
   const work = (name: string) => `${job.outputPath}.${name}`;
+  const model = job.settings.enhancement_model as EnhancementModel;
+  const weights = STAGE_WEIGHTS[model] ?? STAGE_WEIGHTS.LARK;
+  const progress = new StagedProgress(
+    job.input.ext === 'wav' ? { ...weights, decode: 0 } : weights,
+    help?.progress?.bind(help),
+  );
+  progress.at('decode');
   await removeLeftovers(job.outputPath);
   const needsFfmpeg = job.input.ext !== 'wav' || output.ext !== 'wav';
   if (needsFfmpeg && !(await ffmpegAvailable(context.ffmpegPath))) {
@@ -85,16 +103,22 @@ export async function processMedia(
     }
     // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
     // fails here: any invalid WAV met after this is one the engine made.
+    progress.at('measure');
     const original = await measureWavFile(source);
+    progress.at('enhance');
     const unusable = (err: unknown) =>
       (err as { code?: unknown }).code === 'INVALID_WAV' &&
       new ProcessingError(
         'ENHANCEMENT_FAILED',
         `speech enhancement failed: its output is not usable audio (${(err as Error).message}); the input peaks at ${original.samplePeakDbfs.toFixed(0)} dBFS`,
       );
-    const model = job.settings.enhancement_model as EnhancementModel;
     const level = job.settings.enhancement_level ?? DEFAULT_LEVEL;
-    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {}).catch(
+    const run = {
+      threads: help?.threads,
+      runElsewhere: help?.runElsewhere.bind(help),
+      onProgress: progress.of('enhance'),
+    };
+    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, run).catch(
       (err: unknown) => {
         throw (
           unusable(err) ||
@@ -105,6 +129,7 @@ export async function processMedia(
         );
       },
     );
+    progress.at('normalize');
     const target: LoudnessTarget = {
       targetLufs: job.settings.loudness_target,
       ceilingDbtp: job.settings.true_peak,
@@ -114,9 +139,10 @@ export async function processMedia(
       output.ext === 'wav'
         ? normalizeWavFile(work('enhanced.wav'), job.outputPath, {
             ...target,
+            onProgress: progress.of('normalize'),
             outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
           })
-        : encodeNormalized(job, output, context.ffmpegPath, work, target)
+        : encodeNormalized(job, output, context.ffmpegPath, work, target, progress.of('normalize'))
     ).catch((err: unknown) => {
       throw unusable(err) || err;
     });
@@ -159,12 +185,17 @@ async function encodeNormalized(
   ffmpegPath: string,
   work: (name: string) => string,
   target: LoudnessTarget,
+  onProgress: (share: number) => void,
 ): Promise<NormalizeReport> {
   let ceilingDbtp = target.ceilingDbtp;
   let aimLufs = target.targetLufs;
   for (let encodes = 1; ; encodes++) {
+    // Each round (normalize, then encode and check) is said to take half of what is left.
+    const from = 1 - 0.5 ** (encodes - 1);
+    const span = 0.5 ** encodes;
     const report = await normalizeWavFile(work('enhanced.wav'), work('normalized.wav'), {
       ...target,
+      onProgress: (share) => onProgress(from + (span / 2) * share),
       targetLufs: aimLufs,
       ceilingDbtp,
       outputFormat: FLOAT_WAV,
@@ -181,6 +212,7 @@ async function encodeNormalized(
     // Report what the encoded file holds, measured after decoding it again.
     await decodeToWav(ffmpegPath, work('encoded'), work('check.wav'));
     const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
+    onProgress(from + span);
     const overshootDb = delivered.truePeakDbtp - target.ceilingDbtp;
     // Only a target the normalizer reached is chased through the encoder; an unreachable one stays where the bound left it.
     const shiftLu = report.targetReached ? target.targetLufs - delivered.integratedLufs : 0;

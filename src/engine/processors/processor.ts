@@ -43,6 +43,8 @@ export interface ProcessContext {
 export interface ThreadHelp {
   threads: number;
   runElsewhere(task: unknown): Promise<unknown>;
+  /** Tells the engine how much of the job is done (0 to 1); called as often as the processor likes. */
+  progress?(share: number): void;
 }
 
 /** What a processor module exports. */

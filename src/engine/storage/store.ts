@@ -5,6 +5,7 @@ import { insideRoot } from '../../contract/contained-path';
 import type { EnhancementSettings } from '../../contract/fields';
 import type { MediaState } from '../../contract/endpoints';
 import type { LoudnessReport } from '../../contract/loudness-report';
+import type { MediaProgress } from '../../contract/media-progress';
 import type { MediaType } from './media-type';
 
 /** Where a media came from: the v1 JSON operation, the v1 video operation, or a v2 upload. */
@@ -18,6 +19,8 @@ export interface MediaRecord {
   inserted_at: string;
   updated_at: string;
   error?: { code: string; message: string };
+  /** While PROCESSING: how far the work is (an extension field, never persisted: a restart starts the work over). */
+  progress?: MediaProgress;
   /** Video records (v1) carry these at the top level too. */
   enhancement_level?: number;
   enhancement_model?: string;
@@ -53,6 +56,8 @@ export const PRIVATE_FILE = 0o600;
 export class MediaStore {
   private readonly media = new Map<string, MediaRecord>();
   private readonly writes = new Map<string, Promise<void>>();
+  /** Who waits for a media's state to change (held metadata requests), by uid. */
+  private readonly stateWatchers = new Map<string, Set<() => void>>();
   readonly root: string;
 
   constructor(dataDir: string) {
@@ -173,15 +178,56 @@ export class MediaStore {
   }
 
   async update(record: MediaRecord, changes: Partial<Omit<MediaRecord, 'uid'>>): Promise<void> {
+    const stateChanged =
+      changes.enhancement_status !== undefined && changes.enhancement_status !== record.enhancement_status;
     Object.assign(record, changes, { updated_at: new Date().toISOString() });
+    if (stateChanged) delete record.progress;
     serialized.delete(record);
-    await this.persist(record);
+    try {
+      await this.persist(record);
+    } finally {
+      if (stateChanged) this.wakeStateWatchers(record.uid);
+    }
+  }
+
+  /** Sets how far a PROCESSING media is: shown in its metadata, not written to disk, `updated_at` untouched. */
+  setProgress(record: MediaRecord, progress: MediaProgress | undefined): void {
+    if (progress) {
+      record.progress = progress;
+      progressSetAt.set(record, Date.now());
+    } else delete record.progress;
+    serialized.delete(record);
+  }
+
+  /**
+   * Resolves once the media's state is other than `state` (at once if it is already), or when `signal`
+   * aborts; resolves, never rejects: the caller then answers with the state as it is.
+   */
+  stateChange(uid: string, state: MediaState, signal: AbortSignal): Promise<void> {
+    if (this.media.get(uid)?.enhancement_status !== state || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      let watchers = this.stateWatchers.get(uid);
+      if (!watchers) this.stateWatchers.set(uid, (watchers = new Set()));
+      const done = () => {
+        watchers.delete(done);
+        if (watchers.size === 0 && this.stateWatchers.get(uid) === watchers) this.stateWatchers.delete(uid);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      watchers.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private wakeStateWatchers(uid: string): void {
+    for (const wake of [...(this.stateWatchers.get(uid) ?? [])]) wake();
   }
 
   /** Writes of one media's metadata happen in order, each whole (temp file, then rename). */
   private persist(record: MediaRecord): Promise<void> {
     const file = join(this.folderOf(record.uid), META);
-    const snapshot = JSON.stringify(record);
+    const { progress: _progress, ...kept } = record;
+    const snapshot = JSON.stringify(kept);
     const previous = this.writes.get(record.uid) ?? Promise.resolve();
     const write = previous.then(async () => {
       const temp = `${file}.tmp`;
@@ -200,10 +246,18 @@ export class MediaStore {
   }
 }
 
+/** When each media's progress was last set: its time left counts down from then until the next. */
+const progressSetAt = new WeakMap<MediaRecord, number>();
+
 /** The metadata object of the interface: the record without what only the engine needs. */
 export function publicMetadata(record: MediaRecord): Record<string, unknown> {
-  const { internal: _internal, ...visible } = record;
-  return visible;
+  const { internal: _internal, progress, ...visible } = record;
+  if (!progress) return visible;
+  // A stage may go a while without telling its progress: the time left runs down meanwhile.
+  const left = progress.seconds_left;
+  const since = (Date.now() - (progressSetAt.get(record) ?? Date.now())) / 1000;
+  const now = left === null ? null : Math.max(0, Math.round((left - since) * 10) / 10);
+  return { ...visible, progress: { ...progress, seconds_left: now } };
 }
 
 /** Metadata JSON per record, dropped by every update. */
@@ -211,6 +265,8 @@ const serialized = new WeakMap<MediaRecord, Buffer>();
 
 /** The metadata as JSON bytes, made once per change of the record: status reads are the hot path. */
 export function metadataJson(record: MediaRecord): Buffer {
+  // A processing media's time left changes as time passes: made anew for each answer.
+  if (record.progress) return Buffer.from(JSON.stringify(publicMetadata(record)));
   let json = serialized.get(record);
   if (!json) {
     json = Buffer.from(JSON.stringify(publicMetadata(record)));
