@@ -21,16 +21,6 @@ export class NoAudioStreamError extends Error {
 export type AudioContainer = 'mp3' | 'flac' | 'ogg' | 'm4a' | 'aiff' | 'wav';
 export type VideoContainer = 'mp4' | 'mov' | 'mkv';
 
-// Encoders chosen for quality at a sensible size; all are in Debian's ffmpeg.
-const AUDIO_ENCODERS: Record<AudioContainer, string[]> = {
-  mp3: ['-c:a', 'libmp3lame', '-q:a', '2'],
-  flac: ['-c:a', 'flac'],
-  ogg: ['-c:a', 'libvorbis', '-q:a', '6'],
-  m4a: ['-c:a', 'aac', '-b:a', '192k'],
-  aiff: ['-c:a', 'pcm_s24be'],
-  wav: ['-c:a', 'pcm_s24le', '-rf64', 'auto'],
-};
-
 const available = new Map<string, Promise<boolean>>();
 
 export function ffmpegAvailable(ffmpegPath: string): Promise<boolean> {
@@ -60,20 +50,15 @@ export async function decodeToWav(ffmpegPath: string, input: string, output: str
   ]);
 }
 
+/** `wav` encoded into `container` with `encoder`'s arguments (output-encoding.ts). */
 export async function encodeAudio(
   ffmpegPath: string,
   wav: string,
   output: string,
   container: AudioContainer,
+  encoder: string[],
 ): Promise<void> {
-  await run(ffmpegPath, [
-    '-i',
-    wav,
-    ...AUDIO_ENCODERS[container],
-    '-f',
-    container === 'm4a' ? 'ipod' : container,
-    output,
-  ]);
+  await run(ffmpegPath, ['-i', wav, ...encoder, '-f', container === 'm4a' ? 'ipod' : container, output]);
 }
 
 /** `video`'s picture (and subtitles) copied untouched, with `wav` as its only soundtrack. */
@@ -83,6 +68,7 @@ export async function replaceSoundtrack(
   wav: string,
   output: string,
   container: VideoContainer,
+  encoder: string[],
 ): Promise<void> {
   const format = container === 'mkv' ? 'matroska' : container;
   await run(ffmpegPath, [
@@ -98,10 +84,7 @@ export async function replaceSoundtrack(
     '1:a:0',
     '-c',
     'copy',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '192k',
+    ...encoder,
     '-map_metadata',
     '0',
     '-f',
