@@ -263,7 +263,9 @@ export function checkEnhancementSettings(
     }
     const issue = check(value, loc);
     if (issue) issues.push(issue);
-    else if (extension && settings.transcode === 'WAV') issues.push(losslessIssue(loc, value, 'transcode WAV'));
+    // `downmix_mono: false` is the default, which a lossless output keeps anyway.
+    else if (extension && value !== false && settings.transcode === 'WAV')
+      issues.push(losslessIssue(loc, value, 'transcode WAV'));
   }
   return issues;
 }
@@ -281,7 +283,7 @@ export function checkEncodingForInput(
   if (settings.transcode || input.kind !== 'audio' || !(LOSSLESS_AUDIO as readonly string[]).includes(input.ext))
     return [];
   return Object.entries(settings)
-    .filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined)
+    .filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined && value !== false)
     .map(([member, value]) =>
       losslessIssue(['body', part, member], value, `the input is ${input.ext.toUpperCase()}, kept as it is`),
     );

@@ -230,7 +230,7 @@ async function planOutputEncoding(job: ProcessJob, output: MediaType, ffmpegPath
   const choices: OutputEncodingSettings = Object.fromEntries(
     Object.entries(job.settings).filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined),
   );
-  const chosen = Object.keys(choices);
+  const chosen = Object.keys(choices).filter((member) => choices[member as keyof OutputEncodingSettings] !== false);
   if (chosen.length > 0 && isLossless(codec)) {
     throw new ProcessingError(
       'INVALID_SETTINGS',
