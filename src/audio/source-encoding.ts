@@ -89,6 +89,26 @@ export async function probeSourceEncoding(
   return source;
 }
 
+/** The type of each stream of `path` in order (`video`, `audio`, `subtitle`, `data`, `attachment`); undefined without ffprobe. */
+export function probeStreamTypes(ffprobePath: string, path: string): Promise<string[] | undefined> {
+  return new Promise((resolve) =>
+    execFile(
+      ffprobePath,
+      ['-v', 'error', '-show_entries', 'stream=codec_type', '-of', 'csv=p=0', path],
+      { maxBuffer: 1 << 20 },
+      (err, stdout) =>
+        resolve(
+          err
+            ? undefined
+            : stdout
+                .split('\n')
+                .map((line) => line.trim())
+                .filter(Boolean),
+        ),
+    ),
+  );
+}
+
 /** How far into an MP3 (after its ID3v2 tag) its first frame, and a Xing header in it, can be. */
 const FIRST_FRAME_BYTES = 4096;
 

@@ -20,7 +20,7 @@ import {
   vorbisQualityFor,
   type EncodingPlan,
 } from '../../audio/output-encoding';
-import { ffprobePathFor, probeSourceEncoding } from '../../audio/source-encoding';
+import { ffprobePathFor, probeSourceEncoding, probeStreamTypes } from '../../audio/source-encoding';
 import { EXTENSION_OF, type OutputEncodingSettings } from '../../contract/extensions';
 import { measureWavFile } from '../../audio/measure';
 import {
@@ -31,6 +31,7 @@ import {
   type NormalizeOptions,
   type NormalizeReport,
 } from '../../audio/normalize';
+import { copyWavChunks } from '../../audio/wav-chunks';
 import { readWavLayout } from '../../audio/wav-format';
 import { enhanceWavFile } from '../../enhance/chain';
 import type { EnhancementModel } from '../../enhance/chain-types';
@@ -134,6 +135,8 @@ export async function processMedia(
     // A silent file is returned as it came, never amplified (and in its own format).
     const returnedAsItCame = report.unchangedBecause !== undefined && job.input.ext === output.ext;
     if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
+    // A WAV written here carries over the input WAV's tags and metadata chunks (LIST/INFO, bext, iXML...).
+    else if (output.ext === 'wav' && job.input.ext === 'wav') await copyWavChunks(job.inputPath, job.outputPath);
     return {
       params: {
         ...enhancementParams(model, enhancement),
@@ -173,6 +176,8 @@ async function encodeNormalized(
   work: (name: string) => string,
   target: LoudnessTarget,
 ): Promise<NormalizeReport> {
+  const streamTypes =
+    output.kind === 'video' ? await probeStreamTypes(ffprobePathFor(ffmpegPath), job.inputPath) : undefined;
   let ceilingDbtp = target.ceilingDbtp;
   let aimLufs = target.targetLufs;
   for (let encodes = 1; ; encodes++) {
@@ -190,8 +195,17 @@ async function encodeNormalized(
         work('encoded'),
         output.ext as VideoContainer,
         encoder,
+        streamTypes,
       );
-    else await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer, encoder);
+    else
+      await encodeAudio(
+        ffmpegPath,
+        work('normalized.wav'),
+        work('encoded'),
+        output.ext as AudioContainer,
+        encoder,
+        job.inputPath,
+      );
     // Report what the encoded file holds, measured after decoding it again.
     await decodeToWav(ffmpegPath, work('encoded'), work('check.wav'));
     const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
