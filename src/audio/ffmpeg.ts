@@ -21,16 +21,6 @@ export class NoAudioStreamError extends Error {
 export type AudioContainer = 'mp3' | 'flac' | 'ogg' | 'm4a' | 'aiff' | 'wav';
 export type VideoContainer = 'mp4' | 'mov' | 'mkv';
 
-// Encoders chosen for quality at a sensible size; all are in Debian's ffmpeg.
-const AUDIO_ENCODERS: Record<AudioContainer, string[]> = {
-  mp3: ['-c:a', 'libmp3lame', '-q:a', '2'],
-  flac: ['-c:a', 'flac'],
-  ogg: ['-c:a', 'libvorbis', '-q:a', '6'],
-  m4a: ['-c:a', 'aac', '-b:a', '192k'],
-  aiff: ['-c:a', 'pcm_s24be'],
-  wav: ['-c:a', 'pcm_s24le', '-rf64', 'auto'],
-};
-
 const available = new Map<string, Promise<boolean>>();
 
 export function ffmpegAvailable(ffmpegPath: string): Promise<boolean> {
@@ -60,53 +50,59 @@ export async function decodeToWav(ffmpegPath: string, input: string, output: str
   ]);
 }
 
+/**
+ * `wav` encoded into `container` with `encoder`'s arguments (output-encoding.ts), carrying over what
+ * `original` (the user's file) holds besides its audio: its tags (the file's and its audio stream's),
+ * its chapters and its attached pictures (cover art). Ogg takes the tags only: ffmpeg 5.1 writes no
+ * picture and no chapter into Ogg.
+ */
 export async function encodeAudio(
   ffmpegPath: string,
   wav: string,
   output: string,
   container: AudioContainer,
+  encoder: string[],
+  original: string,
 ): Promise<void> {
+  const pictures = container === 'ogg' ? [] : ['-map', '1:v?', '-c:v', 'copy', '-disposition:v', 'attached_pic'];
   await run(ffmpegPath, [
-    '-i',
-    wav,
-    ...AUDIO_ENCODERS[container],
-    '-f',
-    container === 'm4a' ? 'ipod' : container,
-    output,
+    ...['-i', wav, '-i', original, '-map', '0:a', ...pictures],
+    ...['-map_metadata', '1', '-map_metadata:s:a:0', '1:s:a:0', '-map_chapters', '1'],
+    ...encoder,
+    ...['-f', container === 'm4a' ? 'ipod' : container, output],
   ]);
 }
 
-/** `video`'s picture (and subtitles) copied untouched, with `wav` as its only soundtrack. */
+/**
+ * `video` with its first soundtrack replaced by `wav`: every other stream (picture, further soundtracks,
+ * subtitles, attachments) in its place, the file's and each stream's tags and the chapters copied untouched.
+ */
 export async function replaceSoundtrack(
   ffmpegPath: string,
   video: string,
   wav: string,
   output: string,
   container: VideoContainer,
+  encoder: string[],
+  /** The video's stream types in order (ffprobe's codec_type); unknown: its pictures and subtitles only. */
+  streamTypes: string[] | undefined,
 ): Promise<void> {
   const format = container === 'mkv' ? 'matroska' : container;
+  // Data streams (timecodes) often cannot be copied into a new file: they are left out.
+  const written = (streamTypes ?? []).map((type, index) => ({ type, index })).filter(({ type }) => type !== 'data');
+  const firstAudio = written.findIndex(({ type }) => type === 'audio');
+  const streams = streamTypes
+    ? written.flatMap(({ index }, out) => ['-map', out === firstAudio ? '1:a:0' : `0:${index}`])
+    : ['-map', '0:v', '-map', '0:s?', '-map', '1:a:0'];
+  // Each stream keeps its own tags (language, title), the new soundtrack those of the one it replaces.
+  const streamTags = written.flatMap(({ index }, out) => [`-map_metadata:s:${out}`, `0:s:${index}`]);
+  const newTrack = streamTypes ? String(firstAudio) : 'a:0';
   await run(ffmpegPath, [
-    '-i',
-    video,
-    '-i',
-    wav,
-    '-map',
-    '0:v',
-    '-map',
-    '0:s?',
-    '-map',
-    '1:a:0',
-    '-c',
-    'copy',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '192k',
-    '-map_metadata',
-    '0',
-    '-f',
-    format,
-    output,
+    ...['-i', video, '-i', wav, ...streams, '-c', 'copy'],
+    // The encoder's arguments for the new soundtrack alone: the other streams are copied.
+    ...encoder.map((arg) => (/^-(c|b|q):a$|^-(ar|ac)$/.test(arg) ? `${arg.replace(/:a$/, '')}:${newTrack}` : arg)),
+    ...['-map_metadata', '0', ...streamTags, '-map_chapters', '0'],
+    ...['-f', format, output],
   ]);
 }
 

@@ -1,4 +1,13 @@
 import { jsonStart } from './excerpt';
+import {
+  BITRATE_KBPS,
+  BITRATE_MODES,
+  ENGINE_EXTENSIONS,
+  EXTENSION_OF,
+  LOSSLESS_AUDIO,
+  SAMPLE_RATES_HZ,
+  type OutputEncodingSettings,
+} from './extensions';
 // The field rules of the service interface (docs/interface.md#fields-and-bounds), written once.
 // The client checks a request with them before sending it; the local engine answers 422 with them.
 // Both therefore speak the same FastAPI-style issue: {loc, msg, type} plus the offending input.
@@ -40,8 +49,11 @@ export interface EnhanceJsonBody {
   model_arch: Model;
 }
 
-/** The `media_enhancement` (v2) or `video_enhancement` (v1 video) JSON part. Every member is optional. */
-export interface EnhancementSettings {
+/**
+ * The `media_enhancement` (v2) or `video_enhancement` (v1 video) JSON part. Every member is optional.
+ * The output-encoding members are an extension of the built-in engine, in `media_enhancement` only.
+ */
+export interface EnhancementSettings extends OutputEncodingSettings {
   loudness_target?: number;
   true_peak?: number;
   enhancement_level?: number;
@@ -112,6 +124,24 @@ const oneOf =
           input: value,
         };
 
+/** One of a list of numbers (a sample rate). */
+const numberOneOf =
+  (allowed: readonly number[]): Check =>
+  (value, loc) =>
+    typeof value === 'number' && allowed.includes(value)
+      ? undefined
+      : {
+          loc,
+          msg: `value is not a valid enumeration member; permitted: ${allowed.join(', ')}`,
+          type: 'type_error.enum',
+          input: value,
+        };
+
+const aBoolean: Check = (value, loc) =>
+  typeof value === 'boolean'
+    ? undefined
+    : { loc, msg: 'value could not be parsed to a boolean (true or false)', type: 'type_error.bool', input: value };
+
 const nullOr =
   (check: Check): Check =>
   (value, loc) =>
@@ -166,6 +196,10 @@ const SETTINGS_RULES = new Map<string, Check>([
   ['enhancement_level', integerIn(V2_ENHANCEMENT_LEVEL.min, V2_ENHANCEMENT_LEVEL.max)],
   ['enhancement_model', oneOf(MODELS)],
   ['transcode', oneOf(TRANSCODE_KINDS)],
+  ['bitrate_kbps', integerIn(BITRATE_KBPS.min, BITRATE_KBPS.max)],
+  ['bitrate_mode', oneOf(BITRATE_MODES)],
+  ['sample_rate_hz', numberOneOf(SAMPLE_RATES_HZ)],
+  ['downmix_mono', aBoolean],
 ] satisfies [keyof EnhancementSettings, Check][]);
 
 /** Issues of an enhance-json body; an empty array means it is valid. */
@@ -196,29 +230,72 @@ export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
 
 /**
  * Issues of a `media_enhancement` / `video_enhancement` object. `null` or absent means "all defaults".
- * `transcode` is a member of the v2 upload settings only.
+ * `transcode` and the extension members are members of the v2 upload settings only; an extension member
+ * is refused unless its extension is in `offered` (what the service declares; the built-in engine's by default).
  */
 export function checkEnhancementSettings(
   settings: unknown,
   part: 'media_enhancement' | 'video_enhancement',
+  offered: readonly string[] = ENGINE_EXTENSIONS,
 ): FieldIssue[] {
   if (settings === undefined || settings === null) return [];
   if (!isPlainObject(settings))
     return [{ loc: ['body', part], msg: 'value is not a valid dict', type: 'type_error.dict', input: settings }];
   const issues: FieldIssue[] = [];
-  const allowTranscode = part === 'media_enhancement';
+  const uploadOnly = part === 'media_enhancement';
   for (const [member, value] of Object.entries(settings)) {
     const loc = ['body', part, member];
     const check = SETTINGS_RULES.get(member);
-    if (!check || (member === 'transcode' && !allowTranscode)) {
+    const extension = EXTENSION_OF.get(member);
+    if (!check || ((member === 'transcode' || extension) && !uploadOnly)) {
       issues.push({ loc, msg: 'extra fields not permitted', type: 'value_error.extra', input: value });
       continue;
     }
     if (value === undefined) continue;
+    if (extension && !offered.includes(extension)) {
+      issues.push({
+        loc,
+        msg: `a member of the built-in engine's "${extension}" extension, which this service does not declare (it would refuse or ignore it); leave it out, or use the built-in engine`,
+        type: 'value_error.extension',
+        input: value,
+      });
+      continue;
+    }
     const issue = check(value, loc);
     if (issue) issues.push(issue);
+    // `downmix_mono: false` is the default, which a lossless output keeps anyway.
+    else if (extension && value !== false && settings.transcode === 'WAV')
+      issues.push(losslessIssue(loc, value, 'transcode WAV'));
   }
   return issues;
+}
+
+/**
+ * Issues of the output-encoding members for an input the engine has recognised: an audio file that is
+ * WAV, AIFF or FLAC and is not transcoded stays lossless, so a bitrate, a sample rate or a downmix asked
+ * for it would not be applied.
+ */
+export function checkEncodingForInput(
+  settings: EnhancementSettings,
+  part: 'media_enhancement' | 'video_enhancement',
+  input: { kind: 'audio' | 'video'; ext: string },
+): FieldIssue[] {
+  if (settings.transcode || input.kind !== 'audio' || !(LOSSLESS_AUDIO as readonly string[]).includes(input.ext))
+    return [];
+  return Object.entries(settings)
+    .filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined && value !== false)
+    .map(([member, value]) =>
+      losslessIssue(['body', part, member], value, `the input is ${input.ext.toUpperCase()}, kept as it is`),
+    );
+}
+
+function losslessIssue(loc: Loc, value: unknown, why: string): FieldIssue {
+  return {
+    loc,
+    msg: `applies to a lossy output only (MP3, AAC, Vorbis, Opus); ${why}, which is lossless: ask transcode MP3, or leave it out`,
+    type: 'value_error.lossless_output',
+    input: value,
+  };
 }
 
 /** Issues of the download `step` query parameter; undefined means the default, ENHANCED. */

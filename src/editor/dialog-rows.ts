@@ -89,6 +89,11 @@ export function dialogRows({ defaults }: EditorValues): DialogRows {
     v1EnhancementLevel: numberRow('enhancementLevel', 'fa-magic', '', 'v1EnhancementLevel'),
     model: menuRow('model', 'fa-cogs', '320px'),
     transcode: menuRow('transcode', 'fa-file-audio-o', '200px'),
+    // Upload and enhance file: a lossy output's encoding (empty keeps the input's).
+    bitrate: numberRow('bitrate', 'fa-tachometer', 'kbps', 'bitrateKbps'),
+    bitrateMode: menuRow('bitrateMode', 'fa-exchange', '200px'),
+    sampleRate: menuRow('sampleRate', 'fa-area-chart', '200px'),
+    downmixMono: checkboxRow('downmixMono'),
     folder: toFileRow('folder', 'fa-folder-o'),
     fileName: toFileRow('fileName', 'fa-file-o'),
     ifExists: toFileMenuRow('ifExists', 'fa-clone', '70%'),

@@ -37,6 +37,8 @@ interface EditedNode {
   type: string;
   model?: unknown;
   transcode?: unknown;
+  bitrateMode?: unknown;
+  sampleRate?: unknown;
   /** The node's translation of a key of its own (<type>.<key>). */
   _(key: string): string;
 }
@@ -64,6 +66,18 @@ export function fillEnhancementMenus(
     [''].concat(this.menus.transcodeKinds),
     (kind) => kind || node._(`${node.type}.option.keep`),
     node.transcode,
+  );
+  fillChoices(
+    '#node-input-bitrateMode',
+    [''].concat(this.menus.bitrateModes),
+    (mode) => (mode ? node._(`${node.type}.option.${mode}`) : node._(`${node.type}.option.keepEncoding`)),
+    node.bitrateMode,
+  );
+  fillChoices(
+    '#node-input-sampleRate',
+    [''].concat(this.menus.sampleRates),
+    (rate) => (rate ? `${Number(rate) / 1000} kHz` : node._(`${node.type}.option.keepEncoding`)),
+    node.sampleRate,
   );
 }
 

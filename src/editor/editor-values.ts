@@ -14,6 +14,7 @@ import {
   V1_ENHANCEMENT_LEVEL,
   V2_ENHANCEMENT_LEVEL,
 } from '../contract/fields';
+import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../contract/extensions';
 import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/download';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
@@ -27,13 +28,29 @@ export interface EditorValues {
     v1EnhancementLevel: Bounds;
     /** enhance video, upload, enhance file (v2): a percentage. */
     v2EnhancementLevel: Bounds;
+    /** upload, enhance file: a lossy output's bitrate (the output-encoding extension). */
+    bitrateKbps: Bounds;
   };
   /** The longest timeout, in seconds, that a timer holds. */
   maxTimeoutSeconds: number;
   /** In the contract's order, the order in which the checks name them. */
-  enums: { models: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
+  enums: {
+    models: string[];
+    transcodeKinds: string[];
+    steps: string[];
+    ifExists: string[];
+    bitrateModes: string[];
+    sampleRates: string[];
+  };
   /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
-  menus: { models: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
+  menus: {
+    models: string[];
+    transcodeKinds: string[];
+    steps: string[];
+    ifExists: string[];
+    bitrateModes: string[];
+    sampleRates: string[];
+  };
   /**
    * Each default as the editor writes it (a string, as a text field holds it): a new node's value, or what
    * an empty field means (its placeholder). Keyed by bound or enum name, and by the config node's property.
@@ -56,15 +73,25 @@ export function editorValues(): EditorValues {
       truePeak: { ...TRUE_PEAK },
       v1EnhancementLevel: { ...V1_ENHANCEMENT_LEVEL },
       v2EnhancementLevel: { ...V2_ENHANCEMENT_LEVEL },
+      bitrateKbps: { ...BITRATE_KBPS },
     },
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
-    enums: { models: [...MODELS], transcodeKinds: [...TRANSCODE_KINDS], steps: [...STEPS], ifExists: [...IF_EXISTS] },
+    enums: {
+      models: [...MODELS],
+      transcodeKinds: [...TRANSCODE_KINDS],
+      steps: [...STEPS],
+      ifExists: [...IF_EXISTS],
+      bitrateModes: [...BITRATE_MODES],
+      sampleRates: SAMPLE_RATES_HZ.map(String),
+    },
     menus: {
       models: [...MODELS].reverse(),
       transcodeKinds: [...TRANSCODE_KINDS].reverse(),
       steps: [...STEPS],
       // The default (a numbered name) first.
       ifExists: [...IF_EXISTS],
+      bitrateModes: [...BITRATE_MODES],
+      sampleRates: SAMPLE_RATES_HZ.map(String),
     },
     defaults: {
       loudnessTarget: String(SETTINGS_DEFAULTS.loudness_target),

@@ -92,6 +92,13 @@ export function oneOf(allowed: readonly string[]): Validator {
   });
 }
 
+/** A checkbox: ticked or not (empty, a node saved before it existed, is unticked). */
+export function booleanOrEmpty(): Validator {
+  return withReason(function (value) {
+    return value === true || value === false || textOf(value) === '' || 'ticked or not (true or false)';
+  });
+}
+
 /** One of a few `allowed` words, named in the reason as "a or b". */
 export function either(allowed: readonly string[]): Validator {
   return withReason(function (value) {
@@ -148,6 +155,7 @@ export function redisUrlOrEmpty(): Validator {
 export const VALIDATORS = [
   numberIn,
   integerOrEmpty,
+  booleanOrEmpty,
   positiveIntegerOrEmpty,
   secondsOrEmpty,
   oneOf,

@@ -25,8 +25,15 @@ export const VIDEO_FIELDS: readonly EnhancementField[] = [
   { member: 'enhancement_model', ...MODEL },
 ];
 
-/** upload (v2 `media_enhancement`): the video settings plus the output format. */
+/**
+ * upload (v2 `media_enhancement`): the video settings plus the output format, and a lossy output's
+ * encoding (the built-in engine's output-encoding extension; empty keeps the input's).
+ */
 export const UPLOAD_FIELDS: readonly EnhancementField[] = [
   ...VIDEO_FIELDS,
   { member: 'transcode', prop: 'transcode', label: 'media-enhance.setting.outputFormat' },
+  { member: 'bitrate_kbps', prop: 'bitrate', label: 'media-enhance.setting.bitrate', numeric: true },
+  { member: 'bitrate_mode', prop: 'bitrateMode', label: 'media-enhance.setting.bitrateMode' },
+  { member: 'sample_rate_hz', prop: 'sampleRate', label: 'media-enhance.setting.sampleRate', numeric: true },
+  { member: 'downmix_mono', prop: 'downmixMono', label: 'media-enhance.setting.downmixMono', falseIsEmpty: true },
 ];

@@ -16,6 +16,8 @@ export interface EnhancementField {
   numeric?: boolean;
   /** What an empty setting means: absent (the service's default) unless given. */
   whenEmpty?: null;
+  /** A checkbox whose unticked state is the service's default: left out, so a service without the member is not asked. */
+  falseIsEmpty?: boolean;
 }
 
 /** Enhancement members by name, as the request carries them. */
@@ -33,7 +35,7 @@ export function enhancementOf(def: NodeDef, fields: readonly EnhancementField[])
   const enhancement: Enhancement = {};
   for (const field of fields) {
     const value = def[field.prop];
-    if (value === undefined || value === null || value === '') {
+    if (value === undefined || value === null || value === '' || (field.falseIsEmpty && value === false)) {
       if (field.whenEmpty === null) enhancement[field.member] = null;
       continue;
     }

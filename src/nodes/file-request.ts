@@ -55,11 +55,17 @@ export async function sendMessageFile<Answer extends { uid: string }>(
   configured: Enhancement,
   workingDirectory: string | undefined,
 ): Promise<Answer> {
-  const enhancement = withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) =>
+  const overrides = readOverrides(job.t, job.msg);
+  withOverrides(job.t, configured, overrides, request.fields, (merged) =>
     checkEnhancementSettings(merged, request.part),
   );
   const file = await readFileInput(job.t, job.msg, workingDirectory);
   const client = await service.client();
+  // Checked again with what the service declares: an extension member a remote service does not
+  // declare is refused here, named as the flow author gave it (setting or msg.enhancement member).
+  const enhancement = withOverrides(job.t, configured, overrides, request.fields, (merged) =>
+    checkEnhancementSettings(merged, request.part, client.extensions),
+  );
   return request.send(client, file, Object.keys(enhancement).length > 0 ? enhancement : null, {
     signal: job.signal,
     onWait: job.onWait,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MediaEnhanceClient, MediaEnhanceError } from '../../src';
+import { ENGINE_EXTENSIONS, MediaEnhanceClient, MediaEnhanceError } from '../../src';
 import type { EnhanceJsonBody, EnhancementSettings } from '../../src';
 import { makeWav } from '../fixtures/media';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
@@ -161,6 +161,42 @@ describe('client validation before sending', function () {
     assert.match(err.details[0], /^body\.media_enhancement\.loudness_target: .*\(got \[\[\[+\.\.\.\)$/);
     assert.ok(err.message.length < 400, `${err.message.length} characters`);
     assert.equal(engine.requests().length, sentBefore);
+  });
+
+  it('refuses an output-encoding member to a service that does not declare the extension, naming it, without sending', async () => {
+    const sentBefore = engine.requests().length;
+    const err = (await client
+      .uploadMedia({ file: wav, media_enhancement: { transcode: 'MP3', bitrate_kbps: 128, downmix_mono: true } })
+      .catch((e: unknown) => e)) as MediaEnhanceError;
+    assert.equal(err.code, 'VALIDATION', err.message);
+    assert.deepEqual(
+      err.details.map((d) => d.split(':')[0]),
+      ['body.media_enhancement.bitrate_kbps', 'body.media_enhancement.downmix_mono'],
+    );
+    assert.match(err.details[0], /"output-encoding" extension, which this service does not declare.*\(got 128\)$/);
+    assert.equal(engine.requests().length, sentBefore, 'nothing reached the service');
+    // The same request to a client told that the service declares it (as the config node's built-in engine is).
+    const declared = new MediaEnhanceClient({
+      baseUrl: engine.url,
+      apiKey: engine.apiKey,
+      extensions: ENGINE_EXTENSIONS,
+    });
+    try {
+      const bad = (await declared
+        .uploadMedia({ file: wav, media_enhancement: { transcode: 'MP3', bitrate_kbps: 500 } })
+        .catch((e: unknown) => e)) as MediaEnhanceError;
+      assert.match(
+        bad.details[0],
+        /^body\.media_enhancement\.bitrate_kbps: ensure this value is less than or equal to 320/,
+      );
+      const ok = await declared.uploadMedia({
+        file: wav,
+        media_enhancement: { transcode: 'MP3', bitrate_kbps: 128, downmix_mono: true },
+      });
+      assert.equal(ok.enhancement_params?.bitrate_kbps, 128);
+    } finally {
+      await declared.close();
+    }
   });
 
   it('enhanceVideo refuses `transcode`, which only v2 uploads take', async () => {

@@ -26,6 +26,7 @@ import {
   LOUDNESS_REPORT_PATH,
   LOUDNESS_REPORT_REFUSED,
 } from '../../src/contract/loudness-report';
+import { BITRATE_KBPS, BITRATE_MODES, EXTENSION_OF, SAMPLE_RATES_HZ } from '../../src/contract/extensions';
 import { METADATA_WAIT_HEADER, METADATA_WAIT_PARAM } from '../../src/contract/metadata-wait';
 import { METADATA_WAIT_S as LOCAL_ENGINE_METADATA_WAIT_S } from '../../src/nodes/local-engine';
 import { DEFAULT_SERVER_LIMITS, resolveEngineOptions } from '../../src/engine/options';
@@ -224,6 +225,20 @@ describe('docs/interface.md', function () {
       Object.keys(SETTINGS_DEFAULTS).filter((member) => !listed('settings').includes(member)),
       [],
     );
+  });
+
+  it('lists the encoding choices of the output-encoding extension with the bounds of src/contract', () => {
+    const rows = table(doc, 'Encoding choices');
+    assert.deepEqual(rows.map((r) => code(r.member)).sort(), [...EXTENSION_OF.keys()].sort());
+    const cell = (member: string) => rows.find((r) => code(r.member) === member)!['bounds or values'];
+    assert.deepEqual(range(cell('bitrate_kbps')), { ...BITRATE_KBPS });
+    assert.deepEqual(codes(cell('bitrate_mode')), [...BITRATE_MODES]);
+    assert.deepEqual(codes(cell('sample_rate_hz')).map(Number), [...SAMPLE_RATES_HZ]);
+    assert.deepEqual(codes(cell('downmix_mono')), ['true', 'false']);
+    for (const member of EXTENSION_OF.keys()) {
+      const issues = checkEnhancementSettings({ transcode: 'MP3', [member]: null }, 'media_enhancement');
+      assert.ok(!issues.some((i) => i.type === 'value_error.extra'), `${member} is a member of media_enhancement`);
+    }
   });
 
   it('gives the rate limits and paths of src/contract', () => {

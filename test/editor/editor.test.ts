@@ -2,6 +2,7 @@
 /// <reference lib="dom.iterable" />
 // The editor in a real browser, against Node-RED started the way `npm start` starts it: what a user
 // sees in the palette, the dialogs, the help, the examples, and a dropped file coming out enhanced.
+import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../../src/contract/extensions';
 import assert from 'node:assert/strict';
 import { copyFile, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
@@ -330,7 +331,23 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         ...modelsFullestFirst.map((model) => [model, labels(type, 'option')[model]]),
         ['', labels(type, 'option').serviceDefault],
       ]);
-      if (type !== 'media-enhance-video') assert.deepEqual(fields.transcode.options, transcodeChoices(type));
+      if (type !== 'media-enhance-video') {
+        assert.deepEqual(fields.transcode.options, transcodeChoices(type));
+        // A lossy output's encoding: empty keeps the input's.
+        assert.equal(fields.bitrate.hint, `kbps ${range(BITRATE_KBPS)}`, type);
+        const keep = labels(type, 'option').keepEncoding;
+        assert.deepEqual(fields.bitrateMode.options, [
+          ['', keep],
+          ...BITRATE_MODES.map((mode) => [mode, labels(type, 'option')[mode]]),
+        ]);
+        assert.deepEqual(fields.sampleRate.options, [
+          ['', keep],
+          ...SAMPLE_RATES_HZ.map((rate) => [String(rate), `${rate / 1000} kHz`]),
+        ]);
+        assert.ok(fields.downmixMono, `${type} offers the mono downmix`);
+      } else {
+        assert.equal(fields.bitrate, undefined, 'enhance video (v1) takes no encoding choice');
+      }
     }
     const audio = shown['media-enhance-audio'];
     assert.deepEqual(
@@ -356,10 +373,11 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       ),
     );
     assert.equal(config.requestTimeout.placeholder, '60');
-    // Each choice shows the node's saved value, which Node-RED set before the options existed.
+    // Each choice shows the node's saved value, which Node-RED set before the options existed; a node
+    // saved before the choice existed (the examples have no encoding choices) shows the empty one.
     for (const [type, fields] of Object.entries(shown))
       for (const [prop, field] of Object.entries(fields))
-        if (field.options) assert.equal(field.value, field.saved, `${type} ${prop} shows its saved value`);
+        if (field.options) assert.equal(field.value, field.saved ?? '', `${type} ${prop} shows its saved value`);
   });
 
   it('shows "keep across restarts" ticked on a node saved without it, as the runtime reads it', async () => {

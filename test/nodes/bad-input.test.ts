@@ -76,6 +76,22 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
       says: [/setting "target loudness \(LUFS\)"/, /greater than or equal to -70/, /got -80/],
     },
     {
+      // A remote service that does not declare the built-in engine's output-encoding extension.
+      node: { type: 'media-enhance-upload', transcode: 'MP3' },
+      msg: { payload: makeWav(0.1, 8000), enhancement: { bitrate_kbps: 128 } },
+      says: [/msg\.enhancement\.bitrate_kbps/, /"output-encoding" extension, which this service does not declare/],
+    },
+    {
+      node: { type: 'media-enhance-file', folder: '/tmp', transcode: 'MP3', downmixMono: true },
+      msg: { payload: makeWav(0.1, 8000) },
+      says: [/setting "mono downmix"/, /does not declare/, /got true/],
+    },
+    {
+      node: { type: 'media-enhance-upload' },
+      msg: { payload: makeWav(0.1, 8000), enhancement: { bitrate_kbps: 1000 } },
+      says: [/msg\.enhancement\.bitrate_kbps/, /less than or equal to 320/, /got 1000/],
+    },
+    {
       node: { type: 'media-enhance-video' },
       msg: { payload: makeWav(0.1, 8000), enhancement: { transcode: 'MP3' } },
       says: [/msg\.enhancement\.transcode/, /not a setting/],

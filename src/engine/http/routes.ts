@@ -1,6 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  checkEncodingForInput,
   checkEnhanceJsonBody,
   checkEnhancementSettings,
   checkStep,
@@ -99,6 +100,8 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
         415,
         `${JSON.stringify(excerpt(received.fileName))} is not a recognised audio or video file (WAV, RF64, AIFF, FLAC, Ogg, MP3, MP4/MOV, Matroska/WebM)`,
       );
+    const encodingIssues = checkEncodingForInput(settings, part, type);
+    if (encodingIssues.length > 0) throw unprocessable(encodingIssues);
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
     const record = await ctx.store.create(
       {

@@ -13,6 +13,15 @@ import {
   type VideoContainer,
 } from '../../audio/ffmpeg';
 import type { LoudnessMeasurement } from '../../audio/loudness-meter';
+import {
+  isLossless,
+  outputCodec,
+  planEncoding,
+  vorbisQualityFor,
+  type EncodingPlan,
+} from '../../audio/output-encoding';
+import { ffprobePathFor, probeSourceEncoding, probeStreamTypes } from '../../audio/source-encoding';
+import { EXTENSION_OF, type OutputEncodingSettings } from '../../contract/extensions';
 import { measureWavFile } from '../../audio/measure';
 import {
   AIM_LU,
@@ -22,6 +31,7 @@ import {
   type NormalizeOptions,
   type NormalizeReport,
 } from '../../audio/normalize';
+import { copyWavChunks } from '../../audio/wav-chunks';
 import { readWavLayout } from '../../audio/wav-format';
 import { enhanceWavFile } from '../../enhance/chain';
 import type { EnhancementModel } from '../../enhance/chain-types';
@@ -101,6 +111,8 @@ export async function processMedia(
       }
       source = work('decoded.wav');
     }
+    // Checked before the work: the encoding the output keeps or was asked for.
+    const encoding = output.ext === 'wav' ? undefined : await planOutputEncoding(job, output, context.ffmpegPath);
     // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
     // fails here: any invalid WAV met after this is one the engine made.
     progress.at('measure');
@@ -142,17 +154,20 @@ export async function processMedia(
             onProgress: progress.of('normalize'),
             outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
           })
-        : encodeNormalized(job, output, context.ffmpegPath, work, target, progress.of('normalize'))
+        : encodeNormalized(job, output, encoding!.args, context.ffmpegPath, work, target, progress.of('normalize'))
     ).catch((err: unknown) => {
       throw unusable(err) || err;
     });
     // A silent file is returned as it came, never amplified (and in its own format).
     const returnedAsItCame = report.unchangedBecause !== undefined && job.input.ext === output.ext;
     if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
+    // A WAV written here carries over the input WAV's tags and metadata chunks (LIST/INFO, bext, iXML...).
+    else if (output.ext === 'wav' && job.input.ext === 'wav') await copyWavChunks(job.inputPath, job.outputPath);
     return {
       params: {
         ...enhancementParams(model, enhancement),
         ...loudnessParams({ ...report, input: original }, returnedAsItCame, target),
+        ...(encoding && !returnedAsItCame ? { output_encoding: encoding.applied } : {}),
       },
       output,
       // Both measured in passes made anyway: the original as read above, the output as written (or decoded after encoding).
@@ -182,11 +197,14 @@ type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'max
 async function encodeNormalized(
   job: ProcessJob,
   output: MediaType,
+  encoder: string[],
   ffmpegPath: string,
   work: (name: string) => string,
   target: LoudnessTarget,
   onProgress: (share: number) => void,
 ): Promise<NormalizeReport> {
+  const streamTypes =
+    output.kind === 'video' ? await probeStreamTypes(ffprobePathFor(ffmpegPath), job.inputPath) : undefined;
   let ceilingDbtp = target.ceilingDbtp;
   let aimLufs = target.targetLufs;
   for (let encodes = 1; ; encodes++) {
@@ -207,8 +225,18 @@ async function encodeNormalized(
         work('normalized.wav'),
         work('encoded'),
         output.ext as VideoContainer,
+        encoder,
+        streamTypes,
       );
-    else await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer);
+    else
+      await encodeAudio(
+        ffmpegPath,
+        work('normalized.wav'),
+        work('encoded'),
+        output.ext as AudioContainer,
+        encoder,
+        job.inputPath,
+      );
     // Report what the encoded file holds, measured after decoding it again.
     await decodeToWav(ffmpegPath, work('encoded'), work('check.wav'));
     const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
@@ -234,6 +262,30 @@ async function encodeNormalized(
     if (overshootDb > 0) ceilingDbtp -= overshootDb + ENCODER_MARGIN_DB;
     aimLufs += shiftLu;
   }
+}
+
+/**
+ * The encoder's arguments for the output: the input's own encoding (probed with ffprobe), with the
+ * user's output-encoding choices over it. A choice for an output that turns out lossless (an M4A holding
+ * ALAC, a video's PCM soundtrack) is refused here, before any work.
+ */
+async function planOutputEncoding(job: ProcessJob, output: MediaType, ffmpegPath: string): Promise<EncodingPlan> {
+  const video = output.kind === 'video';
+  const source = await probeSourceEncoding(ffprobePathFor(ffmpegPath), job.inputPath, !video);
+  const codec = outputCodec(output.ext, source, video);
+  const choices: OutputEncodingSettings = Object.fromEntries(
+    Object.entries(job.settings).filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined),
+  );
+  const chosen = Object.keys(choices).filter((member) => choices[member as keyof OutputEncodingSettings] !== false);
+  if (chosen.length > 0 && isLossless(codec)) {
+    throw new ProcessingError(
+      'INVALID_SETTINGS',
+      `${chosen.join(', ')}: applies to a lossy output only; this ${output.ext.toUpperCase()} ${video ? "file's soundtrack" : 'file'} is ${codec}, which is lossless and kept so`,
+    );
+  }
+  return planEncoding(codec, source, choices, (nominal, rate, channels) =>
+    vorbisQualityFor(ffmpegPath, nominal, rate, channels),
+  );
 }
 
 /** A WAV input comes back in its own sample format. */

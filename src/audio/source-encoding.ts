@@ -1,0 +1,145 @@
+// How the input's first audio stream is encoded, read with ffprobe (beside ffmpeg) and, for MP3, from
+// the header of its first frame: what an output has to match to keep the input's encoding.
+import { execFile } from 'node:child_process';
+import { open } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export interface SourceEncoding {
+  /** ffprobe's codec name: `mp3`, `aac`, `vorbis`, `opus`, `flac`, `pcm_s16le`... */
+  codec: string;
+  sampleRate: number;
+  channels: number;
+  /** Bits per second: the stream's own figure (a Vorbis file's nominal one), else the file's average. */
+  bitRate?: number;
+  /** ffprobe's sample format (`s16`, `s32`, `fltp`), for a lossless codec's bit depth. */
+  sampleFormat?: string;
+  bitsPerRawSample?: number;
+  /** MP3: constant or variable bitrate, from its Xing/Info/VBRI header (none: CBR). */
+  mode?: 'CBR' | 'VBR';
+  /** MP3 made by LAME in VBR: the -V level (0..9) its LAME tag records. */
+  lameVbrLevel?: number;
+}
+
+/** ffprobe beside the engine's ffmpeg: `/opt/ff/bin/ffmpeg` -> `/opt/ff/bin/ffprobe`, `ffmpeg` -> `ffprobe`. */
+export function ffprobePathFor(ffmpegPath: string): string {
+  const name = basename(ffmpegPath);
+  const probe = name.includes('ffmpeg') ? name.replace('ffmpeg', 'ffprobe') : 'ffprobe';
+  return name === ffmpegPath ? probe : join(dirname(ffmpegPath), probe);
+}
+
+interface ProbeJson {
+  streams?: {
+    codec_name?: string;
+    sample_rate?: string;
+    channels?: number;
+    bit_rate?: string;
+    sample_fmt?: string;
+    bits_per_raw_sample?: string;
+  }[];
+  format?: { bit_rate?: string };
+}
+
+/**
+ * The encoding of `path`'s first audio stream; undefined when ffprobe is missing or reads no audio
+ * stream (the output then takes the encoder's defaults; decoding reports a damaged file by itself).
+ * `wholeFileIsAudio`: the file's average bitrate may stand for the stream's (not in a video).
+ */
+export async function probeSourceEncoding(
+  ffprobePath: string,
+  path: string,
+  wholeFileIsAudio: boolean,
+): Promise<SourceEncoding | undefined> {
+  const json = await new Promise<ProbeJson | undefined>((resolve) =>
+    execFile(
+      ffprobePath,
+      [
+        '-v',
+        'error',
+        '-select_streams',
+        'a:0',
+        '-show_entries',
+        'stream=codec_name,sample_rate,channels,bit_rate,sample_fmt,bits_per_raw_sample:format=bit_rate',
+        '-of',
+        'json',
+        path,
+      ],
+      { maxBuffer: 1 << 20 },
+      (err, stdout) => {
+        if (err) return resolve(undefined);
+        try {
+          resolve(JSON.parse(stdout) as ProbeJson);
+        } catch {
+          resolve(undefined);
+        }
+      },
+    ),
+  );
+  const stream = json?.streams?.[0];
+  if (!stream?.codec_name || !stream.sample_rate || !stream.channels) return undefined;
+  const number = (text: string | undefined) => (text && /^\d+$/.test(text) ? Number(text) : undefined);
+  const source: SourceEncoding = {
+    codec: stream.codec_name,
+    sampleRate: Number(stream.sample_rate),
+    channels: stream.channels,
+    bitRate: number(stream.bit_rate) ?? (wholeFileIsAudio ? number(json?.format?.bit_rate) : undefined),
+    sampleFormat: stream.sample_fmt,
+    bitsPerRawSample: number(stream.bits_per_raw_sample),
+  };
+  if (source.codec === 'mp3' && wholeFileIsAudio) Object.assign(source, await readMp3Header(path));
+  return source;
+}
+
+/** The type of each stream of `path` in order (`video`, `audio`, `subtitle`, `data`, `attachment`); undefined without ffprobe. */
+export function probeStreamTypes(ffprobePath: string, path: string): Promise<string[] | undefined> {
+  return new Promise((resolve) =>
+    execFile(
+      ffprobePath,
+      ['-v', 'error', '-show_entries', 'stream=codec_type', '-of', 'csv=p=0', path],
+      { maxBuffer: 1 << 20 },
+      (err, stdout) =>
+        resolve(
+          err
+            ? undefined
+            : stdout
+                .split('\n')
+                .map((line) => line.trim())
+                .filter(Boolean),
+        ),
+    ),
+  );
+}
+
+/** How far into an MP3 (after its ID3v2 tag) its first frame, and a Xing header in it, can be. */
+const FIRST_FRAME_BYTES = 4096;
+
+/**
+ * An MP3's bitrate mode from the header in its first frame: `Xing` or `VBRI` is variable, `Info` (or
+ * none) constant. LAME records its VBR quality in the Xing header: 100 - 10 x V - q.
+ */
+async function readMp3Header(path: string): Promise<Pick<SourceEncoding, 'mode' | 'lameVbrLevel'>> {
+  const file = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(10);
+    await file.read(head, 0, 10, 0);
+    // ID3v2: a syncsafe size (7 bits a byte) after the 10-byte header, plus a 10-byte footer when flagged.
+    const tagBytes =
+      head.toString('latin1', 0, 3) === 'ID3'
+        ? 10 + ((head[6] << 21) | (head[7] << 14) | (head[8] << 7) | head[9]) + (head[5] & 0x10 ? 10 : 0)
+        : 0;
+    const frame = Buffer.alloc(FIRST_FRAME_BYTES);
+    const { bytesRead } = await file.read(frame, 0, FIRST_FRAME_BYTES, tagBytes);
+    const bytes = frame.subarray(0, bytesRead);
+    if (bytes.indexOf('VBRI') >= 0 && bytes.indexOf('VBRI') < 64) return { mode: 'VBR' };
+    const xing = bytes.indexOf('Xing');
+    if (xing < 0) return { mode: 'CBR' };
+    const flags = bytes.readUInt32BE(xing + 4);
+    // The quality field follows the frame count, the byte count and the table of contents, each when flagged.
+    const at = xing + 8 + (flags & 1 ? 4 : 0) + (flags & 2 ? 4 : 0) + (flags & 4 ? 100 : 0);
+    const madeByLame = bytes.toString('latin1', at + 4, at + 8) === 'LAME';
+    const quality = flags & 8 && at + 4 <= bytes.length ? bytes.readUInt32BE(at) : 0;
+    const level = madeByLame && quality > 0 && quality <= 100 ? Math.floor((100 - quality) / 10) : undefined;
+    return { mode: 'VBR', ...(level !== undefined && level <= 9 ? { lameVbrLevel: level } : {}) };
+  } finally {
+    await file.close();
+  }
+}

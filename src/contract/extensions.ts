@@ -1,0 +1,42 @@
+// Extensions: members a service may take beyond the interface (docs/interface.md#output-encoding).
+// The built-in engine declares the ones it implements; a client is told which ones its service declares
+// (ClientOptions.extensions) and refuses a member of any other before sending, naming it, since a service
+// that does not know the member would refuse it, or worse, ignore it.
+
+/** The encoding of a lossy output: bitrate, CBR or VBR, sample rate, mono downmix. */
+export const OUTPUT_ENCODING = 'output-encoding';
+
+export type ServiceExtension = typeof OUTPUT_ENCODING;
+
+/** What the built-in engine implements. */
+export const ENGINE_EXTENSIONS: readonly ServiceExtension[] = [OUTPUT_ENCODING];
+
+export const BITRATE_KBPS = { min: 64, max: 320 } as const;
+export const BITRATE_MODES = ['CBR', 'VBR'] as const;
+/** Rates every lossy encoder of the engine writes (MP3 takes 16000 to 48000; Opus writes what it is given as 48 kHz). */
+export const SAMPLE_RATES_HZ = [16000, 22050, 24000, 32000, 44100, 48000] as const;
+
+export type BitrateMode = (typeof BITRATE_MODES)[number];
+
+/** The `media_enhancement` members of the output-encoding extension, all optional. */
+export interface OutputEncodingSettings {
+  /** The output's bitrate; default: the input's (a lossless input: the encoder's default). */
+  bitrate_kbps?: number;
+  /** Constant or variable bitrate; default: the input's mode. */
+  bitrate_mode?: BitrateMode;
+  /** The output's sample rate; default: the input's. */
+  sample_rate_hz?: number;
+  /** true: one channel, the mix of all; default false: the input's channels. */
+  downmix_mono?: boolean;
+}
+
+/** Each extension member, by the extension it belongs to. */
+export const EXTENSION_OF = new Map<string, ServiceExtension>([
+  ['bitrate_kbps', OUTPUT_ENCODING],
+  ['bitrate_mode', OUTPUT_ENCODING],
+  ['sample_rate_hz', OUTPUT_ENCODING],
+  ['downmix_mono', OUTPUT_ENCODING],
+]);
+
+/** The output formats that keep every sample: the encoding members do not apply to them. */
+export const LOSSLESS_AUDIO = ['wav', 'aiff', 'flac'] as const;
