@@ -3,6 +3,7 @@
 // shared client, with the building blocks' statuses, settings and overrides, and the loudness the
 // service measured in msg.loudness. The message is kept on disk until delivered: a restart or a redeploy
 // goes on where it stopped, uploading a file from a path again only if its upload had not been answered.
+import { MediaEnhanceError } from '../client/errors';
 import type { MediaMetadata } from '../client/types';
 import { enhancementOf } from './enhancement';
 import {
@@ -50,6 +51,15 @@ function outputName(t: Translate, msg: NodeMessage, configured: string): string 
   const problem = fileNameProblem(t, given, 'media-enhance-file.error.plainFileName');
   if (problem !== undefined) throw inputError(t, 'msg.outputFilename', msg.outputFilename, problem);
   return given.trim();
+}
+
+/** A local failure to write a processed media's file: the work is not lost, and the error says where it is. */
+function notWritten(t: Translate, err: unknown, uid: string): unknown {
+  if (!(err instanceof MediaEnhanceError) || err.code !== 'FILE') return err;
+  return new MediaEnhanceError('FILE', t('media-enhance.error.notWritten', { uid, reason: err.message }), {
+    mediaUid: uid,
+    cause: err,
+  });
 }
 
 export default mediaNode(
@@ -103,10 +113,14 @@ export default mediaNode(
           timeoutMs: remainingMs(timeoutMs, mediaSince),
           onStatus: showMediaStatus(job),
         });
+        // Processed: a failure from here on leaves an enhanced file that the sidebar's result row offers.
+        job.media = media;
         if (output.toFile) {
           const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, {
             ...place,
             keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+          }).catch((err: unknown) => {
+            throw notWritten(t, err, media.uid);
           });
           msg.filename = written.path;
           msg.payload = written.path;
@@ -120,7 +134,6 @@ export default mediaNode(
         msg.media_uid = media.uid;
         msg.media = media;
         msg.loudness = loudnessOf(media);
-        job.media = media;
         return msg;
       },
     };

@@ -98,4 +98,6 @@ export interface ResultRow extends JobNode {
   finishedAt: number;
   /** From the media's enhancement_params when known (numbers or null). */
   loudness: LoudnessSummary | null;
+  /** Failed after the media was enhanced (its file could not be written): the enhanced file can still be downloaded. */
+  enhancedReady?: boolean;
 }
