@@ -125,7 +125,8 @@ export async function processMedia(
     if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
     return {
       params: {
-        ...enhancementParams(model, enhancement),
+        // A file returned as it came had nothing done to it: the report must not claim the chain's work.
+        ...(returnedAsItCame ? notApplied(model) : enhancementParams(model, enhancement)),
         ...loudnessParams({ ...report, input: original }, returnedAsItCame, target),
       },
       output,
@@ -260,8 +261,28 @@ function loudnessParams(
     gain_db: round(report.gainDb),
     limiter_reduction_db: round(report.limiterReductionDb),
     target_reached: report.targetReached,
+    ...(report.input.measuredWhole
+      ? {
+          loudness_measured_over: `the whole file (${report.input.seconds.toFixed(2)} s): it is shorter than one 400 ms gating block`,
+        }
+      : {}),
     ...(report.unchangedBecause ? { note: report.unchangedBecause } : {}),
     ...(!report.targetReached && !report.unchangedBecause ? { note: unreachedNote(report, target) } : {}),
+  };
+}
+
+/** The speech enhancement report of a file returned as it came: the model asked for, and no stage. */
+function notApplied(model: EnhancementModel): Record<string, unknown> {
+  return {
+    speech_enhancement: {
+      model,
+      chain: '',
+      high_pass: null,
+      hum_removal: null,
+      noise_reduction: null,
+      leveler: null,
+      note: 'not applied: the file is returned as it came',
+    },
   };
 }
 
