@@ -122,6 +122,11 @@ export class MediaEnhanceClient {
     return this.options.origin;
   }
 
+  /** The extensions of the interface the service declares (ClientOptions.extensions). */
+  get extensions(): readonly string[] {
+    return this.options.extensions;
+  }
+
   /** The service's base URL (origin and path prefix); never the key. */
   get baseUrl(): string {
     return this.options.base;
@@ -149,7 +154,7 @@ export class MediaEnhanceClient {
   enhanceVideo(request: EnhanceVideoRequest, options: TransferOptions = {}): Promise<VideoRecord> {
     return this.guard(async () => {
       const settings = request?.video_enhancement;
-      this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement'));
+      this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement', this.options.extensions));
       const record = await this.sendFile<VideoRecord>(
         'enhanceVideo',
         PATHS.enhanceVideo,
@@ -167,7 +172,7 @@ export class MediaEnhanceClient {
   uploadMedia(request: UploadMediaRequest, options: TransferOptions = {}): Promise<MediaMetadata> {
     return this.guard(async () => {
       const settings = request?.media_enhancement;
-      this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement'));
+      this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement', this.options.extensions));
       const answer = await this.sendFile<MediaMetadata & { media_uid?: string }>(
         'uploadMedia',
         PATHS.uploadMedia,

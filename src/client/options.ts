@@ -33,6 +33,12 @@ export interface ClientOptions {
   sharedLimiter?: SharedLimiterOptions;
   /** Allows `http:` to a host that is not loopback, where the key would travel in clear. */
   allowInsecureHttp?: boolean;
+  /**
+   * The extensions of the interface the service declares (docs/interface.md#loudness-only), e.g.
+   * `['loudness-only']` for the built-in engine (ENGINE_EXTENSIONS). Default none: a member or value of
+   * an extension is refused before sending, naming it.
+   */
+  extensions?: readonly string[];
   /** For tests and simulations. */
   clock?: Clock;
   random?: () => number;
@@ -50,6 +56,7 @@ export interface ResolvedOptions {
   maxConnections: number;
   poll: PollIntervals;
   sharedLimiter?: SharedLimiterOptions;
+  extensions: readonly string[];
 }
 
 /** Connections at once to one origin, unless `maxConnections` says otherwise. */
@@ -104,6 +111,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
       throw configError(`limits.${endpoint}`, limit, 'must be a positive integer or null');
   }
   const sharedLimiter = checkSharedLimiter(options.sharedLimiter);
+  const extensions = options.extensions ?? [];
+  if (!Array.isArray(extensions) || !extensions.every((name) => typeof name === 'string'))
+    throw configError('extensions', extensions, 'must be an array of extension names');
   return {
     origin: url.origin,
     base: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
@@ -115,6 +125,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     maxConnections,
     poll: { ...DEFAULT_POLL_INTERVALS, ...options.poll },
     sharedLimiter,
+    extensions: [...extensions],
   };
 }
 

@@ -1,4 +1,5 @@
 import { jsonStart } from './excerpt';
+import { ENGINE_EXTENSIONS, EXTENSION_MODELS } from './extensions';
 // The field rules of the service interface (docs/interface.md#fields-and-bounds), written once.
 // The client checks a request with them before sending it; the local engine answers 422 with them.
 // Both therefore speak the same FastAPI-style issue: {loc, msg, type} plus the offending input.
@@ -6,6 +7,12 @@ import { jsonStart } from './excerpt';
 export const MODELS = ['FINCH', 'LARK', 'LARK_V2'] as const;
 export const TRANSCODE_KINDS = ['MP3', 'WAV'] as const;
 export const STEPS = ['ENHANCED', 'PRE'] as const;
+
+/**
+ * `enhancement_model` in `media_enhancement` / `video_enhancement`: the interface's models and the values
+ * of extensions (LOUDNESS_ONLY, for a service that declares it). v1's `model_arch` takes MODELS only.
+ */
+export const SETTINGS_MODELS = [...MODELS, ...EXTENSION_MODELS.keys()] as readonly string[];
 
 export type Model = (typeof MODELS)[number];
 export type TranscodeKind = (typeof TRANSCODE_KINDS)[number];
@@ -45,7 +52,8 @@ export interface EnhancementSettings {
   loudness_target?: number;
   true_peak?: number;
   enhancement_level?: number;
-  enhancement_model?: Model;
+  /** A Model, or an extension's value such as LOUDNESS_ONLY. */
+  enhancement_model?: Model | 'LOUDNESS_ONLY';
   /** v2 uploads only. */
   transcode?: TranscodeKind;
 }
@@ -164,7 +172,7 @@ const SETTINGS_RULES = new Map<string, Check>([
   ['loudness_target', integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max)],
   ['true_peak', integerIn(TRUE_PEAK.min, TRUE_PEAK.max)],
   ['enhancement_level', integerIn(V2_ENHANCEMENT_LEVEL.min, V2_ENHANCEMENT_LEVEL.max)],
-  ['enhancement_model', oneOf(MODELS)],
+  ['enhancement_model', oneOf(SETTINGS_MODELS)],
   ['transcode', oneOf(TRANSCODE_KINDS)],
 ] satisfies [keyof EnhancementSettings, Check][]);
 
@@ -201,6 +209,7 @@ export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
 export function checkEnhancementSettings(
   settings: unknown,
   part: 'media_enhancement' | 'video_enhancement',
+  offered: readonly string[] = ENGINE_EXTENSIONS,
 ): FieldIssue[] {
   if (settings === undefined || settings === null) return [];
   if (!isPlainObject(settings))
@@ -215,6 +224,16 @@ export function checkEnhancementSettings(
       continue;
     }
     if (value === undefined) continue;
+    const extension = member === 'enhancement_model' ? EXTENSION_MODELS.get(value as string) : undefined;
+    if (extension && !offered.includes(extension)) {
+      issues.push({
+        loc,
+        msg: `a value of the built-in engine's "${extension}" extension, which this service does not declare (it would refuse it or enhance the speech anyway); permitted: ${MODELS.join(', ')}, or use the built-in engine`,
+        type: 'value_error.extension',
+        input: value,
+      });
+      continue;
+    }
     const issue = check(value, loc);
     if (issue) issues.push(issue);
   }

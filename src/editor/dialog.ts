@@ -52,7 +52,7 @@ export function fillEnhancementMenus(
   node: EditedNode,
   { serviceDefault }: { serviceDefault: boolean },
 ): void {
-  const models = serviceDefault ? this.menus.models.concat('') : this.menus.models;
+  const models = serviceDefault ? this.menus.settingsModels.concat('') : this.menus.models;
   fillChoices(
     '#node-input-model',
     models,

@@ -7,6 +7,7 @@ import {
   DEFAULT_STEP,
   LOUDNESS_TARGET,
   MODELS,
+  SETTINGS_MODELS,
   SETTINGS_DEFAULTS,
   STEPS,
   TRANSCODE_KINDS,
@@ -31,9 +32,9 @@ export interface EditorValues {
   /** The longest timeout, in seconds, that a timer holds. */
   maxTimeoutSeconds: number;
   /** In the contract's order, the order in which the checks name them. */
-  enums: { models: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
+  enums: { models: string[]; settingsModels: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
   /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
-  menus: { models: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
+  menus: { models: string[]; settingsModels: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
   /**
    * Each default as the editor writes it (a string, as a text field holds it): a new node's value, or what
    * an empty field means (its placeholder). Keyed by bound or enum name, and by the config node's property.
@@ -58,9 +59,17 @@ export function editorValues(): EditorValues {
       v2EnhancementLevel: { ...V2_ENHANCEMENT_LEVEL },
     },
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
-    enums: { models: [...MODELS], transcodeKinds: [...TRANSCODE_KINDS], steps: [...STEPS], ifExists: [...IF_EXISTS] },
+    enums: {
+      models: [...MODELS],
+      settingsModels: [...SETTINGS_MODELS],
+      transcodeKinds: [...TRANSCODE_KINDS],
+      steps: [...STEPS],
+      ifExists: [...IF_EXISTS],
+    },
     menus: {
       models: [...MODELS].reverse(),
+      // The upload and video settings also take the built-in engine's LOUDNESS_ONLY, listed after the models.
+      settingsModels: [...(MODELS as readonly string[])].reverse().concat(SETTINGS_MODELS.slice(MODELS.length)),
       transcodeKinds: [...TRANSCODE_KINDS].reverse(),
       steps: [...STEPS],
       // The default (a numbered name) first.

@@ -3,6 +3,7 @@
 // engine and stops it on close; a redeploy of the nodes that use it leaves both running.
 import { MediaEnhanceClient } from '../client/client';
 import { MediaEnhanceError } from '../client/errors';
+import { ENGINE_EXTENSIONS } from '../contract/extensions';
 import type { SharingState } from '../client/shared-limiter/redis-store';
 import { readServiceConfig, type ServiceConfig } from './config-options';
 import { idSegment } from './id-segment';
@@ -59,6 +60,7 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
     windowMs: engine.windowMs,
     baseUrl: engine.url,
     apiKey: engine.apiKey,
+    extensions: ENGINE_EXTENSIONS,
   });
   node.log(t('media-enhance-config.log.listening', { url: engine.url }));
   return {

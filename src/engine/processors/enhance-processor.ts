@@ -27,6 +27,7 @@ import { enhanceWavFile } from '../../enhance/chain';
 import type { EnhancementModel } from '../../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { enhancementParams } from '../../enhance/report';
+import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
 import { loudnessTrack } from './loudness-track';
 import type { MediaType } from '../storage/media-type';
 import {
@@ -92,19 +93,22 @@ export async function processMedia(
         'ENHANCEMENT_FAILED',
         `speech enhancement failed: its output is not usable audio (${(err as Error).message}); the input peaks at ${original.samplePeakDbfs.toFixed(0)} dBFS`,
       );
-    const model = job.settings.enhancement_model as EnhancementModel;
+    const model = job.settings.enhancement_model as EnhancementModel | typeof LOUDNESS_ONLY_MODEL;
     const level = job.settings.enhancement_level ?? DEFAULT_LEVEL;
-    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {}).catch(
-      (err: unknown) => {
-        throw (
-          unusable(err) ||
-          new ProcessingError(
-            'ENHANCEMENT_FAILED',
-            `speech enhancement failed: ${(err as Error).message ?? String(err)}`,
-          )
-        );
-      },
-    );
+    // LOUDNESS_ONLY (an extension): music, intros and clean recordings go to the normaliser as they are.
+    const loudnessOnly = model === LOUDNESS_ONLY_MODEL;
+    const enhancement = loudnessOnly
+      ? undefined
+      : await enhanceWavFile(source, work('enhanced.wav'), { model, level }, help ?? {}).catch((err: unknown) => {
+          throw (
+            unusable(err) ||
+            new ProcessingError(
+              'ENHANCEMENT_FAILED',
+              `speech enhancement failed: ${(err as Error).message ?? String(err)}`,
+            )
+          );
+        });
+    const toNormalize = loudnessOnly ? source : work('enhanced.wav');
     const target: LoudnessTarget = {
       targetLufs: job.settings.loudness_target,
       ceilingDbtp: job.settings.true_peak,
@@ -112,11 +116,11 @@ export async function processMedia(
     };
     const report = await (
       output.ext === 'wav'
-        ? normalizeWavFile(work('enhanced.wav'), job.outputPath, {
+        ? normalizeWavFile(toNormalize, job.outputPath, {
             ...target,
             outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
           })
-        : encodeNormalized(job, output, context.ffmpegPath, work, target)
+        : encodeNormalized(job, toNormalize, output, context.ffmpegPath, work, target)
     ).catch((err: unknown) => {
       throw unusable(err) || err;
     });
@@ -126,8 +130,10 @@ export async function processMedia(
     return {
       params: {
         // A file returned as it came had nothing done to it: the report must not claim the chain's work.
-        ...(returnedAsItCame ? notApplied(model) : enhancementParams(model, enhancement)),
-        ...loudnessParams({ ...report, input: original }, returnedAsItCame, target),
+        ...(returnedAsItCame || !enhancement
+          ? notApplied(model, returnedAsItCame ? 'the file is returned as it came' : 'loudness only was asked')
+          : enhancementParams(model as EnhancementModel, enhancement)),
+        ...loudnessParams({ ...report, input: original }, returnedAsItCame, loudnessOnly, target),
       },
       output,
       // Both measured in passes made anyway: the original as read above, the output as written (or decoded after encoding).
@@ -156,6 +162,7 @@ type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'max
 /** Normalize to float WAV, then encode (or mux into the video), measuring what the encoded file holds. */
 async function encodeNormalized(
   job: ProcessJob,
+  source: string,
   output: MediaType,
   ffmpegPath: string,
   work: (name: string) => string,
@@ -164,7 +171,7 @@ async function encodeNormalized(
   let ceilingDbtp = target.ceilingDbtp;
   let aimLufs = target.targetLufs;
   for (let encodes = 1; ; encodes++) {
-    const report = await normalizeWavFile(work('enhanced.wav'), work('normalized.wav'), {
+    const report = await normalizeWavFile(source, work('normalized.wav'), {
       ...target,
       targetLufs: aimLufs,
       ceilingDbtp,
@@ -243,15 +250,20 @@ function describe(input: MediaType, output: MediaType): string {
 function loudnessParams(
   report: NormalizeReport,
   returnedAsItCame: boolean,
+  loudnessOnly: boolean,
   target: LoudnessTarget,
 ): Record<string, unknown> {
   const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
   return {
     processing: returnedAsItCame
       ? 'none'
-      : report.unchangedBecause
-        ? 'speech enhancement'
-        : 'speech enhancement, loudness',
+      : loudnessOnly
+        ? report.unchangedBecause
+          ? 'none'
+          : 'loudness'
+        : report.unchangedBecause
+          ? 'speech enhancement'
+          : 'speech enhancement, loudness',
     input_loudness_lufs: round(report.input.integratedLufs),
     input_true_peak_dbtp: round(report.input.truePeakDbtp),
     input_loudness_range_lu: round(report.input.loudnessRangeLu),
@@ -271,8 +283,8 @@ function loudnessParams(
   };
 }
 
-/** The speech enhancement report of a file returned as it came: the model asked for, and no stage. */
-function notApplied(model: EnhancementModel): Record<string, unknown> {
+/** The speech enhancement report when none ran (`why`): the model asked for, and no stage. */
+function notApplied(model: string, why: string): Record<string, unknown> {
   return {
     speech_enhancement: {
       model,
@@ -281,7 +293,7 @@ function notApplied(model: EnhancementModel): Record<string, unknown> {
       hum_removal: null,
       noise_reduction: null,
       leveler: null,
-      note: 'not applied: the file is returned as it came',
+      note: `not applied: ${why}`,
     },
   };
 }
