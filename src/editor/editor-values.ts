@@ -18,6 +18,7 @@ import {
 import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/download';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
+import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS } from '../nodes/file-settle';
 import type { Bounds } from './validators';
 
 export interface EditorValues {
@@ -31,6 +32,8 @@ export interface EditorValues {
   };
   /** The longest timeout, in seconds, that a timer holds. */
   maxTimeoutSeconds: number;
+  /** "Wait for the file to settle" (enhance file, upload): its default and largest value. */
+  settleSeconds: { default: number; max: number };
   /** In the contract's order, the order in which the checks name them. */
   enums: { models: string[]; settingsModels: string[]; transcodeKinds: string[]; steps: string[]; ifExists: string[] };
   /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
@@ -59,6 +62,7 @@ export function editorValues(): EditorValues {
       v2EnhancementLevel: { ...V2_ENHANCEMENT_LEVEL },
     },
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
+    settleSeconds: { default: DEFAULT_SETTLE_SECONDS, max: MAX_SETTLE_SECONDS },
     enums: {
       models: [...MODELS],
       settingsModels: [...SETTINGS_MODELS],

@@ -15,6 +15,7 @@ import {
   readFileOutput,
   readIfExists,
 } from './file-output';
+import { readSettleMs, waitForInputToSettle } from './file-settle';
 import { mediaNode } from './media-node';
 import { showMediaStatus } from './message-jobs';
 import { remainingMs } from './message-keeper';
@@ -71,6 +72,7 @@ export default mediaNode(
     const checkSettings = () => {
       checkNodeEnhancement(t, UPLOAD, configured);
       checkFileOutput(t, output, def);
+      readSettleMs(t, def);
     };
     return {
       checkSettings,
@@ -99,6 +101,7 @@ export default mediaNode(
         let uid = keeper.mediaUidOf(msg);
         if (uid === undefined) {
           await keeper.keepBeforeUpload(job);
+          await waitForInputToSettle(job, readSettleMs(t, def), RED.settings.fileWorkingDirectory);
           const uploaded = await sendMessageFile(UPLOAD, service, job, configured, RED.settings.fileWorkingDirectory);
           uid = uploaded.uid;
           job.noteMedia(uid, uploaded.file_name);
