@@ -11,6 +11,11 @@ import { TruePeakMeter } from './true-peak-meter';
 export interface LoudnessMeasurement {
   /** LUFS; -Infinity when no block reaches the absolute gate (silence or near-silence). */
   integratedLufs: number;
+  /**
+   * The stream is shorter than one 400 ms gating block, so `integratedLufs` is the loudness of its whole
+   * length (gated at -70 LUFS like a block): BS.1770 has no block to measure, and such a clip is not silent.
+   */
+  measuredWhole: boolean;
   /** LU */
   loudnessRangeLu: number;
   /** dBTP; -Infinity for digital silence. */
@@ -30,6 +35,8 @@ export interface LoudnessMeasurement {
 const SUB_BLOCKS_PER_SECOND = 10; // 100 ms: the hop of both the 400 ms and the 3 s blocks
 const MOMENTARY_SUB_BLOCKS = 4;
 const SHORT_TERM_SUB_BLOCKS = 30;
+/** BS.1770's absolute gate, applied to a stream too short for a block as it is to each block. */
+const ABSOLUTE_GATE_LUFS = -70;
 
 export class LoudnessMeter {
   private readonly weights: number[];
@@ -77,8 +84,10 @@ export class LoudnessMeter {
     const shortTerm = [...this.shortTermPerSecond];
     // A part second of half a second or more counts as one: its value is the short-term loudness at the end.
     if (shortTerm.length < Math.round(this.frames / this.sampleRate)) shortTerm.push(this.shortTermAtEnd());
+    const measuredWhole = this.subBlocks < MOMENTARY_SUB_BLOCKS && this.frames > 0;
     return {
-      integratedLufs: this.gating.integrated(),
+      integratedLufs: measuredWhole ? this.wholeLength() : this.gating.integrated(),
+      measuredWhole,
       loudnessRangeLu: this.shortTerm.range(),
       truePeakDbtp: 20 * Math.log10(truePeak),
       samplePeakDbfs: 20 * Math.log10(samplePeak),
@@ -106,6 +115,14 @@ export class LoudnessMeter {
     if (this.subBlocks >= SHORT_TERM_SUB_BLOCKS) this.shortTerm.add(this.meanOfLast(SHORT_TERM_SUB_BLOCKS));
     if (this.subBlocks % SUB_BLOCKS_PER_SECOND === 0)
       this.shortTermPerSecond.push(this.meanOfLast(Math.min(this.subBlocks, SHORT_TERM_SUB_BLOCKS)));
+  }
+
+  /** The loudness of everything added, as one block (for a stream shorter than a gating block), gated at -70 LUFS. */
+  private wholeLength(): number {
+    const lufs = energyToLufs(
+      this.meanOfLast(this.subBlocks, this.subSum, this.frames - this.boundary(this.subBlocks)),
+    );
+    return lufs >= ABSOLUTE_GATE_LUFS ? lufs : -Infinity;
   }
 
   /** The 3 s ending with the last frame: the open sub-block and the closed ones before it. */

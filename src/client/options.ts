@@ -34,9 +34,9 @@ export interface ClientOptions {
   /** Allows `http:` to a host that is not loopback, where the key would travel in clear. */
   allowInsecureHttp?: boolean;
   /**
-   * The extensions of the interface the service declares (docs/interface.md#output-encoding), e.g.
-   * `['output-encoding']` for the built-in engine (ENGINE_EXTENSIONS). Default none: a member of an
-   * extension is refused before sending, naming it.
+   * The extensions of the interface the service declares (docs/interface.md#output-encoding,
+   * docs/interface.md#loudness-only), e.g. `['output-encoding', 'loudness-only']` for the built-in engine
+   * (ENGINE_EXTENSIONS). Default none: a member or value of an extension is refused before sending, naming it.
    */
   extensions?: readonly string[];
   /** For tests and simulations. */

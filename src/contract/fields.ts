@@ -3,6 +3,7 @@ import {
   BITRATE_KBPS,
   BITRATE_MODES,
   ENGINE_EXTENSIONS,
+  EXTENSION_MODELS,
   EXTENSION_OF,
   LOSSLESS_AUDIO,
   SAMPLE_RATES_HZ,
@@ -15,6 +16,12 @@ import {
 export const MODELS = ['FINCH', 'LARK', 'LARK_V2'] as const;
 export const TRANSCODE_KINDS = ['MP3', 'WAV'] as const;
 export const STEPS = ['ENHANCED', 'PRE'] as const;
+
+/**
+ * `enhancement_model` in `media_enhancement` / `video_enhancement`: the interface's models and the values
+ * of extensions (LOUDNESS_ONLY, for a service that declares it). v1's `model_arch` takes MODELS only.
+ */
+export const SETTINGS_MODELS = [...MODELS, ...EXTENSION_MODELS.keys()] as readonly string[];
 
 export type Model = (typeof MODELS)[number];
 export type TranscodeKind = (typeof TRANSCODE_KINDS)[number];
@@ -57,7 +64,8 @@ export interface EnhancementSettings extends OutputEncodingSettings {
   loudness_target?: number;
   true_peak?: number;
   enhancement_level?: number;
-  enhancement_model?: Model;
+  /** A Model, or an extension's value such as LOUDNESS_ONLY. */
+  enhancement_model?: Model | 'LOUDNESS_ONLY';
   /** v2 uploads only. */
   transcode?: TranscodeKind;
 }
@@ -194,7 +202,7 @@ const SETTINGS_RULES = new Map<string, Check>([
   ['loudness_target', integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max)],
   ['true_peak', integerIn(TRUE_PEAK.min, TRUE_PEAK.max)],
   ['enhancement_level', integerIn(V2_ENHANCEMENT_LEVEL.min, V2_ENHANCEMENT_LEVEL.max)],
-  ['enhancement_model', oneOf(MODELS)],
+  ['enhancement_model', oneOf(SETTINGS_MODELS)],
   ['transcode', oneOf(TRANSCODE_KINDS)],
   ['bitrate_kbps', integerIn(BITRATE_KBPS.min, BITRATE_KBPS.max)],
   ['bitrate_mode', oneOf(BITRATE_MODES)],
@@ -256,6 +264,16 @@ export function checkEnhancementSettings(
       issues.push({
         loc,
         msg: `a member of the built-in engine's "${extension}" extension, which this service does not declare (it would refuse or ignore it); leave it out, or use the built-in engine`,
+        type: 'value_error.extension',
+        input: value,
+      });
+      continue;
+    }
+    const modelExtension = member === 'enhancement_model' ? EXTENSION_MODELS.get(value as string) : undefined;
+    if (modelExtension && !offered.includes(modelExtension)) {
+      issues.push({
+        loc,
+        msg: `a value of the built-in engine's "${modelExtension}" extension, which this service does not declare (it would refuse it or enhance the speech anyway); permitted: ${MODELS.join(', ')}, or use the built-in engine`,
         type: 'value_error.extension',
         input: value,
       });

@@ -26,14 +26,19 @@ function numberRow(
   unit: string,
   bound: keyof EditorValues['bounds'],
   shownDefault?: string,
+  /** A line under the field, from the node's `hint.<prop>` translation. */
+  hintLine = false,
 ): string {
   const placeholder = shownDefault ? ` data-media-enhance-placeholder="${shownDefault}"` : '';
   const range = `<span data-media-enhance-range="${bound}"></span>`;
   const hint = unit ? `<span>${unit} ${range}</span>` : range;
+  const line = hintLine
+    ? `<div class="media-enhance-hint" style="margin: 4px 0 0 104px; font-size: 0.9em; opacity: 0.8;" data-i18n="{type}.hint.${prop}"></div>`
+    : '';
   return labelledRow(
     prop,
     icon,
-    `<input type="text" id="node-input-${prop}" style="width: 100px;"${placeholder}> ${hint}`,
+    `<input type="text" id="node-input-${prop}" style="width: 100px;"${placeholder}> ${hint}${line}`,
   );
 }
 
@@ -77,14 +82,15 @@ function limitRow(prop: string, defaults: EditorValues['defaults'], whenNone: st
 </div>`;
 }
 
-export function dialogRows({ defaults }: EditorValues): DialogRows {
+export function dialogRows(values: EditorValues): DialogRows {
+  const { defaults } = values;
   return {
     // Enhance file, upload and enhance video: empty takes the service's default.
-    loudnessTarget: numberRow('loudnessTarget', 'fa-volume-up', 'LUFS', 'loudnessTarget', 'loudnessTarget'),
+    loudnessTarget: numberRow('loudnessTarget', 'fa-volume-up', 'LUFS', 'loudnessTarget', 'loudnessTarget', true),
     truePeak: numberRow('truePeak', 'fa-signal', 'dBTP', 'truePeak', 'truePeak'),
     enhancementLevel: numberRow('enhancementLevel', 'fa-magic', '%', 'v2EnhancementLevel', 'v2EnhancementLevel'),
     // Enhance audio: the v1 request needs every setting, and takes the level as a fraction.
-    v1LoudnessTarget: numberRow('loudnessTarget', 'fa-volume-up', 'LUFS', 'loudnessTarget'),
+    v1LoudnessTarget: numberRow('loudnessTarget', 'fa-volume-up', 'LUFS', 'loudnessTarget', undefined, true),
     v1PeakLimit: numberRow('peakLimit', 'fa-signal', 'dBTP', 'truePeak'),
     v1EnhancementLevel: numberRow('enhancementLevel', 'fa-magic', '', 'v1EnhancementLevel'),
     model: menuRow('model', 'fa-cogs', '320px'),
@@ -98,6 +104,12 @@ export function dialogRows({ defaults }: EditorValues): DialogRows {
     fileName: toFileRow('fileName', 'fa-file-o'),
     ifExists: toFileMenuRow('ifExists', 'fa-clone', '70%'),
     keepAcrossRestarts: checkboxRow('keepAcrossRestarts'),
+    // A file given by path is read once unchanged for this long: empty is the default, 0 does not wait.
+    settle: labelledRow(
+      'settle',
+      'fa-hourglass-half',
+      `<input type="text" id="node-input-settle" style="width: 100px;" placeholder="${values.settleSeconds.default}"> <span data-i18n="{type}.hint.settle"></span>`,
+    ),
     attachLoudness: checkboxRow('attachLoudness'),
     limitUpload: limitRow('limitUpload', defaults, 'noLimit'),
     limitMetadata: limitRow('limitMetadata', defaults, 'noLimit'),

@@ -54,7 +54,7 @@ export function fillEnhancementMenus(
   node: EditedNode,
   { serviceDefault }: { serviceDefault: boolean },
 ): void {
-  const models = serviceDefault ? this.menus.models.concat('') : this.menus.models;
+  const models = serviceDefault ? this.menus.settingsModels.concat('') : this.menus.models;
   fillChoices(
     '#node-input-model',
     models,
@@ -114,6 +114,18 @@ export function showHints(this: EditorValues): void {
 }
 
 /**
+ * The config node's limit fields say what empty means for the service chosen: the interface's limits
+ * for a remote service, `noLimit` for the built-in engine, which has none unless they are set. Called as
+ * MediaEnhanceEditor.showLimitPlaceholders(local, noLimit) when the service choice changes.
+ */
+export function showLimitPlaceholders(this: EditorValues, local: boolean, noLimit: string): void {
+  for (const element of $('input[data-media-enhance-placeholder^="limit"]').toArray()) {
+    const prop = $(element).attr('data-media-enhance-placeholder')!;
+    $(element).attr('placeholder', local ? noLimit : this.defaults[prop]);
+  }
+}
+
+/**
  * Puts the shared rows (dialog-rows.ts) in place of each marker in the node's template,
  * <div data-media-enhance-rows="<row> <row>..."></div>. Called as MediaEnhanceEditor.writeRows(type)
  * when the node registers: Node-RED puts a module's node files in the page whole before it runs their
@@ -136,4 +148,11 @@ export function writeRows(this: { rows: DialogRows }, type: string): void {
 }
 
 /** The helpers the editor script offers, each as MediaEnhanceEditor.<its name>. */
-export const DIALOG_HELPERS = [fillChoices, fillEnhancementMenus, showHints, showUnsavedDefaults, writeRows];
+export const DIALOG_HELPERS = [
+  fillChoices,
+  fillEnhancementMenus,
+  showHints,
+  showLimitPlaceholders,
+  showUnsavedDefaults,
+  writeRows,
+];

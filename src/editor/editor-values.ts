@@ -7,6 +7,7 @@ import {
   DEFAULT_STEP,
   LOUDNESS_TARGET,
   MODELS,
+  SETTINGS_MODELS,
   SETTINGS_DEFAULTS,
   STEPS,
   TRANSCODE_KINDS,
@@ -18,6 +19,7 @@ import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../contract/extens
 import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/download';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
+import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS } from '../nodes/file-settle';
 import type { Bounds } from './validators';
 
 export interface EditorValues {
@@ -33,9 +35,12 @@ export interface EditorValues {
   };
   /** The longest timeout, in seconds, that a timer holds. */
   maxTimeoutSeconds: number;
+  /** "Wait for the file to settle" (enhance file, upload): its default and largest value. */
+  settleSeconds: { default: number; max: number };
   /** In the contract's order, the order in which the checks name them. */
   enums: {
     models: string[];
+    settingsModels: string[];
     transcodeKinds: string[];
     steps: string[];
     ifExists: string[];
@@ -45,6 +50,7 @@ export interface EditorValues {
   /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
   menus: {
     models: string[];
+    settingsModels: string[];
     transcodeKinds: string[];
     steps: string[];
     ifExists: string[];
@@ -76,8 +82,10 @@ export function editorValues(): EditorValues {
       bitrateKbps: { ...BITRATE_KBPS },
     },
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
+    settleSeconds: { default: DEFAULT_SETTLE_SECONDS, max: MAX_SETTLE_SECONDS },
     enums: {
       models: [...MODELS],
+      settingsModels: [...SETTINGS_MODELS],
       transcodeKinds: [...TRANSCODE_KINDS],
       steps: [...STEPS],
       ifExists: [...IF_EXISTS],
@@ -86,6 +94,8 @@ export function editorValues(): EditorValues {
     },
     menus: {
       models: [...MODELS].reverse(),
+      // The upload and video settings also take the built-in engine's LOUDNESS_ONLY, listed after the models.
+      settingsModels: [...(MODELS as readonly string[])].reverse().concat(SETTINGS_MODELS.slice(MODELS.length)),
       transcodeKinds: [...TRANSCODE_KINDS].reverse(),
       steps: [...STEPS],
       // The default (a numbered name) first.

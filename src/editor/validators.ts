@@ -83,6 +83,19 @@ export function secondsOrEmpty(maxSeconds: number, whenEmpty: string): Validator
   });
 }
 
+/** Seconds a file must stay unchanged before it is read: 0 (do not wait) to `maxSeconds`, or empty for the default. */
+export function settleSecondsOrEmpty(maxSeconds: number, defaultSeconds: number): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    const n = Number(text);
+    return (
+      text === '' ||
+      (Number.isFinite(n) && n >= 0 && n <= maxSeconds) ||
+      `a number of seconds from 0 (do not wait) to ${maxSeconds}, or empty for ${defaultSeconds}`
+    );
+  });
+}
+
 /** One of `allowed`; an empty entry allows an empty value and is left out of the reason. */
 export function oneOf(allowed: readonly string[]): Validator {
   return withReason(function (value) {
@@ -158,6 +171,7 @@ export const VALIDATORS = [
   booleanOrEmpty,
   positiveIntegerOrEmpty,
   secondsOrEmpty,
+  settleSecondsOrEmpty,
   oneOf,
   either,
   folderForFiles,

@@ -3,6 +3,7 @@
 // shared client, with the building blocks' statuses, settings and overrides, and the loudness the
 // service measured in msg.loudness. The message is kept on disk until delivered: a restart or a redeploy
 // goes on where it stopped, uploading a file from a path again only if its upload had not been answered.
+import { MediaEnhanceError } from '../client/errors';
 import type { MediaMetadata } from '../client/types';
 import { enhancementOf } from './enhancement';
 import {
@@ -14,6 +15,7 @@ import {
   readFileOutput,
   readIfExists,
 } from './file-output';
+import { readSettleMs, waitForInputToSettle } from './file-settle';
 import { mediaNode } from './media-node';
 import { showMediaStatus } from './message-jobs';
 import { remainingMs } from './message-keeper';
@@ -52,6 +54,15 @@ function outputName(t: Translate, msg: NodeMessage, configured: string): string 
   return given.trim();
 }
 
+/** A local failure to write a processed media's file: the work is not lost, and the error says where it is. */
+function notWritten(t: Translate, err: unknown, uid: string): unknown {
+  if (!(err instanceof MediaEnhanceError) || err.code !== 'FILE') return err;
+  return new MediaEnhanceError('FILE', t('media-enhance.error.notWritten', { uid, reason: err.message }), {
+    mediaUid: uid,
+    cause: err,
+  });
+}
+
 export default mediaNode(
   'media-enhance-file',
   { keepsMessages: true, finishesMedia: true },
@@ -61,6 +72,7 @@ export default mediaNode(
     const checkSettings = () => {
       checkNodeEnhancement(t, UPLOAD, configured);
       checkFileOutput(t, output, def);
+      readSettleMs(t, def);
     };
     return {
       checkSettings,
@@ -89,6 +101,7 @@ export default mediaNode(
         let uid = keeper.mediaUidOf(msg);
         if (uid === undefined) {
           await keeper.keepBeforeUpload(job);
+          await waitForInputToSettle(job, readSettleMs(t, def), RED.settings.fileWorkingDirectory);
           const uploaded = await sendMessageFile(UPLOAD, service, job, configured, RED.settings.fileWorkingDirectory);
           uid = uploaded.uid;
           job.noteMedia(uid, uploaded.file_name);
@@ -103,10 +116,14 @@ export default mediaNode(
           timeoutMs: remainingMs(timeoutMs, mediaSince),
           onStatus: showMediaStatus(job),
         });
+        // Processed: a failure from here on leaves an enhanced file that the sidebar's result row offers.
+        job.media = media;
         if (output.toFile) {
           const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, {
             ...place,
             keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+          }).catch((err: unknown) => {
+            throw notWritten(t, err, media.uid);
           });
           msg.filename = written.path;
           msg.payload = written.path;
@@ -120,7 +137,6 @@ export default mediaNode(
         msg.media_uid = media.uid;
         msg.media = media;
         msg.loudness = loudnessOf(media);
-        job.media = media;
         return msg;
       },
     };

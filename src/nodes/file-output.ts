@@ -1,8 +1,8 @@
 // Where a node puts a media's file: into a folder (written atomically by the client: a temporary file
 // put in place when complete, never over another file unless the node says "overwrite") or into
 // msg.payload as a Buffer. Shared by download and enhance file.
-import { promises as fsp } from 'node:fs';
-import { join } from 'node:path';
+import { constants, promises as fsp } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
 import {
   DEFAULT_IF_EXISTS,
@@ -100,9 +100,7 @@ export async function checkOutputTarget(
   field: InputField,
 ): Promise<void> {
   const dir = resolvePath(place.folder, place.workingDirectory);
-  const folder = await fsp.stat(dir).catch(() => undefined);
-  if (folder && !folder.isDirectory())
-    throw new MediaEnhanceError('FILE', t('media-enhance.error.folderNotAFolder', { path: dir }));
+  await checkOutputFolder(t, place.folder, dir);
   if (!place.name) return;
   const target = join(dir, place.name);
   const existing = await fsp.stat(target).catch(() => undefined);
@@ -116,6 +114,36 @@ export async function checkOutputTarget(
     if (input && input.dev === existing.dev && input.ino === existing.ino)
       throw new MediaEnhanceError('FILE', t('media-enhance.error.isTheInput', { path: target }));
   }
+}
+
+/**
+ * The output folder, before anything is sent: it exists or can be made (the nearest folder that exists
+ * on its path is a folder, not a file), and Node-RED can write into it. Otherwise the setting, its value
+ * and the rule, so a message is not processed for minutes only to fail at the last step.
+ */
+async function checkOutputFolder(t: Translate, setting: string, dir: string): Promise<void> {
+  const field = { prop: 'folder', label: t('media-enhance.setting.folder') };
+  let existing = dir;
+  let stat = await fsp.stat(existing).catch((err: NodeJS.ErrnoException) => err);
+  // Up to the nearest part of the path that exists (ENOTDIR: a part of it is a file, found on the way up).
+  while (
+    stat instanceof Error &&
+    (stat.code === 'ENOENT' || stat.code === 'ENOTDIR') &&
+    dirname(existing) !== existing
+  ) {
+    existing = dirname(existing);
+    stat = await fsp.stat(existing).catch((err: NodeJS.ErrnoException) => err);
+  }
+  const refuse = (reason: string, values: Record<string, string>) =>
+    inputError(t, field, setting, t('media-enhance.rule.writableFolder', { reason: t(reason, values) }));
+  if (stat instanceof Error)
+    throw refuse('media-enhance.rule.folderUnreadable', { path: existing, error: stat.message });
+  if (!stat.isDirectory()) throw refuse('media-enhance.rule.folderIsAFile', { path: existing });
+  const writable = await fsp.access(existing, constants.W_OK | constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+  if (!writable) throw refuse('media-enhance.rule.folderNotWritable', { path: existing });
 }
 
 export async function downloadAsBuffer(

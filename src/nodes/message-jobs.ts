@@ -133,7 +133,7 @@ export function handleMessages(
         (err: unknown) => {
           if (closed) return done();
           board.end(id, { fill: 'red', shape: 'ring', text: failureText(t, err) });
-          listed.failed(err);
+          listed.failed(err, job.media);
           runAll(delivered, node);
           done(asError(err));
         },

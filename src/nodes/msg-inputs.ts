@@ -1,7 +1,8 @@
 // Reading a node's inputs from a message. Every error names the msg property, the value and the rule,
 // and is a VALIDATION error: nothing was sent to the service (input-error.ts).
 import { promises as fsp } from 'node:fs';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { checkMediaUid, STEPS, type Step } from '../contract/fields';
 import { inputError } from './input-error';
 import type { NodeMessage } from './red';
@@ -24,8 +25,12 @@ export function readStep(t: Translate, msg: NodeMessage, configured: Step): Step
   return msg.step as Step;
 }
 
-/** A relative path means one under Node-RED's working folder for files, as the core file nodes do. */
+/**
+ * A relative path means one under Node-RED's working folder for files, as the core file nodes do; `~` and
+ * `~/...` mean the home folder, as in a shell (not a folder named `~` in the working folder).
+ */
 export function resolvePath(path: string, workingDirectory: string | undefined): string {
+  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
   return isAbsolute(path) ? path : resolve(workingDirectory ?? process.cwd(), path);
 }
 

@@ -4,4 +4,4 @@
 import { UPLOAD } from './file-request';
 import { fileRequestNode } from './file-request-node';
 
-export default fileRequestNode('media-enhance-upload', UPLOAD, { keepsMessages: true });
+export default fileRequestNode('media-enhance-upload', UPLOAD, { keepsMessages: true, settles: true });

@@ -38,8 +38,8 @@ export interface JobHandle {
   media(uid: string, fileName?: string): void;
   /** The job delivered its message; `media` when it has the media's metadata. With `asResult` false it only leaves the list. */
   done(media: MediaMetadata | undefined, asResult: boolean): void;
-  /** The job failed with `err`. */
-  failed(err: unknown): void;
+  /** The job failed with `err`; `media` when it had the media's metadata (a processed media's file can still be had). */
+  failed(err: unknown, media?: MediaMetadata): void;
   /** The node closed under it: it leaves the list without a result. */
   dropped(): void;
 }
@@ -150,11 +150,13 @@ export class SidebarRegistry {
         }
         this.changed();
       },
-      failed: (err) => {
+      failed: (err, media) => {
         if (!leave()) return;
         const code = err instanceof MediaEnhanceError ? err.code : null;
         const uid = row.uid ?? (err instanceof MediaEnhanceError ? (err.mediaUid ?? null) : null);
-        this.results.add(result('failed', { uid, errorCode: code, error: errorSentence(err) }));
+        const failed = result('failed', { uid, errorCode: code, error: errorSentence(err) });
+        if (media?.enhancement_status === 'COMPLETED' && media.uid === uid) failed.enhancedReady = true;
+        this.results.add(failed);
         this.changed();
       },
       dropped: () => {

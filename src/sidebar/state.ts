@@ -98,6 +98,8 @@ export interface ResultRow extends JobNode {
   finishedAt: number;
   /** From the media's enhancement_params when known (numbers or null). */
   loudness: LoudnessSummary | null;
+  /** Failed after the media was enhanced (its file could not be written): the enhanced file can still be downloaded. */
+  enhancedReady?: boolean;
 }
 
 /** A built-in engine's retention rule: finished media go once older than maxAgeMs, or oldest first while all take more than maxTotalBytes (null: no such limit), none used within graceMs. */

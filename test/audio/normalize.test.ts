@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { measureWavFile } from '../../src/audio/measure';
 import { normalizeWavFile } from '../../src/audio/normalize';
 import { TruePeakLimiter } from '../../src/audio/true-peak-limiter';
 import { openWav } from '../../src/audio/wav-reader';
 import { encodeWav, sine, speechLike, writeWavFile, type TestFormat } from '../fixtures/audio';
-import { ffmpegLoudness } from '../fixtures/ffmpeg';
+import { ffmpeg, ffmpegLoudness } from '../fixtures/ffmpeg';
 
 describe('loudness normalization', function () {
   this.timeout(120_000);
@@ -86,6 +87,42 @@ describe('loudness normalization', function () {
       assert.deepEqual(await readFile(output), await readFile(input), name);
       assert.match(report.unchangedBecause ?? '', /below the -70 LUFS gate: returned unchanged/);
     }
+  });
+
+  it('measures a clip shorter than one 400 ms gating block over its whole length, and says so', async () => {
+    const format: TestFormat = { sampleRate: 48_000, channels: 1, bits: 24 };
+    const short = join(dir, 'tone-0.3s.wav');
+    const long = join(dir, 'tone-3s.wav');
+    await writeFile(short, encodeWav(format, [sine(48_000, 1000, -20, 0.3)]));
+    await writeFile(long, encodeWav(format, [sine(48_000, 1000, -20, 3)]));
+    const [clip, reference] = [await measureWavFile(short), await measureWavFile(long)];
+    assert.equal(clip.measuredWhole, true);
+    assert.equal(reference.measuredWhole, false);
+    assert.ok(
+      Math.abs(clip.integratedLufs - reference.integratedLufs) <= 0.1,
+      `${clip.integratedLufs} vs ${reference.integratedLufs}`,
+    );
+    // Near-silence stays under the gate, short or not.
+    await writeFile(join(dir, 'hum-0.3s.wav'), encodeWav(format, [sine(48_000, 50, -80, 0.3)]));
+    assert.equal((await measureWavFile(join(dir, 'hum-0.3s.wav'))).integratedLufs, -Infinity);
+  });
+
+  it('normalizes a 0.3 s clip of speech like any other file (ffmpeg measures it looped ten times)', async () => {
+    const format: TestFormat = { sampleRate: 48_000, channels: 1, bits: 16 };
+    const input = join(dir, 'clip.wav');
+    await writeWavFile(input, format, 0.3, speechLike(48_000, 1, 3, -24));
+    const output = join(dir, 'clip-out.wav');
+    const report = await normalizeWavFile(input, output, { targetLufs: -19, ceilingDbtp: -1 });
+    assert.equal(report.unchangedBecause, undefined);
+    assert.ok(report.input.samplePeakDbfs > -40, `the clip has signal (peak ${report.input.samplePeakDbfs} dBFS)`);
+    assert.equal(report.targetReached, true, `output ${report.output.integratedLufs} LUFS`);
+    assert.notDeepEqual(await readFile(output), await readFile(input));
+    // ffmpeg's meter needs a 400 ms block: ten copies in a row have the clip's loudness.
+    const looped = join(dir, 'clip-out-looped.wav');
+    await ffmpeg(['-stream_loop', '9', '-i', output, '-c:a', 'pcm_f32le', looped]);
+    const measured = await ffmpegLoudness(looped);
+    assert.ok(Math.abs(measured.integratedLufs - -19) <= 0.5, `ffmpeg reads ${measured.integratedLufs} LUFS`);
+    assert.ok(measured.truePeakDbtp <= -0.9, `ffmpeg reads ${measured.truePeakDbtp} dBTP`);
   });
 
   it('leaves no partial output when the input is damaged', async () => {

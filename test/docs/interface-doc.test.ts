@@ -10,6 +10,7 @@ import { DEFAULT_RATE_LIMITS, ENDPOINT_IDS, MEDIA_STATES, PATHS, type EndpointId
 import {
   LOUDNESS_TARGET,
   MODELS,
+  SETTINGS_MODELS,
   SETTINGS_DEFAULTS,
   STEPS,
   TRANSCODE_KINDS,
@@ -181,7 +182,7 @@ describe('docs/interface.md', function () {
       transcode_kind: TRANSCODE_KINDS,
       transcode: TRANSCODE_KINDS,
       model_arch: MODELS,
-      enhancement_model: MODELS,
+      enhancement_model: SETTINGS_MODELS,
       step: STEPS,
     };
     const rowsWithBounds: string[] = [];

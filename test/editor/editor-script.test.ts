@@ -281,6 +281,60 @@ describe('the editor script and the node dialogs, against the contract', () => {
     }
   });
 
+  it('shows no rate-limit placeholder for the built-in engine, which has no limits unless set', () => {
+    // The config dialog's limit fields, as jQuery finds them, and the placeholders written into them.
+    const fields = LIMIT_FIELDS.filter(({ endpoint }) => DEFAULT_RATE_LIMITS[endpoint] !== null).map(({ prop }) => ({
+      prop,
+      placeholder: '',
+    }));
+    const $ = (selector: string) => {
+      assert.equal(selector, 'input[data-media-enhance-placeholder^="limit"]');
+      return {
+        toArray: () => fields,
+      };
+    };
+    const element$ = (field: { prop: string; placeholder: string }) => ({
+      attr: (name: string, value?: string) => {
+        if (name === 'data-media-enhance-placeholder') return field.prop;
+        field.placeholder = value ?? '';
+        return undefined;
+      },
+    });
+    const window: Record<string, unknown> = {};
+    const context = createContext({
+      window,
+      $: (target: unknown) => (typeof target === 'string' ? $(target) : element$(target as (typeof fields)[number])),
+    });
+    runInContext(readFileSync(join(ROOT, 'resources', EDITOR_SCRIPT_FILE), 'utf8'), context);
+    const editor = window[EDITOR_GLOBAL] as { showLimitPlaceholders: (local: boolean, noLimit: string) => void };
+    assert.ok(fields.length > 0);
+    editor.showLimitPlaceholders(true, 'no limit');
+    assert.deepEqual(
+      fields.map((field) => field.placeholder),
+      fields.map(() => 'no limit'),
+    );
+    editor.showLimitPlaceholders(false, 'no limit');
+    const { defaults } = loadEditorScript();
+    assert.deepEqual(
+      fields.map((field) => field.placeholder),
+      fields.map((field) => defaults[field.prop]),
+    );
+  });
+
+  it('puts under each loudness field its hint: whole numbers, and the usual targets', () => {
+    for (const [type, template] of templates) {
+      if (!/id="node-input-loudnessTarget"/.test(template)) continue;
+      assert.match(template, new RegExp(`data-i18n="${type}\\.hint\\.loudnessTarget"`), type);
+      const messages = JSON.parse(
+        readFileSync(join(ROOT, 'nodes', 'locales', 'en-US', `${type}.json`), 'utf8'),
+      ) as Record<string, { hint: { loudnessTarget: string } }>;
+      assert.match(
+        messages[type].hint.loudnessTarget,
+        /^whole numbers only; usual targets: -16 podcast \(stereo\), -19 podcast \(mono\), -23 broadcast/,
+      );
+    }
+  });
+
   it('leaves in the node files no number and no name that the contract holds', () => {
     const names = [...MODELS, ...TRANSCODE_KINDS, ...STEPS];
     for (const file of HTML_FILES) {

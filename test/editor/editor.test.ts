@@ -297,6 +297,10 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         await page.waitForSelector('#node-config-input-name', { state: 'visible' });
         await waitForDialog(page);
         shown['media-enhance-config'] = await page.evaluate(readDialog, 'node-config-input');
+        // The same dialog for the other kind of service (cancelled below: nothing is saved).
+        const other = shown['media-enhance-config'].mode.value === 'local' ? 'remote' : 'local';
+        await page.selectOption('#node-config-input-mode', other);
+        shown[`media-enhance-config ${other}`] = await page.evaluate(readDialog, 'node-config-input');
         await page.click('#node-config-dialog-cancel');
         await page.waitForSelector('#node-config-input-name', { state: 'detached' });
       }
@@ -327,8 +331,10 @@ describe('the editor in Chromium, started as npm start starts it', function () {
         ],
         type,
       );
+      // The settings parts also take the built-in engine's LOUDNESS_ONLY, after the models.
       assert.deepEqual(fields.model.options, [
         ...modelsFullestFirst.map((model) => [model, labels(type, 'option')[model]]),
+        ['LOUDNESS_ONLY', labels(type, 'option').LOUDNESS_ONLY],
         ['', labels(type, 'option').serviceDefault],
       ]);
       if (type !== 'media-enhance-video') {
@@ -364,18 +370,24 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       STEPS.map((step) => [step, labels('media-enhance-download', 'step')[step]]),
     );
     const config = shown['media-enhance-config'];
-    assert.deepEqual(
-      LIMIT_FIELDS.map(({ prop }) => config[prop].placeholder),
-      LIMIT_FIELDS.map(({ endpoint }) =>
-        DEFAULT_RATE_LIMITS[endpoint] === null
-          ? labels('media-enhance-config', 'placeholder').noLimit
-          : String(DEFAULT_RATE_LIMITS[endpoint]),
-      ),
-    );
+    // A remote service's limits are the interface's; the built-in engine has none unless set, and says so.
+    for (const dialog of [config, shown['media-enhance-config local'] ?? shown['media-enhance-config remote']]) {
+      const local = dialog.mode.value === 'local';
+      assert.deepEqual(
+        LIMIT_FIELDS.map(({ prop }) => dialog[prop].placeholder),
+        LIMIT_FIELDS.map(({ endpoint }) =>
+          DEFAULT_RATE_LIMITS[endpoint] === null || local
+            ? labels('media-enhance-config', 'placeholder').noLimit
+            : String(DEFAULT_RATE_LIMITS[endpoint]),
+        ),
+        `limits of a ${dialog.mode.value} service`,
+      );
+    }
     assert.equal(config.requestTimeout.placeholder, '60');
-    // Each choice shows the node's saved value, which Node-RED set before the options existed; a node
-    // saved before the choice existed (the examples have no encoding choices) shows the empty one.
-    for (const [type, fields] of Object.entries(shown))
+    // Each choice shows the node's saved value, which Node-RED set before the options existed (but the
+    // service kind switched above); a node saved before the choice existed (the examples have no encoding
+    // choices) shows the empty one.
+    for (const [type, fields] of Object.entries(shown).filter(([type]) => !type.includes(' ')))
       for (const [prop, field] of Object.entries(fields))
         if (field.options) assert.equal(field.value, field.saved ?? '', `${type} ${prop} shows its saved value`);
   });

@@ -16,7 +16,8 @@ describe('engine: loudness processing of audio and video', function () {
   let speechWav: string;
 
   before(async () => {
-    engine = await startTestEngine();
+    // More uploads than the interface's 10 a minute: this file tests processing, not the rate limit.
+    engine = await startTestEngine({ limits: { uploadMedia: null } });
     dir = await mkdtemp(join(tmpdir(), 'engine-loudness-'));
     speechWav = join(dir, 'speech.wav');
     await writeWavFile(speechWav, { sampleRate: 48_000, channels: 2, bits: 16 }, 20, speechLike(48_000, 2, 3, -34));
@@ -165,6 +166,42 @@ describe('engine: loudness processing of audio and video', function () {
     assert.equal(done.enhancement_params.processing, 'none');
     assert.match(done.enhancement_params.note!, /silent .* returned unchanged, never amplified/);
     assert.deepEqual(await readFile(out), await readFile(silence));
+  });
+
+  it('normalizes a 0.3 s clip of speech, measured over its whole length (not "silent"), and says so', async () => {
+    const clip = join(dir, 'clip.wav');
+    await writeWavFile(clip, { sampleRate: 48_000, channels: 1, bits: 16 }, 0.3, speechLike(48_000, 1, 3, -24));
+    const { done, out } = await roundTrip(clip, 'clip.wav', { loudness_target: -19, true_peak: -1 });
+    assert.equal(done.enhancement_status, 'COMPLETED');
+    const params = done.enhancement_params;
+    assert.equal(params.processing, 'speech enhancement, loudness');
+    assert.equal(params.note, undefined);
+    assert.equal(params.target_reached, true);
+    assert.ok(Math.abs(params.output_loudness_lufs! - -19) <= 0.1, `output ${params.output_loudness_lufs}`);
+    assert.match(
+      String(params.loudness_measured_over),
+      /^the whole file \(0\.30 s\): it is shorter than one 400 ms gating block$/,
+    );
+    assert.notDeepEqual(await readFile(out), await readFile(clip));
+  });
+
+  it('claims no noise reduction for a near-silent clip returned as it came', async () => {
+    const hum = join(dir, 'hum.wav');
+    await writeFile(hum, encodeWav({ sampleRate: 48_000, channels: 1, bits: 16 }, [sine(48_000, 50, -80, 0.3)]));
+    const { done, out } = await roundTrip(hum, 'hum.wav', {
+      loudness_target: -19,
+      true_peak: -1,
+      enhancement_model: 'FINCH',
+    });
+    const params = done.enhancement_params;
+    assert.equal(params.processing, 'none');
+    assert.deepEqual(await readFile(out), await readFile(hum));
+    assert.equal(params.speech_enhancement.chain, '');
+    assert.equal(params.speech_enhancement.noise_reduction, null);
+    assert.match(
+      String((params.speech_enhancement as { note?: string }).note),
+      /not applied: the file is returned as it came/,
+    );
   });
 
   it('measures a float WAV far above full scale and brings it down to the target (not "silent")', async () => {

@@ -5,6 +5,9 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import { renderDetail } from '../../src/editor/sidebar/render-detail';
+import type { AccessLogEntry } from '../../src/engine';
+import { sidebarRegistry } from '../../src/sidebar/registry';
 import { makeWav } from '../fixtures/media';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import {
@@ -15,6 +18,8 @@ import {
   loadFlow,
   nextInput,
   remoteConfig,
+  sleep,
+  statusTexts,
   stopHelper,
   TAB,
 } from './flow-helper';
@@ -25,17 +30,22 @@ describe('nodes: the files enhance file and download write', function () {
   this.timeout(60_000);
   let engine: TestEngine;
   let userDir: string;
+  /** Told of each request the engine answered (a test sets it to act between the upload and the download). */
+  let onEngineRequest: ((entry: AccessLogEntry) => void) | undefined;
   const input = makeWav(1, 16_000);
 
   before(async () => {
     userDir = await initHelper();
-    engine = await startTestEngine();
+    engine = await startTestEngine({ onRequest: (entry) => onEngineRequest?.(entry) });
   });
   after(async () => {
     await stopHelper();
     await engine.dispose();
   });
-  afterEach(() => helper.unload());
+  afterEach(() => {
+    onEngineRequest = undefined;
+    return helper.unload();
+  });
 
   /** Deploys the node under test alone (what a test deployed before is unloaded first). */
   async function deploy(node: Record<string, unknown>): Promise<void> {
@@ -180,18 +190,91 @@ describe('nodes: the files enhance file and download write', function () {
       assert.deepEqual(await fsp.readdir(join(named, 'podcast.wav')), []);
     });
 
-    it('says FILE, not HTTP, when the output folder cannot be made, before anything is sent', async () => {
-      await folderWith('blocked', { 'not-a-folder': 'x' });
-      await deploy({ type: 'media-enhance-file', folder: 'blocked/not-a-folder' });
-      const error = await refusedBeforeSending({ payload: input, filename: 'memo.wav' });
-      assert.equal(error.code, 'FILE');
-      assert.match(error.message, /is a file, not a folder/);
-      await deploy({ type: 'media-enhance-file', folder: 'blocked/not-a-folder/deeper' });
+    it('refuses before anything is sent a folder that is a file, or lies under one, naming the setting, the value and the rule', async () => {
+      const blocked = await folderWith('blocked', { 'notes.txt': 'x' });
+      for (const folder of ['blocked/notes.txt', 'blocked/notes.txt/out', 'blocked/notes.txt/out/deeper']) {
+        await deploy({ type: 'media-enhance-file', folder });
+        const error = await refusedBeforeSending({ payload: input, filename: 'memo.wav' });
+        assert.equal(error.code, 'VALIDATION');
+        assert.equal(
+          error.message,
+          `setting "folder": must be a folder that Node-RED can write to, or make (${join(blocked, 'notes.txt')} is a file) (got ${JSON.stringify(folder)})`,
+        );
+        // The status says what is wrong, not only "error" (it is shown after the message reached Catch).
+        const deadline = Date.now() + 5_000;
+        while (statusTexts(helper.getNode('under-test')).at(-1) === 'starting' && Date.now() < deadline)
+          await sleep(20);
+        assert.equal(statusTexts(helper.getNode('under-test')).at(-1), 'invalid settings');
+      }
+      assert.equal(await fsp.readFile(join(blocked, 'notes.txt'), 'utf8'), 'x');
+    });
+
+    it('refuses before anything is sent a folder that Node-RED cannot write to', async function () {
+      if (process.getuid?.() === 0) this.skip(); // root writes everywhere: no folder can be refused to it
+      const locked = await folderWith('locked');
+      await fsp.chmod(locked, 0o500);
+      try {
+        await deploy({ type: 'media-enhance-file', folder: 'locked/out' });
+        const error = await refusedBeforeSending({ payload: input, filename: 'memo.wav' });
+        assert.equal(error.code, 'VALIDATION');
+        assert.match(
+          error.message,
+          /^setting "folder": must be a folder that Node-RED can write to, or make \(.* is not writable\)/,
+        );
+      } finally {
+        await fsp.chmod(locked, 0o700);
+      }
+    });
+
+    it('takes "~/" in the folder setting for the home folder, not a folder named "~" in the user folder', async () => {
+      const home = await folderWith('home-of-the-user');
+      const homeWas = process.env.HOME;
+      process.env.HOME = home;
+      try {
+        await deploy({ type: 'media-enhance-file', folder: '~/podcasts/out' });
+        const out = nextInput(helper.getNode('out'));
+        send({ payload: input, filename: 'memo.wav', outputFilename: 'episode.wav' });
+        assert.equal((await out).filename, join(home, 'podcasts', 'out', 'episode.wav'));
+        await assert.rejects(fsp.stat(join(userDir, '~')), { code: 'ENOENT' });
+      } finally {
+        process.env.HOME = homeWas;
+      }
+    });
+
+    it('says, when the file cannot be written after processing, the media uid and that the enhanced file can still be had', async () => {
+      const late = await folderWith('late');
+      await deploy({ type: 'media-enhance-file', folder: 'late/out' });
+      // The folder passes the check on arrival; a file takes its place while the media is processed.
+      onEngineRequest = (entry) => {
+        if (entry.method === 'POST' && entry.status < 300) void fsp.writeFile(join(late, 'out'), 'in the way');
+      };
       const caught = nextInput(helper.getNode('caught'));
       send({ payload: input, filename: 'memo.wav' });
-      const late = ((await caught) as Caught).error;
-      assert.equal(late.code, 'FILE', late.message);
-      assert.match(late.message, /ENOTDIR/);
+      const { error } = (await caught) as Caught;
+      assert.equal(error.code, 'FILE', error.message);
+      const media = /^media (\S+) was enhanced, but its file could not be written: .*(?:ENOTDIR|EEXIST)/.exec(
+        error.message,
+      );
+      assert.ok(media, error.message);
+      assert.match(error.message, /The enhanced file can still be had: from its row in the media enhance sidebar/);
+      const enhanced = await fetch(`${engine.url}/v2/medias/${media[1]}/file?step=ENHANCED`, {
+        headers: { 'x-api-key': engine.apiKey },
+      });
+      assert.equal(enhanced.status, 200, 'the enhanced file is there to download');
+      await enhanced.arrayBuffer();
+      // The sidebar's result row offers the enhanced file, not only the original.
+      const row = sidebarRegistry.snapshot().results.find((result) => result.uid === media[1]);
+      assert.equal(row?.outcome, 'failed');
+      assert.equal(row?.enhancedReady, true);
+      const detail = renderDetail(
+        (key) => key,
+        { result: row, metadata: null, loudness: null, loudnessOffered: false },
+        {
+          width: 300,
+          height: 150,
+        },
+      );
+      assert.match(detail, /class="me-download-enhanced"/);
     });
 
     it('refuses at deploy a file name setting with a control character, over 255 bytes, or an unknown ifExists', async () => {

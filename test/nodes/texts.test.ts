@@ -92,6 +92,19 @@ describe('nodes: texts and their message catalogs', () => {
     );
   });
 
+  it('every help text that refers to the README or the docs links to it', () => {
+    const folder = join(ROOT, 'nodes', 'locales', 'en-US');
+    const unlinked: string[] = [];
+    for (const file of readdirSync(folder).filter((f) => f.endsWith('.html'))) {
+      const help = readFileSync(join(folder, file), 'utf8');
+      for (const item of help.match(/<li>.*?<\/li>/gs) ?? [])
+        if (/README|docs\/|interface/i.test(item) && !/<a href="https:\/\/[^"]+">/.test(item))
+          unlinked.push(`${file}: ${item}`);
+      assert.match(help, /<a href="https:\/\/github\.com\/media-enhance\/node-red-media-enhance#readme">/, file);
+    }
+    assert.deepEqual(unlinked, []);
+  });
+
   it("answers in English where the runtime has no catalog (the test helper's RED._ answers the key)", () => {
     const t = translator({ _: (key) => key });
     assert.equal(t('media-enhance.status.queuedFor', { position: '2nd', wait: '40 s' }), 'queued 2nd, about 40 s');

@@ -96,7 +96,7 @@ function downloads(t: Translate, result: ResultRow): string {
     openTag('a', { class: 'me-download-original', href: fileUrl(result.uid, 'PRE'), download: true }) +
       `<i class="fa fa-download"></i> ${element('span', {}, t('sidebar.detail.downloadOriginal'))}</a>`,
   ];
-  if (result.outcome === 'done')
+  if (result.outcome === 'done' || result.enhancedReady === true)
     links.push(
       openTag('a', { class: 'me-download-enhanced', href: fileUrl(result.uid, 'ENHANCED'), download: true }) +
         `<i class="fa fa-download"></i> ${element('span', {}, t('sidebar.detail.downloadEnhanced'))}</a>`,

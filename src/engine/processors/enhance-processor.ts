@@ -37,6 +37,7 @@ import { enhanceWavFile } from '../../enhance/chain';
 import type { EnhancementModel } from '../../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { enhancementParams } from '../../enhance/report';
+import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
 import { loudnessTrack } from './loudness-track';
 import { StagedProgress, type StageWeights } from './staged-progress';
 import type { MediaType } from '../storage/media-type';
@@ -70,6 +71,7 @@ const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
   LARK: { decode: 1, measure: 1, enhance: 30, normalize: 7 },
   LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 7 },
 };
+const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 7 };
 
 /** A file's channels lent to another thread of the pool. */
 export const runTask = (task: unknown) => runChannelTask(task as ChannelTask);
@@ -81,8 +83,8 @@ export async function processMedia(
 ): Promise<ProcessResult> {
   const output = outputType(job);
   const work = (name: string) => `${job.outputPath}.${name}`;
-  const model = job.settings.enhancement_model as EnhancementModel;
-  const weights = STAGE_WEIGHTS[model] ?? STAGE_WEIGHTS.LARK;
+  const model = job.settings.enhancement_model as EnhancementModel | typeof LOUDNESS_ONLY_MODEL;
+  const weights = model === LOUDNESS_ONLY_MODEL ? LOUDNESS_ONLY_WEIGHTS : STAGE_WEIGHTS[model];
   const progress = new StagedProgress(
     job.input.ext === 'wav' ? { ...weights, decode: 0 } : weights,
     help?.progress?.bind(help),
@@ -130,17 +132,20 @@ export async function processMedia(
       runElsewhere: help?.runElsewhere.bind(help),
       onProgress: progress.of('enhance'),
     };
-    const enhancement = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, run).catch(
-      (err: unknown) => {
-        throw (
-          unusable(err) ||
-          new ProcessingError(
-            'ENHANCEMENT_FAILED',
-            `speech enhancement failed: ${(err as Error).message ?? String(err)}`,
-          )
-        );
-      },
-    );
+    // LOUDNESS_ONLY (an extension): music, intros and clean recordings go to the normaliser as they are.
+    const loudnessOnly = model === LOUDNESS_ONLY_MODEL;
+    const enhancement = loudnessOnly
+      ? undefined
+      : await enhanceWavFile(source, work('enhanced.wav'), { model, level }, run).catch((err: unknown) => {
+          throw (
+            unusable(err) ||
+            new ProcessingError(
+              'ENHANCEMENT_FAILED',
+              `speech enhancement failed: ${(err as Error).message ?? String(err)}`,
+            )
+          );
+        });
+    const toNormalize = loudnessOnly ? source : work('enhanced.wav');
     progress.at('normalize');
     const target: LoudnessTarget = {
       targetLufs: job.settings.loudness_target,
@@ -149,12 +154,21 @@ export async function processMedia(
     };
     const report = await (
       output.ext === 'wav'
-        ? normalizeWavFile(work('enhanced.wav'), job.outputPath, {
+        ? normalizeWavFile(toNormalize, job.outputPath, {
             ...target,
             onProgress: progress.of('normalize'),
             outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
           })
-        : encodeNormalized(job, output, encoding!.args, context.ffmpegPath, work, target, progress.of('normalize'))
+        : encodeNormalized(
+            job,
+            toNormalize,
+            output,
+            encoding!.args,
+            context.ffmpegPath,
+            work,
+            target,
+            progress.of('normalize'),
+          )
     ).catch((err: unknown) => {
       throw unusable(err) || err;
     });
@@ -165,8 +179,11 @@ export async function processMedia(
     else if (output.ext === 'wav' && job.input.ext === 'wav') await copyWavChunks(job.inputPath, job.outputPath);
     return {
       params: {
-        ...enhancementParams(model, enhancement),
-        ...loudnessParams({ ...report, input: original }, returnedAsItCame, target),
+        // A file returned as it came had nothing done to it: the report must not claim the chain's work.
+        ...(returnedAsItCame || !enhancement
+          ? notApplied(model, returnedAsItCame ? 'the file is returned as it came' : 'loudness only was asked')
+          : enhancementParams(model as EnhancementModel, enhancement)),
+        ...loudnessParams({ ...report, input: original }, returnedAsItCame, loudnessOnly, target),
         ...(encoding && !returnedAsItCame ? { output_encoding: encoding.applied } : {}),
       },
       output,
@@ -196,6 +213,7 @@ type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'max
 /** Normalize to float WAV, then encode (or mux into the video), measuring what the encoded file holds. */
 async function encodeNormalized(
   job: ProcessJob,
+  source: string,
   output: MediaType,
   encoder: string[],
   ffmpegPath: string,
@@ -211,7 +229,7 @@ async function encodeNormalized(
     // Each round (normalize, then encode and check) is said to take half of what is left.
     const from = 1 - 0.5 ** (encodes - 1);
     const span = 0.5 ** encodes;
-    const report = await normalizeWavFile(work('enhanced.wav'), work('normalized.wav'), {
+    const report = await normalizeWavFile(source, work('normalized.wav'), {
       ...target,
       onProgress: (share) => onProgress(from + (span / 2) * share),
       targetLufs: aimLufs,
@@ -326,15 +344,20 @@ function describe(input: MediaType, output: MediaType): string {
 function loudnessParams(
   report: NormalizeReport,
   returnedAsItCame: boolean,
+  loudnessOnly: boolean,
   target: LoudnessTarget,
 ): Record<string, unknown> {
   const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
   return {
     processing: returnedAsItCame
       ? 'none'
-      : report.unchangedBecause
-        ? 'speech enhancement'
-        : 'speech enhancement, loudness',
+      : loudnessOnly
+        ? report.unchangedBecause
+          ? 'none'
+          : 'loudness'
+        : report.unchangedBecause
+          ? 'speech enhancement'
+          : 'speech enhancement, loudness',
     input_loudness_lufs: round(report.input.integratedLufs),
     input_true_peak_dbtp: round(report.input.truePeakDbtp),
     input_loudness_range_lu: round(report.input.loudnessRangeLu),
@@ -344,8 +367,28 @@ function loudnessParams(
     gain_db: round(report.gainDb),
     limiter_reduction_db: round(report.limiterReductionDb),
     target_reached: report.targetReached,
+    ...(report.input.measuredWhole
+      ? {
+          loudness_measured_over: `the whole file (${report.input.seconds.toFixed(2)} s): it is shorter than one 400 ms gating block`,
+        }
+      : {}),
     ...(report.unchangedBecause ? { note: report.unchangedBecause } : {}),
     ...(!report.targetReached && !report.unchangedBecause ? { note: unreachedNote(report, target) } : {}),
+  };
+}
+
+/** The speech enhancement report when none ran (`why`): the model asked for, and no stage. */
+function notApplied(model: string, why: string): Record<string, unknown> {
+  return {
+    speech_enhancement: {
+      model,
+      chain: '',
+      high_pass: null,
+      hum_removal: null,
+      noise_reduction: null,
+      leveler: null,
+      note: `not applied: ${why}`,
+    },
   };
 }
 
