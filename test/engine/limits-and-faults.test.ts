@@ -168,8 +168,11 @@ describe('engine: storage, restart and concurrency', function () {
       assert.equal(done.enhancement_status, 'COMPLETED');
       assert.equal(done.file_name, 'survivor.wav');
       assert.equal(done.inserted_at, accepted.json.inserted_at);
+      // Processed after the restart as any media is: a WAV at the target (a 0.2 s clip is measured whole).
+      assert.ok(Math.abs(done.enhancement_params.output_loudness_lufs! - -16) <= 0.5);
       const file = await call(`${second.url}/v2/medias/${done.uid}/file`, { headers: { 'x-api-key': KEY } });
-      assert.ok(file.bytes.equals(wav));
+      assert.equal(file.status, 200);
+      assert.equal(file.bytes.subarray(8, 12).toString('latin1'), 'WAVE');
     } finally {
       await second.dispose();
     }
