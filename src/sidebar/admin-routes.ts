@@ -146,7 +146,13 @@ export function installAdminRoutes(
           throw err;
         });
       if (!played) return;
-      res.setHeader('Content-Type', played.contentType);
+      // The file is the service's to describe but this origin's to serve: only a media type is sent as
+      // itself, never sniffed, kept nowhere, and sandboxed should it be opened as a page.
+      res.setHeader('Content-Type', playableType(played.contentType));
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Cache-Control', 'no-store, private');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.setHeader('Content-Security-Policy', 'sandbox');
       await new Promise<void>((resolve, reject) =>
         // express's sendFile answers Range requests (206, Content-Range) and conditional ones.
         res.sendFile(played.path, { cacheControl: false, lastModified: false }, (err) =>
@@ -159,6 +165,7 @@ export function installAdminRoutes(
   RED.httpAdmin.post('/media-enhance/results/clear', sameOriginOnly, write, jsonBodyOnly, (_req, res) => {
     registry.clearResults();
     details.clear();
+    plays.clear();
     res.status(204).end();
   });
 
@@ -182,6 +189,13 @@ export function installAdminRoutes(
       res.json(removed);
     }),
   );
+}
+
+/** The service's content type when it is audio or video, else one no browser renders. */
+export function playableType(contentType: string): string {
+  return /^(audio|video)\/[\w.+-]+(\s*;.*)?$/i.test(contentType.trim())
+    ? contentType.trim()
+    : 'application/octet-stream';
 }
 
 /** Runs an async route; a failure answers with a status that says what kind (never a stack, never a key). */

@@ -286,8 +286,8 @@ describe('sidebar: what the tab shows', () => {
     const html = renderDetail(t, done, { width: 300, height: 165 }, (url) => `admin/${url}&access_token=T`);
     const players = [...html.matchAll(/<audio ([^>]*)>/g)].map((m) => m[1]);
     assert.deepEqual(players, [
-      'class="me-audio me-play-original" data-step="PRE" controls preload="auto" src="admin/media-enhance/media/0123456789abcdef/play?step=PRE&#38;access_token=T" hidden',
-      'class="me-audio me-play-enhanced" data-step="ENHANCED" controls preload="auto" src="admin/media-enhance/media/0123456789abcdef/play?step=ENHANCED&#38;access_token=T"',
+      'class="me-audio me-play-original" data-step="PRE" controls preload="none" src="admin/media-enhance/media/0123456789abcdef/play?step=PRE&#38;access_token=T" hidden',
+      'class="me-audio me-play-enhanced" data-step="ENHANCED" controls preload="none" src="admin/media-enhance/media/0123456789abcdef/play?step=ENHANCED&#38;access_token=T"',
     ]);
     assert.match(textOf(html), /Listen A: original B: enhanced/);
     const failed = renderDetail(t, { ...done, result: result({ outcome: 'failed' }) }, { width: 300, height: 165 });
