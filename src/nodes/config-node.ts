@@ -61,7 +61,16 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
   const use = useEngine(
     node.id,
     engineSettingsKey(RED.settings, node.id, config.limits),
-    () => startLocalEngine(RED.settings, node.id, config.limits, t, (line) => node.log(line), claimed),
+    () =>
+      startLocalEngine(
+        RED.settings,
+        node.id,
+        config.limits,
+        t,
+        (line) => node.log(line),
+        claimed,
+        (uid) => sidebarRegistry.mediaRemoved(uid),
+      ),
     engineStopFailed(RED, t),
   );
   let engine: LocalEngine;

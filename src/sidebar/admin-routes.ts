@@ -37,6 +37,10 @@ export function installAdminRoutes(
   downloads = new SidebarDownloadShare(),
   plays = new PlayCache(),
 ): void {
+  // A media a built-in engine removed is no longer played from the copy kept for the player.
+  registry.onMediaRemoved((uid) => {
+    for (const step of ['PRE', 'ENHANCED'] as const) plays.forgetFile(playKey(uid, step));
+  });
   const read = RED.auth.needsPermission(READ_PERMISSION);
   const write = RED.auth.needsPermission(WRITE_PERMISSION);
 
@@ -123,7 +127,7 @@ export function installAdminRoutes(
       if (checkMediaUid(uid).length > 0 || !registry.handled(uid)) return notFound(res);
       const step = req.query.step === undefined ? DEFAULT_STEP : req.query.step;
       if (checkStep(step).length > 0) return res.status(400).json({ error: 'step must be ENHANCED or PRE' });
-      const key = `${uid} ${step as Step}`;
+      const key = playKey(uid, step as Step);
       let answered = false;
       const played = await plays
         .file(key, async (path) => {
@@ -189,6 +193,11 @@ export function installAdminRoutes(
       res.json(removed);
     }),
   );
+}
+
+/** The play cache's key of a media's file. */
+function playKey(uid: string, step: Step): string {
+  return `${uid} ${step}`;
 }
 
 /** The service's content type when it is audio or video, else one no browser renders. */

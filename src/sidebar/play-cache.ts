@@ -60,6 +60,11 @@ export class PlayCache {
     return found;
   }
 
+  /** Forgets the file under `key` (its media was removed), if kept. */
+  forgetFile(key: string): void {
+    if (this.files.has(key)) this.forget(key);
+  }
+
   /** Forgets every file (the media they came from were removed). */
   clear(): void {
     for (const key of [...this.files.keys()]) this.forget(key);
