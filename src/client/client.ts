@@ -107,12 +107,14 @@ export class MediaEnhanceClient {
       intervals: this.options.poll,
       fetchMetadata: (uid, slot, signal, waitS) => this.pollMetadata(uid, slot, signal, waitS),
       waitOffered: () => this.metadataWaitS(),
-      waitRefused: () => (this.declaredWaitS = undefined),
+      waitRefused: () => (this.waitRefused = true),
     });
   }
 
   /** The longest metadata wait the service's last status answer offered; undefined when it offers none. */
   private declaredWaitS: number | undefined;
+  /** The service refused a wait it offered: it is polled plainly from then on, whatever its answers say. */
+  private waitRefused = false;
 
   /** One status request of the poller, learning from its answer whether the service holds answers. */
   private pollMetadata(uid: string, slot: Slot, signal: AbortSignal, waitS?: number): Promise<MediaMetadata> {
@@ -135,7 +137,7 @@ export class MediaEnhanceClient {
 
   /** The wait to ask for: what the service offers, held well within the client's own request timeout. */
   private metadataWaitS(): number | undefined {
-    if (this.declaredWaitS === undefined) return undefined;
+    if (this.declaredWaitS === undefined || this.waitRefused) return undefined;
     const withinTimeout = Math.floor(this.options.requestTimeoutMs / 1000) - 2;
     const seconds = Math.min(this.declaredWaitS, withinTimeout);
     return seconds >= 1 ? seconds : undefined;

@@ -31,6 +31,8 @@ interface Watch {
   polling: boolean;
   /** Seconds the next poll asks the service to hold its answer until the state changes; undefined: a plain poll. */
   waitS?: number;
+  /** The pause before a plain poll, should the next poll find no held poll free when it is sent (MAX_HELD_POLLS). */
+  pauseMs: number;
   lastStatus?: string;
   failures: number;
 }
@@ -130,7 +132,7 @@ export class StatusPoller {
       let watch = this.watches.get(uid);
       if (!watch) {
         const now = clock.now();
-        watch = { uid, waiters: new Set(), startedAt: now, dueAt: now, polling: false, failures: 0 };
+        watch = { uid, waiters: new Set(), startedAt: now, dueAt: now, polling: false, failures: 0, pauseMs: 0 };
         this.watches.set(uid, watch);
         this.schedule(watch, now, 0);
       }
@@ -231,6 +233,15 @@ export class StatusPoller {
   }
 
   private poll(watch: Watch, slot: Slot): void {
+    // The cap on held polls is the polls held now: when it is reached, this one waits its pause as a plain poll.
+    if (watch.waitS !== undefined && this.holding >= MAX_HELD_POLLS) {
+      watch.waitS = undefined;
+      if (watch.pauseMs > 0) {
+        slot.refund();
+        watch.dueAt = this.deps.clock.now() + watch.pauseMs;
+        return;
+      }
+    }
     watch.polling = true;
     const waitS = watch.waitS;
     if (waitS !== undefined) this.holding++;
@@ -298,7 +309,8 @@ export class StatusPoller {
   private schedule(watch: Watch, now: number, delayMs: number): void {
     const offered = this.deps.waitOffered?.();
     const holdMs = delayMs > 0 ? delayMs : nextPollDelay(this.deps.intervals, 0, this.deps.random);
-    if (offered !== undefined && this.holding < MAX_HELD_POLLS) {
+    watch.pauseMs = delayMs;
+    if (offered !== undefined) {
       watch.waitS = Math.max(1, Math.min(offered, Math.round(holdMs / 1000)));
       watch.dueAt = now;
     } else {

@@ -1,5 +1,6 @@
 // Per 10 ms frame of a file (the denoiser's frame grid), what the leveler and the report need: the
-// voice probability RNNoise gave and the energy after noise reduction, per frame; and, for the noise
+// voice probability (RNNoise's with FINCH; behind DeepFilterNet3, LARK and LARK_V2, read from the
+// denoised energy, energy-voice.ts) and the energy after noise reduction, per frame; and, for the noise
 // floor, a histogram of the frames' energy before noise reduction with the energy after it, so that
 // figure costs constant memory. Channels are combined as they arrive: the voice is the likeliest of
 // any channel, energies are summed.

@@ -8,7 +8,7 @@ import type { SharingState } from '../client/shared-limiter/redis-store';
 import { readServiceConfig, type ServiceConfig } from './config-options';
 import { idSegment } from './id-segment';
 import { fieldName, InputError } from './input-error';
-import { useEngine, stopUnusedEnginesAfterEachDeploy } from './kept-engines';
+import { useEngine, stopUnusedEngines } from './kept-engines';
 import { engineSettingsKey, startLocalEngine, type LocalEngine } from './local-engine';
 import type { NodeDef, RedApi, RedNode } from './red';
 import { publishExampleMedia } from './example-media';
@@ -58,8 +58,20 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
     return found;
   };
   // Taken before the first await: the deploy's `flows:started` must see the engine in use (kept-engines.ts).
-  const use = useEngine(node.id, engineSettingsKey(RED.settings, node.id, config.limits), () =>
-    startLocalEngine(RED.settings, node.id, config.limits, t, (line) => node.log(line), claimed),
+  const use = useEngine(
+    node.id,
+    engineSettingsKey(RED.settings, node.id, config.limits),
+    () =>
+      startLocalEngine(
+        RED.settings,
+        node.id,
+        config.limits,
+        t,
+        (line) => node.log(line),
+        claimed,
+        (uid) => sidebarRegistry.mediaRemoved(uid),
+      ),
+    engineStopFailed(RED, t),
   );
   let engine: LocalEngine;
   try {
@@ -82,8 +94,11 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
     client,
     storage: engine.storage,
     close: async (removed) => {
-      await client.close();
-      await use.release(removed);
+      try {
+        await client.close();
+      } finally {
+        await use.release(removed);
+      }
     },
   };
 }
@@ -142,10 +157,15 @@ function sidebarNameOf(t: Translate, def: NodeDef): { name: string; kind: 'built
   return { name: def.name || host || t('media-enhance-config.paletteLabel'), kind: 'remote' };
 }
 
+/** An engine stopped with no node left to tell (kept for a deploy, or swept): the runtime's log says it. */
+function engineStopFailed(RED: RedApi, t: Translate): (err: Error) => void {
+  return (err) => RED.log.warn(t('media-enhance-config.log.engineStopFailed', { error: err.message }));
+}
+
 export default function register(RED: RedApi): void {
   publishExampleMedia();
   sweepJournalsAfterEachDeploy(RED);
-  stopUnusedEnginesAfterEachDeploy(RED);
+  stopUnusedEngines(RED, engineStopFailed(RED, translator(RED)));
   RED.nodes.registerType(
     CONFIG_TYPE,
     function (this: RedNode, def: NodeDef) {

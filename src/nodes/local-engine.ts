@@ -101,6 +101,8 @@ export async function startLocalEngine(
   log: (line: string) => void,
   /** Whether a deployed config node's id is encoded as this segment (its data folder is its own then). */
   claimed: (segment: string) => boolean = () => false,
+  /** Told of each media the engine removed (retention, or the editor's removal). */
+  onMediaRemoved: (uid: string) => void = () => undefined,
 ): Promise<LocalEngine> {
   // An earlier version named the folder differently for some ids (`svc:1` was `svc_1`): its media move along.
   adoptLegacyFolder(engineDataRoot(runtimeSettings), configId, claimed);
@@ -117,8 +119,10 @@ export async function startLocalEngine(
     metadataWaitS: METADATA_WAIT_S,
     apiKeys: [apiKey],
     dataDir: engineDataDir(runtimeSettings, configId),
-    onRemoved: ({ record, reason }) =>
-      log(t('media-enhance-config.log.removed', { uid: record.uid, file: record.file_name, reason })),
+    onRemoved: ({ record, reason }) => {
+      log(t('media-enhance-config.log.removed', { uid: record.uid, file: record.file_name, reason }));
+      onMediaRemoved(record.uid);
+    },
     // The engine's own errors (why a fetch failed, an answer it could not write) go to Node-RED's log.
     onErrorLine: (line) => log(t('media-enhance-config.log.engine', { line })),
   });

@@ -52,10 +52,12 @@ export interface RedApi {
     /** Every node of the deployed flows, disabled flows included, as the editor saved it. */
     eachNode(callback: (def: NodeDef) => void): void;
   };
-  /** The runtime's events; `flows:started` follows every start and deploy. */
+  /** The runtime's events; `flows:started` follows every start and deploy, `runtime-event` tells the runtime's state. */
   events: {
     on(event: 'flows:started', listener: () => void): void;
+    on(event: 'runtime-event', listener: (event: RuntimeEvent) => void): void;
     removeListener(event: 'flows:started', listener: () => void): void;
+    removeListener(event: 'runtime-event', listener: (event: RuntimeEvent) => void): void;
   };
   log: {
     warn(message: string): void;
@@ -63,6 +65,12 @@ export interface RedApi {
   settings: RuntimeSettings;
   /** Node-RED's i18n: the message `namespace:key` in the runtime's language, placeholders filled (see texts.ts). */
   _(key: string, values?: Record<string, unknown>): string;
+}
+
+/** Node-RED's `runtime-event`; `runtime-state` `stop` follows the flows' stop, `deploy` when a deploy restarts them. */
+export interface RuntimeEvent {
+  id?: string;
+  payload?: { state?: string; deploy?: boolean };
 }
 
 /** Node-RED's own settings (settings.js), as `RED.settings`. */

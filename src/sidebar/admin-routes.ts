@@ -37,6 +37,10 @@ export function installAdminRoutes(
   downloads = new SidebarDownloadShare(),
   plays = new PlayCache(),
 ): void {
+  // A media a built-in engine removed is no longer played from the copy kept for the player.
+  registry.onMediaRemoved((uid) => {
+    for (const step of ['PRE', 'ENHANCED'] as const) plays.forgetFile(playKey(uid, step));
+  });
   const read = RED.auth.needsPermission(READ_PERMISSION);
   const write = RED.auth.needsPermission(WRITE_PERMISSION);
 
@@ -123,7 +127,7 @@ export function installAdminRoutes(
       if (checkMediaUid(uid).length > 0 || !registry.handled(uid)) return notFound(res);
       const step = req.query.step === undefined ? DEFAULT_STEP : req.query.step;
       if (checkStep(step).length > 0) return res.status(400).json({ error: 'step must be ENHANCED or PRE' });
-      const key = `${uid} ${step as Step}`;
+      const key = playKey(uid, step as Step);
       let answered = false;
       const played = await plays
         .file(key, async (path) => {
@@ -146,7 +150,13 @@ export function installAdminRoutes(
           throw err;
         });
       if (!played) return;
-      res.setHeader('Content-Type', played.contentType);
+      // The file is the service's to describe but this origin's to serve: only a media type is sent as
+      // itself, never sniffed, kept nowhere, and sandboxed should it be opened as a page.
+      res.setHeader('Content-Type', playableType(played.contentType));
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Cache-Control', 'no-store, private');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.setHeader('Content-Security-Policy', 'sandbox');
       await new Promise<void>((resolve, reject) =>
         // express's sendFile answers Range requests (206, Content-Range) and conditional ones.
         res.sendFile(played.path, { cacheControl: false, lastModified: false }, (err) =>
@@ -159,6 +169,7 @@ export function installAdminRoutes(
   RED.httpAdmin.post('/media-enhance/results/clear', sameOriginOnly, write, jsonBodyOnly, (_req, res) => {
     registry.clearResults();
     details.clear();
+    plays.clear();
     res.status(204).end();
   });
 
@@ -182,6 +193,18 @@ export function installAdminRoutes(
       res.json(removed);
     }),
   );
+}
+
+/** The play cache's key of a media's file. */
+function playKey(uid: string, step: Step): string {
+  return `${uid} ${step}`;
+}
+
+/** The service's content type when it is audio or video, else one no browser renders. */
+export function playableType(contentType: string): string {
+  return /^(audio|video)\/[\w.+-]+(\s*;.*)?$/i.test(contentType.trim())
+    ? contentType.trim()
+    : 'application/octet-stream';
 }
 
 /** Runs an async route; a failure answers with a status that says what kind (never a stack, never a key). */

@@ -52,6 +52,7 @@ export class SidebarRegistry {
   private readonly jobs = new Map<string, JobRow>();
   private readonly results = new ResultRing();
   private readonly listeners = new Set<() => void>();
+  private readonly removalListeners = new Set<(uid: string) => void>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -233,6 +234,17 @@ export class SidebarRegistry {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** A built-in engine removed the media `uid` (its retention rule, or the editor's removal). */
+  mediaRemoved(uid: string): void {
+    for (const listener of this.removalListeners) listener(uid);
+  }
+
+  /** Calls `listener` with each media a built-in engine removed. */
+  onMediaRemoved(listener: (uid: string) => void): () => void {
+    this.removalListeners.add(listener);
+    return () => this.removalListeners.delete(listener);
   }
 
   private changed(): void {

@@ -7,6 +7,9 @@ import { MediaEnhanceClient } from '../../src';
 import { METADATA_WAIT_HEADER } from '../../src/contract/metadata-wait';
 import { makeWav } from '../fixtures/media';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 
 const COPY_PROCESSOR = join(__dirname, '../../src/engine/processors/copy-processor.js');
 const PROCESSING_MS = 2_000;
@@ -113,5 +116,32 @@ describe('waiting metadata (local-engine extension)', function () {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get(METADATA_WAIT_HEADER), null);
     assert.ok(Date.now() - started < 2_000, 'held by an engine that offers no wait');
+  });
+
+  it('a service that offers waits but refuses them is sent one wait, then plain polls apart, the refusal kept', async () => {
+    // Says it holds answers on every status answer, yet refuses every held request (422).
+    const seen: string[] = [];
+    const service: Server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.setHeader(METADATA_WAIT_HEADER, '20');
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.includes('wait=')) {
+        res.statusCode = 422;
+        res.end(JSON.stringify({ detail: [{ loc: ['query', 'wait'], msg: 'refused', type: 'value_error' }] }));
+      } else res.end(JSON.stringify({ uid: 'refuser', enhancement_status: 'PROCESSING' }));
+    });
+    service.listen(0, '127.0.0.1');
+    await once(service, 'listening');
+    try {
+      const { port } = service.address() as AddressInfo;
+      client = new MediaEnhanceClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k' });
+      // Shorter than the interface's first pause (3 s): the first look, one wait refused, one plain poll at once.
+      await assert.rejects(client.waitForCompletion('refuser', { timeoutMs: 2_500 }), { code: 'TIMEOUT' });
+      assert.equal(seen.filter((url) => url.includes('wait=')).length, 1, seen.join(' '));
+      assert.equal(seen.length, 3, seen.join(' '));
+    } finally {
+      service.closeAllConnections();
+      service.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import sinon from 'sinon';
 import { systemClock } from '../../src/client/clock';
 import { MediaEnhanceError } from '../../src/client/errors';
 import { RollingWindowLimiter } from '../../src/client/rate-limiter';
-import { StatusPoller } from '../../src/client/status-poller';
+import { MAX_HELD_POLLS, StatusPoller } from '../../src/client/status-poller';
 import type { MediaMetadata } from '../../src/client/types';
 import { DEFAULT_POLL_INTERVALS } from '../../src/client/poll-intervals';
 
@@ -64,6 +64,43 @@ describe('StatusPoller', () => {
       if (waited < 60_000) assert.ok(gap >= 3_000 && gap <= 5_000, `gap ${gap} at ${waited}`);
       else assert.ok(gap >= 5_000 && gap <= 10_000, `gap ${gap} at ${waited}`);
     }
+  });
+
+  it('holds at most MAX_HELD_POLLS polls at once, counted when each is sent; the others poll plainly, their pause apart', async () => {
+    const media = MAX_HELD_POLLS + 8;
+    // The window is full when the waits start: every poll planned as held is sent later, at once.
+    const limiter = new RollingWindowLimiter(media, 1_000, systemClock);
+    for (let i = 0; i < media; i++) limiter.tryAcquire()!.settle();
+    let held = 0;
+    let mostHeld = 0;
+    let calls = 0;
+    const poller = new StatusPoller({
+      limiter,
+      clock: systemClock,
+      random: Math.random,
+      intervals: DEFAULT_POLL_INTERVALS,
+      waitOffered: () => 20,
+      fetchMetadata: async (uid, slot, _signal, waitS) => {
+        calls++;
+        if (waitS !== undefined) mostHeld = Math.max(mostHeld, ++held);
+        try {
+          // A held poll is answered when its wait ends: nothing changes here.
+          if (waitS !== undefined) await new Promise((resolve) => setTimeout(resolve, waitS * 1000));
+          return { uid, enhancement_status: 'PROCESSING' };
+        } finally {
+          if (waitS !== undefined) held--;
+          slot.settle();
+        }
+      },
+    });
+    const waits = Array.from({ length: media }, (_, i) =>
+      poller.wait(`m${i}`, { timeoutMs: 20_000 }).catch((err: MediaEnhanceError) => err.code),
+    );
+    await clock.tickAsync(21_000);
+    assert.deepEqual(new Set(await Promise.all(waits)), new Set(['TIMEOUT']));
+    assert.equal(mostHeld, MAX_HELD_POLLS);
+    // Each media asks about once per 3 s at most (held or plain), never in a loop.
+    assert.ok(calls <= media * 8, `${calls} calls`);
   });
 
   it('shares one poll among waiters on the same media', async () => {

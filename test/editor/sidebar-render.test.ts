@@ -286,8 +286,8 @@ describe('sidebar: what the tab shows', () => {
     const html = renderDetail(t, done, { width: 300, height: 165 }, (url) => `admin/${url}&access_token=T`);
     const players = [...html.matchAll(/<audio ([^>]*)>/g)].map((m) => m[1]);
     assert.deepEqual(players, [
-      'class="me-audio me-play-original" data-step="PRE" controls preload="auto" src="admin/media-enhance/media/0123456789abcdef/play?step=PRE&#38;access_token=T" hidden',
-      'class="me-audio me-play-enhanced" data-step="ENHANCED" controls preload="auto" src="admin/media-enhance/media/0123456789abcdef/play?step=ENHANCED&#38;access_token=T"',
+      'class="me-audio me-play-original" data-step="PRE" controls preload="none" src="admin/media-enhance/media/0123456789abcdef/play?step=PRE&#38;access_token=T" hidden',
+      'class="me-audio me-play-enhanced" data-step="ENHANCED" controls preload="none" src="admin/media-enhance/media/0123456789abcdef/play?step=ENHANCED&#38;access_token=T"',
     ]);
     assert.match(textOf(html), /Listen A: original B: enhanced/);
     const failed = renderDetail(t, { ...done, result: result({ outcome: 'failed' }) }, { width: 300, height: 165 });
@@ -311,6 +311,25 @@ describe('sidebar: what the tab shows', () => {
       /Finished media are removed 7 days after their last use, or sooner, oldest first, while all take more than 5\.0 GiB; none used within the last 1 h\./,
     );
     assert.match(html, /data-bytes="1610612736"/);
+    // The period's words are the catalog's, as every other word of the translated sidebar.
+    const marked: Translate = (key, values) =>
+      key.startsWith('sidebar.storage.period') ? `[${key} ${values?.count}]` : t(key, values);
+    const periods = (ruleOf: typeof rule) =>
+      textOf(
+        renderStorage(
+          marked,
+          { services: [{ serviceId: 'cfg1', name: 'e', use, error: null, retention: ruleOf }] },
+          NOW,
+        ),
+      );
+    assert.match(
+      periods(rule),
+      /removed \[sidebar\.storage\.periodDays 7\] after .* \[sidebar\.storage\.periodHours 1\]\./,
+    );
+    assert.match(
+      periods({ ...rule, maxAgeMs: 86_400_000, graceMs: 30 * 60_000 }),
+      /removed \[sidebar\.storage\.periodDay 1\] after .* \[sidebar\.storage\.periodMinutes 30\]\./,
+    );
     assert.doesNotMatch(html, /me-storage-remove"[^>]*disabled/);
     const empty = renderStorage(
       t,

@@ -240,6 +240,9 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
     assert.equal(original, 200, 'the original is offered too');
   });
 
+  /** HTMLMediaElement.HAVE_NOTHING: the element has loaded nothing. */
+  const HAVE_NOTHING = 0;
+
   /** Resolves once the media element can play (its `canplay`), with its duration; rejects on its `error`. */
   const canPlay = (selector: string) =>
     page.evaluate(
@@ -273,24 +276,23 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
     await page.evaluate(() => RED.sidebar.show('media-enhance'));
     if (!(await page.locator('.me-detail').isVisible()))
       await page.locator('.me-result-row', { hasText: 'voice.wav' }).first().click();
+    const played: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/play?step=')) played.push(new URL(request.url()).searchParams.get('step')!);
+    });
     await page.waitForSelector('.me-detail .me-player', { timeout: 20_000 });
+    // Nothing loads before it is played: B, shown, plays (and pauses); A stays unfetched until switched to.
+    await page.evaluate(async () => {
+      const audio = document.querySelector<HTMLAudioElement>('.me-detail audio.me-play-enhanced')!;
+      await audio.play();
+      audio.pause();
+    });
     const enhanced = await canPlay('.me-detail audio.me-play-enhanced');
-    const original = await canPlay('.me-detail audio.me-play-original');
-    const truth = {
-      enhanced: await ffprobeDuration(join(product.userDir, 'outbox', 'voice_enhanced.wav')),
-      original: await ffprobeDuration(join(ROOT, 'examples', 'speech-sample.wav')),
-    };
-    assert.ok(
-      Math.abs(enhanced.duration - truth.enhanced) < 0.05,
-      `enhanced: ${enhanced.duration} s, ${truth.enhanced}`,
+    assert.deepEqual([...new Set(played)], ['ENHANCED'], 'the original is not fetched while the enhanced file plays');
+    assert.equal(
+      await page.$eval('.me-detail audio.me-play-original', (audio) => (audio as HTMLAudioElement).readyState),
+      HAVE_NOTHING,
     );
-    assert.ok(
-      Math.abs(original.duration - truth.original) < 0.05,
-      `original: ${original.duration} s, ${truth.original}`,
-    );
-    // Through the editor's own admin route, never the engine's address.
-    for (const src of [enhanced.src, original.src])
-      assert.ok(src.startsWith(`${product.url}media-enhance/media/`), src);
     // The route answers Range requests, so the element can seek.
     const range = await page.evaluate(async (src) => {
       const response = await fetch(src, { headers: { Range: 'bytes=4-11' } });
@@ -322,6 +324,25 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
       };
     });
     assert.deepEqual(switched, { hidden: [false, true], at: 1.5, pressed: ['true', 'false'] });
+    // A loads when played.
+    await page.evaluate(() => document.querySelector<HTMLAudioElement>('.me-detail audio.me-play-original')!.play());
+    const original = await canPlay('.me-detail audio.me-play-original');
+    await page.evaluate(() => document.querySelector<HTMLAudioElement>('.me-detail audio.me-play-original')!.pause());
+    const truth = {
+      enhanced: await ffprobeDuration(join(product.userDir, 'outbox', 'voice_enhanced.wav')),
+      original: await ffprobeDuration(join(ROOT, 'examples', 'speech-sample.wav')),
+    };
+    assert.ok(
+      Math.abs(enhanced.duration - truth.enhanced) < 0.05,
+      `enhanced: ${enhanced.duration} s, ${truth.enhanced}`,
+    );
+    assert.ok(
+      Math.abs(original.duration - truth.original) < 0.05,
+      `original: ${original.duration} s, ${truth.original}`,
+    );
+    // Through the editor's own admin route, never the engine's address.
+    for (const src of [enhanced.src, original.src])
+      assert.ok(src.startsWith(`${product.url}media-enhance/media/`), src);
   });
 
   it('names the file of a failed result', async () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import type { MediaEnhanceClient } from '../../src';
 import type { MediaEnhanceConfigNode } from '../../src/nodes/config-node';
+import { enginesStopped } from '../../src/nodes/kept-engines';
 import { makeWav } from '../fixtures/media';
 import { helper, initHelper, loadFlow, sleep, stopHelper, TAB } from './flow-helper';
 
@@ -66,6 +67,14 @@ describe('nodes: deploys keep the built-in engine', function () {
     const client = await clientOf();
     const url = client.baseUrl;
     await helper.setFlows([TAB, { id: 'debug', type: 'helper', z: 'tab', name: 'alone' }], 'full');
+    await assert.rejects(fetch(`${url}/v2/medias/x/metadata`), 'nothing listens on the port any more');
+  });
+
+  it('when the flows stop without a deploy (Node-RED shutting down), the engine stops at once, not kept for a deploy that will not come', async () => {
+    await loadFlow(flow('shutdown'));
+    const url = (await clientOf()).baseUrl;
+    await helper.unload(); // stops the flows as RED.stop() does: the nodes close without `removed`
+    await enginesStopped();
     await assert.rejects(fetch(`${url}/v2/medias/x/metadata`), 'nothing listens on the port any more');
   });
 });

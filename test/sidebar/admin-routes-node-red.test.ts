@@ -12,6 +12,7 @@ import { ROOT as REPO, packPackage, spawnNodeRed, unpackPackage, waitForNodeRed 
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
 import type { ResultRow, SidebarState, StorageState } from '../../src/sidebar/state';
+import { playableType } from '../../src/sidebar/admin-routes';
 
 // Node-RED's own dependency, which it uses to check these passwords.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- bcryptjs ships no types this project installs
@@ -217,6 +218,11 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     });
     const playedBody = Buffer.from(await played.body.arrayBuffer());
     assert.equal(played.statusCode, 206);
+    assert.match(String(played.headers['content-type']), /^audio\//);
+    assert.equal(played.headers['x-content-type-options'], 'nosniff');
+    assert.equal(played.headers['cache-control'], 'no-store, private');
+    assert.equal(played.headers['referrer-policy'], 'no-referrer');
+    assert.equal(played.headers['content-security-policy'], 'sandbox');
     assert.equal(played.headers['content-range'], `bytes 0-11/${delivered.length}`);
     assert.ok(playedBody.equals(delivered.subarray(0, 12)), 'the first 12 bytes of the enhanced file');
     const wholePlay = await call('GET', playPath, readerToken);
@@ -398,5 +404,15 @@ describe('the sidebar admin routes in a real Node-RED without adminAuth', functi
         .status,
       204,
     );
+  });
+});
+
+describe("the player's route sends a service's file as audio or video only", () => {
+  it('keeps an audio or video type and sends anything else as application/octet-stream', () => {
+    assert.equal(playableType('audio/wav'), 'audio/wav');
+    assert.equal(playableType('video/mp4; codecs="avc1"'), 'video/mp4; codecs="avc1"');
+    for (const type of ['text/html', 'image/svg+xml', 'application/xhtml+xml', 'audio', '', 'audio/wav\ntext/html']) {
+      assert.equal(playableType(type), 'application/octet-stream', type);
+    }
   });
 });

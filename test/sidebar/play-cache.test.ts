@@ -46,3 +46,23 @@ describe('sidebar: the files the player plays', () => {
     assert.deepEqual(fetched, ['a', 'b', 'c', 'd', 'a'], 'fetched again after the clear');
   });
 });
+
+describe('sidebar: the player keeps files up to a total size', () => {
+  it('forgets the least recently played files beyond the bytes kept, and keeps the newest however large', async () => {
+    const cache = new PlayCache(6, 10);
+    const fetchBytes = (size: number) => async (path: string) => {
+      await fsp.writeFile(path, Buffer.alloc(size));
+      return { contentType: 'audio/wav' };
+    };
+    const a = await cache.file('a', fetchBytes(4));
+    const b = await cache.file('b', fetchBytes(4));
+    assert.equal(b.size, 4);
+    const c = await cache.file('c', fetchBytes(4)); // 12 bytes: a, the oldest, goes
+    await gone(a.path);
+    assert.equal(existsSync(b.path) && existsSync(c.path), true, 'b and c stay');
+    const big = await cache.file('big', fetchBytes(20)); // over the bytes kept alone: the others go, it stays
+    await gone(b.path);
+    await gone(c.path);
+    assert.equal(existsSync(big.path), true, 'the file just fetched stays');
+  });
+});

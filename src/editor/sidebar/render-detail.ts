@@ -114,7 +114,8 @@ export type MediaSource = (url: string) => string;
 
 /**
  * An audio player for the original (A) and, for a done media, the enhanced file (B), one shown at a time:
- * the switch moves the other to the same moment, so the difference is heard at once.
+ * the switch moves the other to the same moment, so the difference is heard at once. Neither loads until
+ * it is played: opening a result fetches nothing, and only the file played takes the editor's downloads.
  */
 function player(t: Translate, result: ResultRow, source: MediaSource): string {
   if (result.uid === null) return '';
@@ -148,7 +149,7 @@ function player(t: Translate, result: ResultRow, source: MediaSource): string {
           class: `me-audio ${name}`,
           'data-step': step,
           controls: true,
-          preload: 'auto',
+          preload: 'none',
           src: source(playUrl(result.uid!, step)),
           hidden: step !== shown,
         })}</audio>`,

@@ -18,24 +18,27 @@ export function bytesText(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-/** 7 days, 12 h, 30 min: a retention period as a person says it. */
-function period(ms: number): string {
-  if (ms % 86_400_000 === 0) return `${ms / 86_400_000} ${ms === 86_400_000 ? 'day' : 'days'}`;
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+/** 7 days, 12 h, 30 min: a retention period as a person says it, in the sidebar's language. */
+function period(t: Translate, ms: number): string {
+  if (ms % 86_400_000 === 0)
+    return t(ms === 86_400_000 ? 'sidebar.storage.periodDay' : 'sidebar.storage.periodDays', {
+      count: ms / 86_400_000,
+    });
+  if (ms % 3_600_000 === 0) return t('sidebar.storage.periodHours', { count: ms / 3_600_000 });
+  if (ms % 60_000 === 0) return t('sidebar.storage.periodMinutes', { count: ms / 60_000 });
   return duration(ms);
 }
 
 /** The retention rule in one sentence. */
 export function retentionText(t: Translate, rule: StorageRule): string {
-  const grace = period(rule.graceMs);
+  const grace = period(t, rule.graceMs);
   if (rule.maxAgeMs !== null && rule.maxTotalBytes !== null)
     return t('sidebar.storage.ruleAgeAndSize', {
-      age: period(rule.maxAgeMs),
+      age: period(t, rule.maxAgeMs),
       size: bytesText(rule.maxTotalBytes),
       grace,
     });
-  if (rule.maxAgeMs !== null) return t('sidebar.storage.ruleAge', { age: period(rule.maxAgeMs), grace });
+  if (rule.maxAgeMs !== null) return t('sidebar.storage.ruleAge', { age: period(t, rule.maxAgeMs), grace });
   if (rule.maxTotalBytes !== null) return t('sidebar.storage.ruleSize', { size: bytesText(rule.maxTotalBytes), grace });
   return t('sidebar.storage.ruleNone');
 }
