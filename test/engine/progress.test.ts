@@ -90,4 +90,32 @@ describe('progress of a processing media', function () {
       `estimate / truth: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`,
     );
   });
+  it('answers a held status request when the progress moves on by 10 points, not only on a change of state', async () => {
+    engine = await startTestEngine({ limits: { getMetadata: null }, workers: 1, metadataWaitS: 30 });
+    client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, limits: { getMetadata: 100_000 } });
+    const file = join(engine.dataDir, 'speech-60s.wav');
+    await writeWavFile(file, { sampleRate: 48_000, channels: 1, bits: 16 }, 60, speechLike(48_000, 1));
+    const media = await client.uploadMedia({ file, media_enhancement: { enhancement_model: 'FINCH' } });
+    const held = async () => {
+      const answer = await fetch(`${engine!.url}/v2/medias/${media.uid}/metadata?wait=30`, {
+        headers: { 'x-api-key': engine!.apiKey },
+      });
+      return (await answer.json()) as Record<string, unknown>;
+    };
+    // Held from the start: answered when processing starts, then each time the work moves on by a tenth.
+    const answers: Array<{ status: unknown; percent?: number }> = [];
+    for (;;) {
+      const metadata = await held();
+      answers.push({ status: metadata.enhancement_status, percent: progressOf(metadata)?.percent });
+      if (metadata.enhancement_status === 'COMPLETED') break;
+      assert.notEqual(metadata.enhancement_status, 'FAILED', JSON.stringify(metadata.error));
+    }
+    const midway = answers.filter((a) => a.status === 'PROCESSING' && a.percent !== undefined && a.percent >= 10);
+    assert.ok(midway.length >= 2, `held answers while processing: ${JSON.stringify(answers)}`);
+    for (let i = 1; i < midway.length; i++)
+      assert.ok(
+        midway[i].percent! - midway[i - 1].percent! >= 10,
+        `answered for less than 10 points: ${JSON.stringify(answers)}`,
+      );
+  });
 });

@@ -190,18 +190,27 @@ export class MediaStore {
     }
   }
 
-  /** Sets how far a PROCESSING media is: shown in its metadata, not written to disk, `updated_at` untouched. */
+  /**
+   * Sets how far a PROCESSING media is: shown in its metadata, not written to disk, `updated_at` untouched.
+   * A held status request is answered when the share done has moved on by PROGRESS_STEP since the last
+   * one was, so a person sees a job move however short it is (a few answers more per media at most).
+   */
   setProgress(record: MediaRecord, progress: MediaProgress | undefined): void {
     if (progress) {
       record.progress = progress;
       progressSetAt.set(record, Date.now());
     } else delete record.progress;
     serialized.delete(record);
+    if (progress && progress.percent - (progressAnswered.get(record) ?? 0) >= PROGRESS_STEP) {
+      progressAnswered.set(record, progress.percent);
+      this.wakeStateWatchers(record.uid);
+    }
   }
 
   /**
-   * Resolves once the media's state is other than `state` (at once if it is already), or when `signal`
-   * aborts; resolves, never rejects: the caller then answers with the state as it is.
+   * Resolves once the media's state is other than `state` (at once if it is already), its progress has
+   * moved on by PROGRESS_STEP, or `signal` aborts; resolves, never rejects: the caller then answers with
+   * the media as it is.
    */
   stateChange(uid: string, state: MediaState, signal: AbortSignal): Promise<void> {
     if (this.media.get(uid)?.enhancement_status !== state || signal.aborted) return Promise.resolve();
@@ -248,6 +257,10 @@ export class MediaStore {
 
 /** When each media's progress was last set: its time left counts down from then until the next. */
 const progressSetAt = new WeakMap<MediaRecord, number>();
+/** The percent done when held status requests were last answered for progress. */
+const progressAnswered = new WeakMap<MediaRecord, number>();
+/** Points of progress (percent) that answer a held status request. */
+const PROGRESS_STEP = 10;
 
 /** The metadata object of the interface: the record without what only the engine needs. */
 export function publicMetadata(record: MediaRecord): Record<string, unknown> {
