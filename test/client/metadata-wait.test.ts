@@ -97,7 +97,13 @@ describe('waiting metadata (local-engine extension)', function () {
       assert.equal(body.detail[0].input, bad);
       assert.match(body.detail[0].msg, /whole number of seconds from 1 to 20/);
     }
-    // Held for its wait when nothing changes, then answered as it stands.
+    // Held for its wait when nothing changes, then answered as it stands: from PROCESSING (60 s of delay
+    // ahead), since a busy machine may not have started the media yet, and that change would answer it.
+    for (;;) {
+      const answer = (await (await fetch(url, { headers })).json()) as { enhancement_status: string };
+      if (answer.enhancement_status === 'PROCESSING') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const started = Date.now();
     const held = await fetch(`${url}?wait=1`, { headers });
     assert.equal(held.status, 200);
