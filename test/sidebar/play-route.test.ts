@@ -2,26 +2,18 @@
 // engine on loopback: each file is fetched from the service once for the player, and fetched anew after
 // the results are cleared or a built-in engine removed its media (no stale copy is played).
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { request } from 'undici';
 import { MediaEnhanceClient } from '../../src/client/client';
-import { installAdminRoutes } from '../../src/sidebar/admin-routes';
-import type { AdminApp, AdminHandler } from '../../src/sidebar/plugin-api';
 import { SidebarRegistry } from '../../src/sidebar/registry';
-import { ResultDetailCache } from '../../src/sidebar/result-details';
 import { makeWav } from '../fixtures/media';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
-
-// Node-RED's own web framework, as its admin app uses it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- express ships no types this project installs
-const express = require('express') as () => AdminApp & { listen(port: number, host: string): Server };
+import { serveAdminRoutes, type ServedAdminRoutes } from './admin-routes-fixture';
 
 describe("sidebar: the player's copies of the files", function () {
   this.timeout(60_000);
   let engine: TestEngine;
   let client: MediaEnhanceClient;
-  let server: Server;
+  let routes: ServedAdminRoutes;
   let base: string;
   let uid: string;
   let registry: SidebarRegistry;
@@ -31,29 +23,13 @@ describe("sidebar: the player's copies of the files", function () {
     client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey });
     uid = (await client.uploadMedia({ file: makeWav(0.5, 16_000), fileName: 'take.wav' })).uid;
     await client.waitForCompletion(uid);
-    registry = new SidebarRegistry();
-    registry.addService('svc', { name: 'studio', kind: 'remote' }).ready(client, engine.url);
-    const job = registry.beginJob(
-      { nodeId: 'dl', nodeName: 'download', nodeType: 'media-enhance-download', serviceId: 'svc' },
-      'downloading',
-    );
-    job.media(uid);
-    job.done(undefined, true);
-    const app = express();
-    const pass: AdminHandler = (_req, _res, next) => next();
-    installAdminRoutes(
-      { httpAdmin: app, auth: { needsPermission: () => pass } },
-      registry,
-      new ResultDetailCache(registry),
-    );
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    routes = await serveAdminRoutes(client, engine.url, uid);
+    registry = routes.registry;
+    base = routes.base;
   });
 
   afterEach(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await routes.close();
     await client.close();
     await engine.dispose();
   });

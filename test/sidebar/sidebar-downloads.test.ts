@@ -3,22 +3,13 @@
 // adminAuth off), a real client, a real engine on loopback: the editor's downloads take a small share and
 // never wait in the flows' line; the checks are on the limiter's line and places, not on time.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { request } from 'undici';
 import { MediaEnhanceClient } from '../../src/client/client';
 import type { WaitEvent } from '../../src/client/transport';
-import { installAdminRoutes } from '../../src/sidebar/admin-routes';
 import { SidebarDownloadShare } from '../../src/sidebar/download-share';
-import type { AdminApp, AdminHandler } from '../../src/sidebar/plugin-api';
-import { SidebarRegistry } from '../../src/sidebar/registry';
-import { ResultDetailCache } from '../../src/sidebar/result-details';
 import { makeWav } from '../fixtures/media';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
-
-// Node-RED's own web framework, as its admin app uses it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- express ships no types this project installs
-const express = require('express') as () => AdminApp & { listen(port: number, host: string): Server };
+import { serveAdminRoutes, type ServedAdminRoutes } from './admin-routes-fixture';
 
 /** The downloads the engine (and so the client) allows per window: the editor's share is a tenth, 1. */
 const LIMIT = 10;
@@ -27,7 +18,7 @@ describe('sidebar downloads beside the flows', function () {
   this.timeout(60_000);
   let engine: TestEngine;
   let client: MediaEnhanceClient;
-  let server: Server;
+  let routes: ServedAdminRoutes;
   let base: string;
   let uid: string;
 
@@ -36,30 +27,12 @@ describe('sidebar downloads beside the flows', function () {
     client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, limits: { downloadFile: LIMIT } });
     uid = (await client.uploadMedia({ file: makeWav(0.5, 16_000), fileName: 'take.wav' })).uid;
     await client.waitForCompletion(uid);
-    const registry = new SidebarRegistry();
-    registry.addService('svc', { name: 'studio', kind: 'remote' }).ready(client, engine.url);
-    const job = registry.beginJob(
-      { nodeId: 'dl', nodeName: 'download', nodeType: 'media-enhance-download', serviceId: 'svc' },
-      'downloading',
-    );
-    job.media(uid);
-    job.done(undefined, true);
-    const app = express();
-    // As Node-RED without adminAuth: every permission passes.
-    const pass: AdminHandler = (_req, _res, next) => next();
-    installAdminRoutes(
-      { httpAdmin: app, auth: { needsPermission: () => pass } },
-      registry,
-      new ResultDetailCache(registry),
-    );
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    routes = await serveAdminRoutes(client, engine.url, uid);
+    base = routes.base;
   });
 
   afterEach(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await routes.close();
     await client.close();
     await engine.dispose();
   });
