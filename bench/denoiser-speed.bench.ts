@@ -61,6 +61,7 @@ export async function run(): Promise<BenchReport> {
           '>= 0.8',
         ],
       ],
+      writtenAlone: true,
       notes: [
         `${SECONDS} s of speech-like signal; the network runs in ${DEFAULT_BLOCKING.block / 100} s blocks with ${DEFAULT_BLOCKING.warmup / 100} s of warm-up each, as in the chain.`,
         'The chain includes reading and writing the files, the high-pass, hum search, the voice read from the denoised energy and the leveler.',

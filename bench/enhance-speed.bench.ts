@@ -203,8 +203,9 @@ export async function run(): Promise<BenchReport> {
     return {
       title: `Speech enhancement speed: ${SECONDS} s files through FINCH and LARK_V2 in the worker pool, 1 and 2 threads`,
       table: rows,
+      writtenAlone: true,
       notes: [
-        "FINCH: 80 Hz high-pass, resampling to 48 kHz and back where needed (Speex, quality 3, SIMD), RNNoise, the mix. LARK_V2: hum search, the pass that finds quiet files and twin channels, high-pass, hum notches, resampling, DeepFilterNet3 with RNNoise's voice detector alongside, the leveler. Both: 16-bit WAV read and float WAV written (the loudness stage is left out: its speed is in the loudness table). RNNoise alone: the same speech-like signal made at 48 kHz, in 480-sample frames through one denoiser per channel, nothing else (RNNoise does less on the pauses' near-silent frames, so a steady tone would not do).",
+        "FINCH: 80 Hz high-pass, resampling to 48 kHz and back where needed (Speex, quality 3, SIMD), RNNoise, the mix. LARK_V2: hum search, the pass that finds quiet files and twin channels, high-pass, hum notches, resampling, DeepFilterNet3, the leveler (its voice read from the denoised signal's energy). Both: 16-bit WAV read and float WAV written (the loudness stage is left out: its speed is in the loudness table). RNNoise alone: the same speech-like signal made at 48 kHz, in 480-sample frames through one denoiser per channel, nothing else (RNNoise does less on the pauses' near-silent frames, so a steady tone would not do).",
         "LARK_V2's own share of its time beside DeepFilterNet3's network alone is in the noise reduction speed table (one thread, no pool).",
         'afftdn: `ffmpeg -i in.wav -af afftdn -c:a pcm_f32le out.wav`, process start included: the nearest denoiser a user has without this package.',
         `Each pool and afftdn ran each file once to warm up (threads started, WebAssembly compiled); then ${ROUNDS} interleaved rounds and the median of each; ${cpus().length} cores.`,
