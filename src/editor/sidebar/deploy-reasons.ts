@@ -69,7 +69,11 @@ export function invalidNodes(red: RedForDeployWarning): EditorNode[] {
  * some text is the n-th invalid node listed as that text (the sort is stable), and the last entry, "plus
  * N more", names none.
  */
-export function nodesOfEntries(entries: readonly string[], listed: readonly string[], nodes: readonly EditorNode[]) {
+export function nodesOfEntries(
+  entries: readonly string[],
+  listed: readonly string[],
+  nodes: readonly EditorNode[],
+): (EditorNode | null)[] {
   const taken = new Set<number>();
   return entries.map((entry) => {
     const index = listed.findIndex((text, i) => text === entry && !taken.has(i));
@@ -79,9 +83,9 @@ export function nodesOfEntries(entries: readonly string[], listed: readonly stri
   });
 }
 
-/** Writes under each of our nodes in a deploy warning's list its reasons; how many nodes it explained. */
-export function explainList(red: RedForDeployWarning, list: HTMLElement): number {
-  if (list.querySelector(`.${REASONS_CLASS}`)) return 0; // explained already
+/** Writes under each of our nodes in a deploy warning's list its reasons. */
+export function explainList(red: RedForDeployWarning, list: HTMLElement): void {
+  if (list.querySelector(`.${REASONS_CLASS}`)) return; // explained already
   const nodes = invalidNodes(red);
   const listed = nodes.map((node) => listedAs(red, node));
   const items = [...list.children].filter((child): child is HTMLElement => child.tagName === 'LI');
@@ -90,7 +94,6 @@ export function explainList(red: RedForDeployWarning, list: HTMLElement): number
     listed,
     nodes,
   );
-  let explained = 0;
   items.forEach((item, i) => {
     const node = named[i];
     const reasons = (node?.validationErrors ?? []).filter((reason): reason is string => typeof reason === 'string');
@@ -103,9 +106,7 @@ export function explainList(red: RedForDeployWarning, list: HTMLElement): number
       sublist.append(line);
     }
     item.append(sublist);
-    explained++;
   });
-  return explained;
 }
 
 /**
