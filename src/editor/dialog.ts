@@ -147,10 +147,38 @@ export function writeRows(this: { rows: DialogRows }, type: string): void {
   template.text(written);
 }
 
+/** What labelSettings reads of a registered type (RED.nodes.getType): its settings and its translation. */
+interface RegisteredType {
+  defaults: Record<string, { label?: string }>;
+  credentials?: Record<string, { label?: string }>;
+  /** The type's translation of a key of its own catalog; the key itself when the catalog has none. */
+  _(key: string): string;
+}
+declare const RED: { nodes: { getType(type: string): RegisteredType } };
+
+/**
+ * Gives each setting of a registered node type the label its dialog shows (<type>.label.<prop> in the
+ * node's catalog) as the setting's `label`, Node-RED's convention: Node-RED then passes it to the setting's
+ * check (validators.ts), whose reason names the setting, and uses it in its own reasons ("Service:
+ * missing configuration node"). Called as MediaEnhanceEditor.labelSettings(type) right after
+ * RED.nodes.registerType: only a registered type translates from its own catalog.
+ */
+export function labelSettings(type: string): void {
+  const def = RED.nodes.getType(type);
+  for (const settings of [def.defaults, def.credentials || {}]) {
+    for (const prop of Object.keys(settings)) {
+      const key = `${type}.label.${prop}`;
+      const label = def._(key);
+      if (label && label !== key && settings[prop].label === undefined) settings[prop].label = label;
+    }
+  }
+}
+
 /** The helpers the editor script offers, each as MediaEnhanceEditor.<its name>. */
 export const DIALOG_HELPERS = [
   fillChoices,
   fillEnhancementMenus,
+  labelSettings,
   showHints,
   showLimitPlaceholders,
   showUnsavedDefaults,

@@ -25,12 +25,26 @@ interface Field {
 }
 declare const $: (selector: string) => Field;
 
-/** Node-RED shows a returned string as the reason only when the validator declares two parameters. */
+/**
+ * Node-RED shows a returned string as the reason only when the validator declares two parameters. Its
+ * options carry the setting's label when the definition has one (labelSettings, dialog.ts, gives each
+ * setting its dialog's label), so the reason names the setting, the value and the rule: Node-RED lists it
+ * at the field, beside the node's warning triangle and, through the editor plugin, in the deploy warning.
+ */
 function withReason(check: (this: EditedNode, value: FieldValue) => Verdict): Validator {
   return function (this: EditedNode, value: FieldValue, opt: unknown): Verdict {
-    void opt; // declared for its count; Node-RED's options are not needed
-    return check.call(this, value);
+    const verdict = check.call(this, value);
+    if (verdict === true) return true;
+    const label = opt && typeof (opt as { label?: unknown }).label === 'string' ? (opt as { label: string }).label : '';
+    return (label ? label + ': ' : '') + verdict + ' (' + valueShown(value) + ')';
   };
+}
+
+/** The value a reason names: quoted, and cut short when long (a file name may have 255 bytes). */
+function valueShown(value: FieldValue): string {
+  const text = String(value === undefined || value === null ? '' : value);
+  if (text.trim() === '') return 'it is empty';
+  return 'got "' + (text.length > 40 ? text.slice(0, 39) + '\u2026' : text) + '"';
 }
 
 function textOf(value: FieldValue): string {
@@ -180,4 +194,4 @@ export const VALIDATORS = [
 ];
 
 /** What the checks call, copied into the editor script beside them. */
-export const VALIDATOR_HELPERS = [withReason, textOf, currentOutput];
+export const VALIDATOR_HELPERS = [withReason, valueShown, textOf, currentOutput];

@@ -12,10 +12,12 @@ import {
   checkEnhanceJsonBody,
   checkEnhancementSettings,
   DEFAULT_STEP,
+  LOUDNESS_TARGET,
   MODELS,
   SETTINGS_DEFAULTS,
   STEPS,
   TRANSCODE_KINDS,
+  TRUE_PEAK,
   type FieldIssue,
 } from '../../src/contract/fields';
 import { EDITOR_GLOBAL, EDITOR_SCRIPT_FILE, editorScriptSrc, renderEditorScript } from '../../src/editor/editor-script';
@@ -32,8 +34,21 @@ const HTML_FILES = readdirSync(join(ROOT, 'nodes')).filter((f) => f.endsWith('.h
 
 type Validate = (this: unknown, value: unknown, opt: unknown) => unknown;
 interface NodeDefinition {
-  defaults: Record<string, { value: unknown; validate?: Validate }>;
-  credentials?: Record<string, unknown>;
+  defaults: Record<string, { value: unknown; validate?: Validate; label?: string }>;
+  credentials?: Record<string, { label?: string }>;
+  /** Added on registering, as Node-RED adds it: the type's translation in its own catalog. */
+  _?: (key: string) => string;
+}
+
+/** A node's English catalog (nodes/locales/en-US/<type>.json). */
+function catalogOf(type: string): unknown {
+  return JSON.parse(readFileSync(join(ROOT, 'nodes', 'locales', 'en-US', `${type}.json`), 'utf8'));
+}
+
+/** The text of a dotted key in a catalog, as Node-RED's def._ gives it: the key itself when there is none. */
+function translate(catalog: unknown, key: string): string {
+  const text = key.split('.').reduce((at: unknown, part) => (at as Record<string, unknown>)?.[part], catalog);
+  return typeof text === 'string' ? text : key;
 }
 
 /** The editor script as the build wrote it, run as the browser runs it; its global. */
@@ -57,7 +72,15 @@ function registerTypes(): { types: Map<string, NodeDefinition>; templates: Map<s
   const templates = new Map<string, string>();
   for (const file of HTML_FILES)
     templates.set(file.replace(/\.html$/, ''), templateOf(readFileSync(join(ROOT, 'nodes', file), 'utf8')));
-  const RED = { nodes: { registerType: (type: string, def: NodeDefinition) => types.set(type, def) } };
+  const RED = {
+    nodes: {
+      registerType: (type: string, def: NodeDefinition) => {
+        const catalog = catalogOf(type);
+        types.set(type, { ...def, _: (key: string) => translate(catalog, key) });
+      },
+      getType: (type: string) => types.get(type),
+    },
+  };
   // `$` finds a template by its name; a check that looks at a field finds none and reads the saved value.
   const $ = (selector: string) => {
     const type = /^script\[data-template-name="([^"]+)"\]$/.exec(selector)?.[1];
@@ -152,15 +175,48 @@ describe('the editor script and the node dialogs, against the contract', () => {
       const fields = [...template.matchAll(/\sid="([^"]+)"/g)].map(([, id]) => id.replace(`${prefix}-`, ''));
       const saved = [...Object.keys(def.defaults), ...Object.keys(def.credentials ?? {})];
       assert.deepEqual([...fields].sort(), [...saved].sort(), `${type}: one field for each saved property`);
-      const messages: unknown = JSON.parse(
-        readFileSync(join(ROOT, 'nodes', 'locales', 'en-US', `${type}.json`), 'utf8'),
-      );
+      const messages = catalogOf(type);
       for (const [, key] of template.matchAll(/data-i18n="(?:\[placeholder\])?([^"]+)"/g)) {
         assert.ok(key.startsWith(`${type}.`), `${type}: ${key} is one of its own translations`);
         const text = key.split('.').reduce((at: unknown, part) => (at as Record<string, unknown>)?.[part], messages);
         assert.equal(typeof text, 'string', `${type}: ${key} has an English text`);
       }
     }
+  });
+
+  it('labels every setting as its dialog does, and names in a reason the setting, the value and the rule', () => {
+    for (const [type, def] of types) {
+      const catalog = catalogOf(type);
+      for (const [prop, setting] of Object.entries({ ...def.defaults, ...def.credentials })) {
+        const label = translate(catalog, `${type}.label.${prop}`);
+        assert.notEqual(label, `${type}.label.${prop}`, `${type}: ${prop} has a label in its catalog`);
+        assert.equal(setting.label, label, `${type}: ${prop} is labelled as its dialog labels it`);
+      }
+    }
+    // Node-RED passes the label to the check as opt.label (editor.js, validateNodeProperty).
+    const file = definition('media-enhance-file');
+    const check = (prop: string, value: unknown, node: Record<string, unknown> = {}) =>
+      file.defaults[prop].validate!.call({ ...newNode('media-enhance-file', file), ...node }, value, {
+        label: file.defaults[prop].label,
+      });
+    assert.equal(
+      check('loudnessTarget', '-16.5'),
+      `Target loudness: a whole number from ${LOUDNESS_TARGET.min} to ${LOUDNESS_TARGET.max}, or empty for the service's default (got "-16.5")`,
+    );
+    assert.equal(
+      check('folder', ' ', { output: 'file' }),
+      'Folder: a folder is required to write files to (it is empty)',
+    );
+    assert.equal(check('folder', '', { output: 'buffer' }), true);
+    assert.equal(
+      check('fileName', `${'x'.repeat(300)}`),
+      `File name: a file name of at most 255 bytes in UTF-8 (this one has 300) (got "${'x'.repeat(39)}\u2026")`,
+    );
+    // Without a label (a dialog field of a type registered elsewhere), the reason still says the rule and value.
+    assert.equal(
+      file.defaults.truePeak.validate!.call(newNode('media-enhance-file', file), 'x', {}),
+      `a whole number from ${TRUE_PEAK.min} to ${TRUE_PEAK.max}, or empty for the service's default (got "x")`,
+    );
   });
 
   it("gives a new media node the service's defaults, as a request the contract accepts", () => {
