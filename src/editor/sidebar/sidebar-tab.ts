@@ -5,8 +5,8 @@
 // render-*.ts functions; this file only wires them to the page.
 import { duration, type Translate } from './format';
 import { escapeHtml } from './markup';
-import { renderDetail, type ResultDetail } from './render-detail';
-import { renderHelp } from './render-help';
+import { playedSteps, playUrl, renderDetail, type PlayedStep, type ResultDetail } from './render-detail';
+import { helpToggle, renderHelp } from './render-help';
 import { renderInFlight, renderResults, stageText } from './render-jobs';
 import { renderServices } from './render-services';
 import { bytesText, renderStorage } from './render-storage';
@@ -90,9 +90,14 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   ].join('');
   const toolbar = document.createElement('div');
   toolbar.className = 'me-toolbar';
-  toolbar.innerHTML = `<button type="button" class="red-ui-footer-button me-clear-results" title="${escapeHtml(t('sidebar.results.clear'))}"><i class="fa fa-trash"></i></button>`;
+  toolbar.innerHTML = [
+    `<span class="button-group">${helpToggle(t)}</span>`,
+    `<span class="button-group"><button type="button" class="red-ui-footer-button me-clear-results" title="${escapeHtml(t('sidebar.results.clear'))}"><i class="fa fa-trash"></i></button></span>`,
+  ].join('');
 
   const lists = content.querySelector<HTMLElement>('.me-lists')!;
+  const help = content.querySelector<HTMLElement>('.me-help')!;
+  const helpButton = toolbar.querySelector<HTMLElement>('.me-help-toggle')!;
   const services = content.querySelector<HTMLElement>('.me-services')!;
   const inFlight = content.querySelector<HTMLElement>('.me-inflight')!;
   const results = content.querySelector<HTMLElement>('.me-results')!;
@@ -158,18 +163,69 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
       void refreshStorage();
     }
   };
-  /** A media element's source: the route, with the user's token when adminAuth is on (an element sends no header). */
-  const mediaSource = (url: string) => {
-    const token = (red.settings.get('auth-tokens') as { access_token?: string } | undefined)?.access_token;
-    return `${red.settings.apiRootUrl ?? ''}${url}${token ? `&access_token=${encodeURIComponent(token)}` : ''}`;
+  /** The open result's players' sources, each with its own ticket, by step. */
+  let playSources = new Map<PlayedStep, string>();
+  /**
+   * A media element's source: the play route with a ticket for that one file, asked for with the user's
+   * token (an element sends no header, and the token itself stays out of addresses). Without a ticket
+   * (the request failed) the bare route, which serves the editor when adminAuth is off.
+   */
+  const playSource = async (uid: string, step: PlayedStep): Promise<string> => {
+    const url = `${red.settings.apiRootUrl ?? ''}${playUrl(uid, step)}`;
+    try {
+      const response = await adminFetch(red, `media-enhance/media/${encodeURIComponent(uid)}/tickets`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ step }),
+      });
+      if (!response.ok) return url;
+      const { ticket } = (await response.json()) as { ticket: string };
+      return `${url}&ticket=${encodeURIComponent(ticket)}`;
+    } catch {
+      return url;
+    }
   };
   const renderDetailPane = () => {
     if (!detail) return;
     // A resize while a file plays leaves the page as it is: a new render would stop the player.
     if ([...detailPane.querySelectorAll('audio')].some((audio) => !audio.paused)) return;
     const width = Math.max(240, Math.min(720, detailPane.clientWidth - 20));
-    detailPane.innerHTML = renderDetail(t, detail, { width, height: Math.round(width * 0.55) }, mediaSource);
+    detailPane.innerHTML = renderDetail(
+      t,
+      detail,
+      { width, height: Math.round(width * 0.55) },
+      (uid, step) => playSources.get(step) ?? playUrl(uid, step),
+    );
   };
+  /**
+   * A player whose file failed to load tries once more under a new ticket: its ticket expired while the
+   * result stayed open. It goes on from where it was, playing if it was asked to play.
+   */
+  const renewTicket = async (audio: HTMLAudioElement) => {
+    const uid = detail?.result.uid;
+    const step = audio.dataset.step as PlayedStep;
+    if (!uid || audio.dataset.renewed === 'true') return;
+    audio.dataset.renewed = 'true'; // once until it loads again: a second failure is not the ticket's
+    const at = audio.currentTime;
+    const wanted = audio.dataset.wanted === 'true';
+    const src = await playSource(uid, step);
+    if (detail?.result.uid !== uid || !audio.isConnected) return;
+    playSources.set(step, src);
+    audio.src = src;
+    audio.currentTime = at;
+    if (wanted) audio.play().catch(() => undefined);
+  };
+  detailPane.addEventListener('play', (event) => ((event.target as HTMLElement).dataset.wanted = 'true'), true);
+  detailPane.addEventListener('pause', (event) => delete (event.target as HTMLElement).dataset.wanted, true);
+  detailPane.addEventListener('loadeddata', (event) => delete (event.target as HTMLElement).dataset.renewed, true);
+  // Media events do not bubble: these listen on the way down.
+  detailPane.addEventListener(
+    'error',
+    (event) => {
+      if ((event.target as HTMLElement).matches('audio.me-audio')) void renewTicket(event.target as HTMLAudioElement);
+    },
+    true,
+  );
 
   let storage: StorageState = { services: [] };
   let storageFetch: Promise<void> | null = null;
@@ -232,12 +288,18 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     if ((event.target as HTMLElement).closest('.me-storage-remove')) confirmRemove();
   });
   const openDetail = async (id: string) => {
+    let chosen: ResultDetail;
     try {
-      detail = await adminJson<ResultDetail>(red, `media-enhance/results/${encodeURIComponent(id)}`);
+      chosen = await adminJson<ResultDetail>(red, `media-enhance/results/${encodeURIComponent(id)}`);
     } catch (err) {
       red.notify(t('sidebar.detail.unavailable', { reason: (err as Error).message }), { type: 'error' });
       return;
     }
+    const { uid } = chosen.result;
+    const steps = playedSteps(chosen.result);
+    const sources = await Promise.all(steps.map((step) => playSource(uid!, step)));
+    detail = chosen;
+    playSources = new Map(steps.map((step, i) => [step, sources[i]]));
     lists.hidden = true;
     detailPane.hidden = false;
     renderDetailPane();
@@ -339,5 +401,12 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     }
   };
   toolbar.querySelector('.me-clear-results')!.addEventListener('click', () => void clearResults());
+  helpButton.addEventListener('click', () => {
+    help.hidden = !help.hidden;
+    helpButton.setAttribute('aria-expanded', String(!help.hidden));
+    if (help.hidden) return;
+    closeDetail(); // the help is read beside the lists it explains
+    content.scrollTop = 0;
+  });
   return { content, toolbar };
 }
