@@ -20,11 +20,9 @@ export function mediaFileOf(
   if (checkMediaUid(uid).length > 0 || !registry.handled(uid as string)) return void notFound(res);
   const chosen = step === undefined ? DEFAULT_STEP : step;
   if (checkStep(chosen).length > 0)
-    return void res
-      .status(400)
-      .json({
-        error: `step ${JSON.stringify(chosen).slice(0, 100)}: must be ENHANCED or PRE, or left out for ENHANCED`,
-      });
+    return void res.status(400).json({
+      error: `step ${JSON.stringify(chosen).slice(0, 100)}: must be ENHANCED or PRE, or left out for ENHANCED`,
+    });
   return { uid: uid as string, step: chosen as Step };
 }
 
