@@ -14,7 +14,7 @@ describe("sidebar: the player's tickets", () => {
     tickets = new PlayTickets(() => now);
   });
 
-  it('opens the one file of the one media it was issued for, and says nothing of either', () => {
+  it('opens the one file of the one media it was issued for, and is a new random string at each issue', () => {
     const ticket = tickets.issue(MEDIA, 'PRE');
     assert.match(ticket, /^[\w-]{32}$/, '24 random bytes, base64url');
     assert.notEqual(tickets.issue(MEDIA, 'PRE'), ticket, 'each issue is a new ticket');
