@@ -5,7 +5,9 @@
 // render-*.ts functions; this file only wires them to the page.
 import { duration, type Translate } from './format';
 import { escapeHtml } from './markup';
-import { playedSteps, playUrl, renderDetail, type PlayedStep, type ResultDetail } from './render-detail';
+import { adminFetch, adminJson } from './admin-fetch';
+import { PlayerSources } from './player-sources';
+import { renderDetail, type ResultDetail } from './render-detail';
 import { helpToggle, renderHelp } from './render-help';
 import { renderInFlight, renderResults, stageText } from './render-jobs';
 import { renderServices } from './render-services';
@@ -28,24 +30,6 @@ export interface RedForSidebar {
       buttons?: { text: string; class?: string; click: () => void }[];
     },
   ): { close(): void } | undefined;
-}
-
-/**
- * An admin request as the editor's own are made: relative to the editor (so httpAdminRoot holds), with
- * the user's token when adminAuth is on.
- */
-function adminFetch(red: RedForSidebar, path: string, init: RequestInit = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  const tokens = red.settings.get('auth-tokens') as { access_token?: string } | undefined;
-  if (tokens?.access_token) headers.set('Authorization', `Bearer ${tokens.access_token}`);
-  headers.set('Node-RED-API-Version', 'v2');
-  return fetch(`${red.settings.apiRootUrl ?? ''}${path}`, { ...init, headers, cache: 'no-store' });
-}
-
-async function adminJson<T>(red: RedForSidebar, path: string): Promise<T> {
-  const response = await adminFetch(red, path, { headers: { Accept: 'application/json' } });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
-  return (await response.json()) as T;
 }
 
 /** A link's file through a request that carries the token (a plain link cannot), saved under its name. */
@@ -163,69 +147,15 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
       void refreshStorage();
     }
   };
-  /** The open result's players' sources, each with its own ticket, by step. */
-  let playSources = new Map<PlayedStep, string>();
-  /**
-   * A media element's source: the play route with a ticket for that one file, asked for with the user's
-   * token (an element sends no header, and the token itself stays out of addresses). Without a ticket
-   * (the request failed) the bare route, which serves the editor when adminAuth is off.
-   */
-  const playSource = async (uid: string, step: PlayedStep): Promise<string> => {
-    const url = `${red.settings.apiRootUrl ?? ''}${playUrl(uid, step)}`;
-    try {
-      const response = await adminFetch(red, `media-enhance/media/${encodeURIComponent(uid)}/tickets`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify({ step }),
-      });
-      if (!response.ok) return url;
-      const { ticket } = (await response.json()) as { ticket: string };
-      return `${url}&ticket=${encodeURIComponent(ticket)}`;
-    } catch {
-      return url;
-    }
-  };
+  const players = new PlayerSources(red);
+  players.watch(detailPane);
   const renderDetailPane = () => {
     if (!detail) return;
     // A resize while a file plays leaves the page as it is: a new render would stop the player.
     if ([...detailPane.querySelectorAll('audio')].some((audio) => !audio.paused)) return;
     const width = Math.max(240, Math.min(720, detailPane.clientWidth - 20));
-    detailPane.innerHTML = renderDetail(
-      t,
-      detail,
-      { width, height: Math.round(width * 0.55) },
-      (uid, step) => playSources.get(step) ?? playUrl(uid, step),
-    );
+    detailPane.innerHTML = renderDetail(t, detail, { width, height: Math.round(width * 0.55) }, players.source);
   };
-  /**
-   * A player whose file failed to load tries once more under a new ticket: its ticket expired while the
-   * result stayed open. It goes on from where it was, playing if it was asked to play.
-   */
-  const renewTicket = async (audio: HTMLAudioElement) => {
-    const uid = detail?.result.uid;
-    const step = audio.dataset.step as PlayedStep;
-    if (!uid || audio.dataset.renewed === 'true') return;
-    audio.dataset.renewed = 'true'; // once until it loads again: a second failure is not the ticket's
-    const at = audio.currentTime;
-    const wanted = audio.dataset.wanted === 'true';
-    const src = await playSource(uid, step);
-    if (detail?.result.uid !== uid || !audio.isConnected) return;
-    playSources.set(step, src);
-    audio.src = src;
-    audio.currentTime = at;
-    if (wanted) audio.play().catch(() => undefined);
-  };
-  detailPane.addEventListener('play', (event) => ((event.target as HTMLElement).dataset.wanted = 'true'), true);
-  detailPane.addEventListener('pause', (event) => delete (event.target as HTMLElement).dataset.wanted, true);
-  detailPane.addEventListener('loadeddata', (event) => delete (event.target as HTMLElement).dataset.renewed, true);
-  // Media events do not bubble: these listen on the way down.
-  detailPane.addEventListener(
-    'error',
-    (event) => {
-      if ((event.target as HTMLElement).matches('audio.me-audio')) void renewTicket(event.target as HTMLAudioElement);
-    },
-    true,
-  );
 
   let storage: StorageState = { services: [] };
   let storageFetch: Promise<void> | null = null;
@@ -295,11 +225,8 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
       red.notify(t('sidebar.detail.unavailable', { reason: (err as Error).message }), { type: 'error' });
       return;
     }
-    const { uid } = chosen.result;
-    const steps = playedSteps(chosen.result);
-    const sources = await Promise.all(steps.map((step) => playSource(uid!, step)));
+    await players.open(chosen.result);
     detail = chosen;
-    playSources = new Map(steps.map((step, i) => [step, sources[i]]));
     lists.hidden = true;
     detailPane.hidden = false;
     renderDetailPane();
