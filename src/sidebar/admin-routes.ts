@@ -4,8 +4,12 @@
 //   GET  /media-enhance/results/:id           a result with its media's metadata and loudness report (media-enhance.read)
 //   GET  /media-enhance/media/:uid/file?step= the media's ENHANCED (default) or PRE file, as an attachment;
 //                                             only a media this instance handled, never a path (media-enhance.read)
-//   GET  /media-enhance/media/:uid/play?step= the same file for the editor's audio player, with Range
-//                                             requests so it can seek (media-enhance.read; play-cache.ts)
+//   POST /media-enhance/media/:uid/tickets    a ticket for the player, for one file {"step": "PRE"} of the
+//                                             media (media-enhance.read; play-tickets.ts); a JSON body only
+//   GET  /media-enhance/media/:uid/play?step=&ticket=
+//                                             the same file for the editor's audio player, with Range
+//                                             requests so it can seek (media-enhance.read, or a ticket
+//                                             for exactly this file; play-cache.ts)
 //   POST /media-enhance/results/clear         empties the results (media-enhance.write, as deploying needs);
 //                                             a JSON body only
 //   GET  /media-enhance/storage               the built-in engines' disk use and retention rule (media-enhance.read)
@@ -18,9 +22,11 @@ import { pipeline } from 'node:stream/promises';
 import type { DownloadedStream } from '../client/download';
 import { MediaEnhanceError } from '../client/errors';
 import { attachmentDisposition } from '../contract/attachment';
-import { checkMediaUid, checkStep, DEFAULT_STEP, type Step } from '../contract/fields';
-import type { AdminHandler, AdminRequest, AdminResponse, PluginRed } from './plugin-api';
+import { DEFAULT_STEP, type Step } from '../contract/fields';
+import { mediaFileOf, notFound, type MediaFile } from './media-file-request';
+import type { AdminHandler, AdminResponse, PluginRed } from './plugin-api';
 import { PlayCache } from './play-cache';
+import { PlayTickets } from './play-tickets';
 import { SidebarDownloadShare } from './download-share';
 import type { SidebarRegistry } from './registry';
 import { jsonBodyOnly, sameOriginOnly } from './same-origin';
@@ -36,6 +42,7 @@ export function installAdminRoutes(
   details: ResultDetailCache,
   downloads = new SidebarDownloadShare(),
   plays = new PlayCache(),
+  tickets = new PlayTickets(),
 ): void {
   // A media a built-in engine removed is no longer played from the copy kept for the player.
   registry.onMediaRemoved((uid) => {
@@ -43,6 +50,16 @@ export function installAdminRoutes(
   });
   const read = RED.auth.needsPermission(READ_PERMISSION);
   const write = RED.auth.needsPermission(WRITE_PERMISSION);
+  /** The player's requests: the user's read permission, or a live ticket for exactly the file asked for. */
+  const readOrTicket: AdminHandler = (req, res, next) => {
+    const { ticket, step = DEFAULT_STEP } = req.query;
+    if (ticket === undefined) return read(req, res, next);
+    if (typeof ticket === 'string' && typeof step === 'string' && tickets.admits(ticket, req.params.uid, step as Step))
+      return next();
+    res.status(403).json({
+      error: 'ticket: not a live ticket for this file (a ticket is good for one file of one media, for a few minutes)',
+    });
+  };
 
   RED.httpAdmin.get('/media-enhance/state', sameOriginOnly, read, (_req, res) => {
     res.json(registry.snapshot());
@@ -65,15 +82,10 @@ export function installAdminRoutes(
    * undefined when there is nothing to send.
    */
   const download = async (
-    req: AdminRequest,
+    { uid, step }: MediaFile,
     res: AdminResponse,
     signal: AbortSignal,
   ): Promise<{ file: DownloadedStream; release: () => void } | undefined> => {
-    const { uid } = req.params;
-    // Only a media uid this instance handled: anything else (a path, another's uid) is not found.
-    if (checkMediaUid(uid).length > 0 || !registry.handled(uid)) return void notFound(res);
-    const step = req.query.step === undefined ? DEFAULT_STEP : req.query.step;
-    if (checkStep(step).length > 0) return void res.status(400).json({ error: 'step must be ENHANCED or PRE' });
     const client = registry.clientOf(registry.serviceOfMedia(uid));
     if (!client) return void notFound(res);
     const share = downloads.take(client.rateLimit('downloadFile'));
@@ -87,7 +99,7 @@ export function installAdminRoutes(
     }
     try {
       // Never in the flows' line: a place now, or 429 at once.
-      const file = await client.downloadFile(uid, { step: step as Step, signal, waitForPlace: false });
+      const file = await client.downloadFile(uid, { step, signal, waitForPlace: false });
       return { file, release: () => share.release() };
     } catch (err) {
       const noPlace = err instanceof MediaEnhanceError && err.code === 'RATE_LIMITED' && err.status === undefined;
@@ -106,7 +118,9 @@ export function installAdminRoutes(
     answering(async (req, res) => {
       const cancel = new AbortController();
       res.on('close', () => cancel.abort());
-      const got = await download(req, res, cancel.signal);
+      const asked = mediaFileOf(registry, res, req.params.uid, req.query.step);
+      if (!asked) return;
+      const got = await download(asked, res, cancel.signal);
       if (!got) return;
       res.on('close', got.release);
       const { file } = got;
@@ -117,23 +131,26 @@ export function installAdminRoutes(
     }),
   );
 
+  RED.httpAdmin.post('/media-enhance/media/:uid/tickets', sameOriginOnly, read, jsonBodyOnly, (req, res) => {
+    const asked = mediaFileOf(registry, res, req.params.uid, (req.body as { step?: unknown } | undefined)?.step);
+    if (asked) res.json({ ticket: tickets.issue(asked.uid, asked.step) });
+  });
+
   RED.httpAdmin.get(
     '/media-enhance/media/:uid/play',
     sameOriginOnly,
-    read,
+    readOrTicket,
     answering(async (req, res) => {
       // A kept file too is played only while its media is one this instance handled.
-      const { uid } = req.params;
-      if (checkMediaUid(uid).length > 0 || !registry.handled(uid)) return notFound(res);
-      const step = req.query.step === undefined ? DEFAULT_STEP : req.query.step;
-      if (checkStep(step).length > 0) return res.status(400).json({ error: 'step must be ENHANCED or PRE' });
-      const key = playKey(uid, step as Step);
+      const asked = mediaFileOf(registry, res, req.params.uid, req.query.step);
+      if (!asked) return;
+      const key = playKey(asked.uid, asked.step);
       let answered = false;
       const played = await plays
         .file(key, async (path) => {
           // Not aborted when this request closes: the media element drops requests as it seeks, and
           // the next one finds the file on its way.
-          const got = await download(req, res, new AbortController().signal);
+          const got = await download(asked, res, new AbortController().signal);
           if (!got) {
             answered = true;
             throw new MediaEnhanceError('NOT_FOUND', 'the file could not be fetched for the player');
@@ -170,6 +187,7 @@ export function installAdminRoutes(
     registry.clearResults();
     details.clear();
     plays.clear();
+    tickets.clear();
     res.status(204).end();
   });
 
@@ -226,8 +244,4 @@ function answering(route: (...args: Parameters<AdminHandler>) => Promise<unknown
 function busy(res: AdminResponse, retryAfterSeconds: number, why: string): void {
   res.setHeader('Retry-After', String(retryAfterSeconds));
   res.status(429).json({ error: why, code: 'RATE_LIMITED' });
-}
-
-function notFound(res: AdminResponse): void {
-  res.status(404).json({ error: 'not found' });
 }

@@ -6,6 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export interface AdminRequest extends IncomingMessage {
   params: Record<string, string>;
   query: Record<string, unknown>;
+  /** A JSON body, as Node-RED's admin app parses it. */
+  body?: unknown;
 }
 
 /** An express response as the admin routes answer. */

@@ -25,4 +25,6 @@ export interface RedEditor {
   /** What the workspace is doing with the mouse, one of `state`'s values. */
   view: { state(): number };
   state: { DEFAULT: number; IMPORT_DRAGGING: number };
+  /** The editor's settings; `auth-tokens` holds a logged-in user's admin token (adminAuth). */
+  settings: { version?: string; set(name: string, value: unknown): void; remove(name: string): void };
 }

@@ -9,7 +9,7 @@ import { createContext, runInContext } from 'node:vm';
 import { enhancementParams } from '../../src/enhance/report';
 import type { Translate } from '../../src/editor/sidebar/format';
 import { loudnessChart } from '../../src/editor/sidebar/loudness-chart';
-import { renderDetail, type ResultDetail } from '../../src/editor/sidebar/render-detail';
+import { playedSteps, playUrl, renderDetail, type ResultDetail } from '../../src/editor/sidebar/render-detail';
 import { renderHelp } from '../../src/editor/sidebar/render-help';
 import { renderInFlight, renderResults } from '../../src/editor/sidebar/render-jobs';
 import { renderServices } from '../../src/editor/sidebar/render-services';
@@ -191,6 +191,12 @@ describe('sidebar: what the tab shows', () => {
     const html = renderServices(t, [service({ operations: calm })], NOW);
     assert.match(html, /<details class="me-ops-unlimited"><summary/, 'folded, closed');
     assert.match(textOf(html), /no rate limits · 6 requests per 1 min/);
+    // Nothing to share either: the sharing line goes, unless sharing was asked for.
+    assert.doesNotMatch(textOf(html), /limits: this Node-RED only/);
+    assert.match(
+      textOf(renderServices(t, [service({ operations: calm, sharing: 'shared' })], NOW)),
+      /limits: shared through Redis/,
+    );
     // Something waiting still shows at once.
     assert.match(
       renderServices(t, [service({ operations: unlimited })], NOW),
@@ -283,12 +289,19 @@ describe('sidebar: what the tab shows', () => {
 
   it('plays the original and the enhanced file through the play route, one shown at a time, with an A/B switch', () => {
     const done: ResultDetail = { result: result(), metadata: null, loudness: null, loudnessOffered: false };
-    const html = renderDetail(t, done, { width: 300, height: 165 }, (url) => `admin/${url}&access_token=T`);
+    // Each file with its own ticket, as the tab gives them.
+    const html = renderDetail(
+      t,
+      done,
+      { width: 300, height: 165 },
+      (uid, step) => `admin/${playUrl(uid, step)}&ticket=${step.toLowerCase()}`,
+    );
     const players = [...html.matchAll(/<audio ([^>]*)>/g)].map((m) => m[1]);
     assert.deepEqual(players, [
-      'class="me-audio me-play-original" data-step="PRE" controls preload="none" src="admin/media-enhance/media/0123456789abcdef/play?step=PRE&#38;access_token=T" hidden',
-      'class="me-audio me-play-enhanced" data-step="ENHANCED" controls preload="none" src="admin/media-enhance/media/0123456789abcdef/play?step=ENHANCED&#38;access_token=T"',
+      'class="me-audio me-play-original" data-step="PRE" controls preload="none" src="admin/media-enhance/media/0123456789abcdef/play?step=PRE&#38;ticket=pre" hidden',
+      'class="me-audio me-play-enhanced" data-step="ENHANCED" controls preload="none" src="admin/media-enhance/media/0123456789abcdef/play?step=ENHANCED&#38;ticket=enhanced"',
     ]);
+    assert.deepEqual(playedSteps(done.result), ['PRE', 'ENHANCED']);
     assert.match(textOf(html), /Listen A: original B: enhanced/);
     const failed = renderDetail(t, { ...done, result: result({ outcome: 'failed' }) }, { width: 300, height: 165 });
     assert.equal(failed.match(/<audio /g)?.length, 1, 'a failed media has its original only');

@@ -210,10 +210,22 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     assert.ok((detail.loudness?.output.short_term_lufs.length ?? 0) > 0, 'one value per second');
     assert.equal((await call('GET', '/media-enhance/results/no-such-result', readerToken)).status, 404);
 
-    // The editor's player: a media element sends no header, so the token rides in the query, as the
-    // editor's own login link does; Range requests are answered so that it can seek.
+    // The editor's player: a media element sends no header, so its address carries a ticket for that one
+    // file, which the editor asks for with the user's token; never the token itself. Range requests are
+    // answered so that it can seek.
+    const ticketPath = `/media-enhance/media/${encodeURIComponent(uid)}/tickets`;
+    assert.equal(
+      (await call('POST', ticketPath, undefined, { step: 'ENHANCED' })).status,
+      401,
+      'no ticket without a token',
+    );
+    assert.equal((await call('POST', ticketPath, watcherToken, { step: 'ENHANCED' })).status, 401, 'nor without read');
+    const issued = await call('POST', ticketPath, readerToken, { step: 'ENHANCED' });
+    assert.equal(issued.status, 200, issued.body.toString());
+    const { ticket } = JSON.parse(issued.body.toString()) as { ticket: string };
+    for (const secret of [readerToken, adminToken]) assert.ok(!ticket.includes(secret) && !secret.includes(ticket));
     const playPath = `/media-enhance/media/${encodeURIComponent(uid)}/play?step=ENHANCED`;
-    const played = await request(`${base}${playPath}&access_token=${encodeURIComponent(readerToken)}`, {
+    const played = await request(`${base}${playPath}&ticket=${encodeURIComponent(ticket)}`, {
       headers: { range: 'bytes=0-11' },
     });
     const playedBody = Buffer.from(await played.body.arrayBuffer());
@@ -228,7 +240,10 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     const wholePlay = await call('GET', playPath, readerToken);
     assert.equal(wholePlay.status, 200);
     assert.ok(wholePlay.body.equals(delivered), 'the whole file, as the download node wrote it');
-    assert.equal((await call('GET', playPath)).status, 401, 'no playing without a token');
+    assert.equal((await call('GET', playPath)).status, 401, 'no playing without a token or a ticket');
+    const otherFile = `/media-enhance/media/${encodeURIComponent(uid)}/play?step=PRE&ticket=${encodeURIComponent(ticket)}`;
+    assert.equal((await call('GET', otherFile)).status, 403, "the ticket does not open the media's other file");
+    assert.equal((await call('GET', `${playPath}&ticket=made-up`)).status, 403, 'nor does a made-up ticket');
 
     // The storage block: a reader sees the disk use; only a writer removes the finished media.
     const storage = async () =>

@@ -86,7 +86,10 @@ function figuresTable(t: Translate, detail: ResultDetail): string {
   ].join('');
 }
 
-export function fileUrl(uid: string, step: 'ENHANCED' | 'PRE'): string {
+/** A media's file, as the interface names them: the original (PRE) or the ENHANCED one. */
+export type PlayedStep = 'PRE' | 'ENHANCED';
+
+export function fileUrl(uid: string, step: PlayedStep): string {
   return `media-enhance/media/${encodeURIComponent(uid)}/file?step=${step}`;
 }
 
@@ -105,22 +108,34 @@ function downloads(t: Translate, result: ResultRow): string {
 }
 
 /** The route the editor's audio player streams a file from (Range requests answered, so it can seek). */
-export function playUrl(uid: string, step: 'ENHANCED' | 'PRE'): string {
+export function playUrl(uid: string, step: PlayedStep): string {
   return `media-enhance/media/${encodeURIComponent(uid)}/play?step=${step}`;
 }
 
-/** How the page gives a media element its source: with adminAuth on, the user's token must go along. */
-export type MediaSource = (url: string) => string;
+/** The files the player offers for a result: the original, and the enhanced file of a done media. */
+export function playedSteps(result: ResultRow): PlayedStep[] {
+  if (result.uid === null) return [];
+  return result.outcome === 'done' ? ['PRE', 'ENHANCED'] : ['PRE'];
+}
+
+/**
+ * The source the page gives a media element for one file: the play route with a ticket for that file
+ * (a media element sends no header, so it cannot carry the user's token as the editor's requests do).
+ */
+export type MediaSource = (uid: string, step: PlayedStep) => string;
 
 /**
  * An audio player for the original (A) and, for a done media, the enhanced file (B), one shown at a time:
  * the switch moves the other to the same moment, so the difference is heard at once. Neither loads until
- * it is played: opening a result fetches nothing, and only the file played takes the editor's downloads.
+ * it is played: opening a result fetches no file, and only the file played takes the editor's downloads.
  */
 function player(t: Translate, result: ResultRow, source: MediaSource): string {
   if (result.uid === null) return '';
-  const files: ['PRE' | 'ENHANCED', string, string][] = [['PRE', 'me-play-original', t('sidebar.detail.playOriginal')]];
-  if (result.outcome === 'done') files.push(['ENHANCED', 'me-play-enhanced', t('sidebar.detail.playEnhanced')]);
+  const files = playedSteps(result).map((step): [PlayedStep, string, string] =>
+    step === 'PRE'
+      ? [step, 'me-play-original', t('sidebar.detail.playOriginal')]
+      : [step, 'me-play-enhanced', t('sidebar.detail.playEnhanced')],
+  );
   const shown = files[files.length - 1][0];
   return [
     '<div class="me-player">',
@@ -150,7 +165,7 @@ function player(t: Translate, result: ResultRow, source: MediaSource): string {
           'data-step': step,
           controls: true,
           preload: 'none',
-          src: source(playUrl(result.uid!, step)),
+          src: source(result.uid!, step),
           hidden: step !== shown,
         })}</audio>`,
     ),
@@ -176,7 +191,7 @@ export function renderDetail(
   t: Translate,
   detail: ResultDetail,
   chartSize: ChartSize,
-  source: MediaSource = (url) => url,
+  source: MediaSource = playUrl,
 ): string {
   const { result } = detail;
   const stages = enhancementStages(t, detail.metadata?.enhancement_params);

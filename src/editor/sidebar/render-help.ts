@@ -1,4 +1,4 @@
-// The tab's own help: what each figure means, from the message catalog, in a collapsible "?" section.
+// The tab's own help: what each figure means, from the message catalog, in a section the toolbar's "?" opens.
 import type { Translate } from './format';
 import { element } from './markup';
 
@@ -20,12 +20,32 @@ const ENTRIES: [term: string, text: string][] = [
   ['sidebar.help.storage.term', 'sidebar.help.storage.text'],
 ];
 
+/**
+ * The help, hidden until the "?" of the tab's toolbar opens it: a line for it at the top would push the
+ * results below the first screen of Node-RED 5's shorter sidebar section.
+ */
 export function renderHelp(t: Translate): string {
   const entries = ENTRIES.map(([term, text]) => `${element('dt', {}, t(term))}${element('dd', {}, t(text))}`);
   return [
-    '<details class="me-help">',
-    `<summary>${element('span', { class: 'me-help-mark', 'aria-hidden': 'true' }, '?')} ${element('span', {}, t('sidebar.help.title'))}</summary>`,
+    '<section class="me-help" id="me-help" hidden>',
+    element('h3', { class: 'me-section-title' }, t('sidebar.help.title')),
     `<dl>${entries.join('')}</dl>`,
-    '</details>',
+    '</section>',
   ].join('');
+}
+
+/** The toolbar's button that opens and closes the help. */
+export function helpToggle(t: Translate): string {
+  return element(
+    'button',
+    {
+      type: 'button',
+      class: 'red-ui-footer-button me-help-toggle',
+      title: t('sidebar.help.title'),
+      'aria-label': t('sidebar.help.title'),
+      'aria-controls': 'me-help',
+      'aria-expanded': 'false',
+    },
+    '?',
+  );
 }

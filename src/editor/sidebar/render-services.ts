@@ -88,9 +88,12 @@ function renderUnlimited(t: Translate, operations: OperationState[], now: number
   ].join('');
 }
 
+function unlimited(operations: OperationState[]): boolean {
+  return operations.length > 0 && operations.every((operation) => operation.limit === null);
+}
+
 function renderOperations(t: Translate, operations: OperationState[], now: number): string {
-  if (operations.length > 0 && operations.every((operation) => operation.limit === null))
-    return renderUnlimited(t, operations, now);
+  if (unlimited(operations)) return renderUnlimited(t, operations, now);
   return operations.map((operation) => renderOperation(t, operation, now)).join('');
 }
 
@@ -104,7 +107,10 @@ export function renderService(t: Translate, service: ServiceState, now: number):
     service.name === kind ? '' : element('span', { class: 'me-badge' }, kind),
     '</div>',
     element('div', { class: 'me-service-url' }, service.url ?? t('sidebar.service.notStarted')),
-    element('div', { class: 'me-service-sharing' }, t(SHARING[service.sharing])),
+    // Limits that are not there are not shared either: the line is said only when it tells something.
+    unlimited(service.operations) && service.sharing === 'off'
+      ? ''
+      : element('div', { class: 'me-service-sharing' }, t(SHARING[service.sharing])),
     service.error === null ? '' : element('div', { class: 'me-service-error' }, service.error),
     renderOperations(t, service.operations, now),
     element('div', { class: 'me-poller' }, pollerLine(t, service, now)),

@@ -5,8 +5,10 @@
 // render-*.ts functions; this file only wires them to the page.
 import { duration, type Translate } from './format';
 import { escapeHtml } from './markup';
+import { adminFetch, adminJson } from './admin-fetch';
+import { PlayerSources } from './player-sources';
 import { renderDetail, type ResultDetail } from './render-detail';
-import { renderHelp } from './render-help';
+import { helpToggle, renderHelp } from './render-help';
 import { renderInFlight, renderResults, stageText } from './render-jobs';
 import { renderServices } from './render-services';
 import { bytesText, renderStorage } from './render-storage';
@@ -28,24 +30,6 @@ export interface RedForSidebar {
       buttons?: { text: string; class?: string; click: () => void }[];
     },
   ): { close(): void } | undefined;
-}
-
-/**
- * An admin request as the editor's own are made: relative to the editor (so httpAdminRoot holds), with
- * the user's token when adminAuth is on.
- */
-function adminFetch(red: RedForSidebar, path: string, init: RequestInit = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  const tokens = red.settings.get('auth-tokens') as { access_token?: string } | undefined;
-  if (tokens?.access_token) headers.set('Authorization', `Bearer ${tokens.access_token}`);
-  headers.set('Node-RED-API-Version', 'v2');
-  return fetch(`${red.settings.apiRootUrl ?? ''}${path}`, { ...init, headers, cache: 'no-store' });
-}
-
-async function adminJson<T>(red: RedForSidebar, path: string): Promise<T> {
-  const response = await adminFetch(red, path, { headers: { Accept: 'application/json' } });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
-  return (await response.json()) as T;
 }
 
 /** A link's file through a request that carries the token (a plain link cannot), saved under its name. */
@@ -90,9 +74,14 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   ].join('');
   const toolbar = document.createElement('div');
   toolbar.className = 'me-toolbar';
-  toolbar.innerHTML = `<button type="button" class="red-ui-footer-button me-clear-results" title="${escapeHtml(t('sidebar.results.clear'))}"><i class="fa fa-trash"></i></button>`;
+  toolbar.innerHTML = [
+    `<span class="button-group">${helpToggle(t)}</span>`,
+    `<span class="button-group"><button type="button" class="red-ui-footer-button me-clear-results" title="${escapeHtml(t('sidebar.results.clear'))}"><i class="fa fa-trash"></i></button></span>`,
+  ].join('');
 
   const lists = content.querySelector<HTMLElement>('.me-lists')!;
+  const help = content.querySelector<HTMLElement>('.me-help')!;
+  const helpButton = toolbar.querySelector<HTMLElement>('.me-help-toggle')!;
   const services = content.querySelector<HTMLElement>('.me-services')!;
   const inFlight = content.querySelector<HTMLElement>('.me-inflight')!;
   const results = content.querySelector<HTMLElement>('.me-results')!;
@@ -158,17 +147,14 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
       void refreshStorage();
     }
   };
-  /** A media element's source: the route, with the user's token when adminAuth is on (an element sends no header). */
-  const mediaSource = (url: string) => {
-    const token = (red.settings.get('auth-tokens') as { access_token?: string } | undefined)?.access_token;
-    return `${red.settings.apiRootUrl ?? ''}${url}${token ? `&access_token=${encodeURIComponent(token)}` : ''}`;
-  };
+  const players = new PlayerSources(red);
+  players.watch(detailPane);
   const renderDetailPane = () => {
     if (!detail) return;
     // A resize while a file plays leaves the page as it is: a new render would stop the player.
     if ([...detailPane.querySelectorAll('audio')].some((audio) => !audio.paused)) return;
     const width = Math.max(240, Math.min(720, detailPane.clientWidth - 20));
-    detailPane.innerHTML = renderDetail(t, detail, { width, height: Math.round(width * 0.55) }, mediaSource);
+    detailPane.innerHTML = renderDetail(t, detail, { width, height: Math.round(width * 0.55) }, players.source);
   };
 
   let storage: StorageState = { services: [] };
@@ -232,12 +218,15 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     if ((event.target as HTMLElement).closest('.me-storage-remove')) confirmRemove();
   });
   const openDetail = async (id: string) => {
+    let chosen: ResultDetail;
     try {
-      detail = await adminJson<ResultDetail>(red, `media-enhance/results/${encodeURIComponent(id)}`);
+      chosen = await adminJson<ResultDetail>(red, `media-enhance/results/${encodeURIComponent(id)}`);
     } catch (err) {
       red.notify(t('sidebar.detail.unavailable', { reason: (err as Error).message }), { type: 'error' });
       return;
     }
+    await players.open(chosen.result);
+    detail = chosen;
     lists.hidden = true;
     detailPane.hidden = false;
     renderDetailPane();
@@ -339,5 +328,12 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     }
   };
   toolbar.querySelector('.me-clear-results')!.addEventListener('click', () => void clearResults());
+  helpButton.addEventListener('click', () => {
+    help.hidden = !help.hidden;
+    helpButton.setAttribute('aria-expanded', String(!help.hidden));
+    if (help.hidden) return;
+    closeDetail(); // the help is read beside the lists it explains
+    content.scrollTop = 0;
+  });
   return { content, toolbar };
 }
