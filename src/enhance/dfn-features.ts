@@ -43,6 +43,15 @@ export class FeatureExtractor {
   /** Running mean of the low bins' magnitudes, starting at a ramp from 1e-3 to 1e-4. */
   private readonly meanMagnitude = ramp(1e-3, 1e-4, DF_BINS);
 
+  /**
+   * Runs the running means over `spectra` without making features: a stream's first features then see
+   * means that fit its own level, not the fixed start values (see PRIME_FRAMES in dfn-stream.ts).
+   */
+  settle(spectra: Iterable<Float32Array>): void {
+    const [erb, re, im] = [new Float32Array(ERB_BANDS), new Float32Array(DF_BINS), new Float32Array(DF_BINS)];
+    for (const spectrum of spectra) this.push(spectrum, erb, re, im);
+  }
+
   /** From one spectrum (interleaved re, im), writes ERB_BANDS values to `erb` and DF_BINS re and im to `re`, `im`. */
   push(spectrum: Float32Array, erb: Float32Array, re: Float32Array, im: Float32Array): void {
     let bin = 0;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Analysis, FFT_SIZE, HOP, STFT_DELAY, Synthesis, BINS } from '../../src/enhance/dfn-frames';
 import { DF_BINS, ERB_BANDS, ERB_WIDTHS, FeatureExtractor } from '../../src/enhance/dfn-features';
 import { dfnModelState, releaseDfnModel, runDfn } from '../../src/enhance/dfn-model';
-import { DfnStream, type DfnBlocking } from '../../src/enhance/dfn-stream';
+import { DfnStream, PRIME_FRAMES, type DfnBlocking } from '../../src/enhance/dfn-stream';
 import { RealFft } from '../../src/enhance/real-fft';
 import { db, rms, seededNoise } from './speech-sample';
 import { speechAt } from './test-media';
@@ -194,7 +194,9 @@ describe('enhance: DeepFilterNet3', function () {
     // Features, as defined (checked above), laid out as the network takes them.
     const erb = new Float32Array(hops * 32);
     const spec = new Float32Array(2 * hops * 96);
+    // The running means first settle over the stream's first 2 s (here all of it), then make the features.
     const features = new ReferenceFeatures();
+    spectra.slice(0, PRIME_FRAMES).forEach((bins) => features.next(bins));
     spectra.forEach((bins, t) => {
       const { erb: bands, low } = features.next(bins);
       erb.set(bands, t * 32);
