@@ -11,6 +11,7 @@ import { diskUse, type DiskUse } from './storage/disk-use';
 import { MediaRetention, type RetentionOptions } from './storage/retention';
 import { createEngineServer } from './http/server';
 import { MediaStore } from './storage/store';
+import { S3MediaFiles } from './storage/s3-media-files';
 import { WorkerPool } from './jobs/worker-pool';
 
 export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
@@ -48,7 +49,10 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       // the error log is the last resort: if it fails too, nothing is left to tell
     }
   };
-  const store = new MediaStore(config.dataDir);
+  const files = config.storage
+    ? new S3MediaFiles(config.storage.location, config.storage.s3, config.dataDir)
+    : undefined; // the data folder
+  const store = new MediaStore(config.dataDir, files);
   const resumable = await store.open();
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
