@@ -99,7 +99,10 @@ function storageOptions(values: {
     const message = (err as Error).message.replace(/^s3\.(\w+)/, (_, name: string) =>
       name === 'forcePathStyle' ? '--s3-force-path-style' : `--s3-${name}`,
     );
-    throw new Error(message.replace(/^(storage|s3):/, (_, name: string) => (name === 's3' ? '--s3-*:' : '--storage:')));
+    throw new Error(
+      message.replace(/^(storage|s3):/, (_, name: string) => (name === 's3' ? '--s3-*:' : '--storage:')),
+      { cause: err },
+    );
   }
   return given;
 }

@@ -321,7 +321,8 @@ export function resolveStorage(
   s3: EngineOptions['s3'],
 ): { location: S3Location; s3: S3Options } | null {
   if (storage === undefined) {
-    if (s3 !== undefined) throw new TypeError('s3: applies only with storage, s3://<bucket>/<prefix>; storage is not set');
+    if (s3 !== undefined)
+      throw new TypeError('s3: applies only with storage, s3://<bucket>/<prefix>; storage is not set');
     return null;
   }
   if (typeof storage !== 'string')

@@ -53,7 +53,11 @@ export class LocalMediaFiles implements MediaFiles {
 
   receive(fs?: UploadFs): IncomingFile {
     const path = join(this.incomingDir(), randomUUID());
-    const out = createWriteStream(path, { mode: PRIVATE_FILE, highWaterMark: FILE_WRITE_BUFFER, ...(fs ? { fs } : {}) });
+    const out = createWriteStream(path, {
+      mode: PRIVATE_FILE,
+      highWaterMark: FILE_WRITE_BUFFER,
+      ...(fs ? { fs } : {}),
+    });
     return {
       id: path,
       stream: out,

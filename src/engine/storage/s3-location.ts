@@ -13,7 +13,9 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 export function parseS3Location(url: string, option = 'storage'): S3Location {
   const match = /^s3:\/\/([^/]*)(?:\/(.*))?$/.exec(url);
   if (!match)
-    throw new TypeError(`${option}: must be s3://<bucket>/<prefix> (the prefix may be empty) (got ${JSON.stringify(url)})`);
+    throw new TypeError(
+      `${option}: must be s3://<bucket>/<prefix> (the prefix may be empty) (got ${JSON.stringify(url)})`,
+    );
   const [, bucket, rest = ''] = match;
   if (!BUCKET.test(bucket) || bucket.includes('..'))
     throw new TypeError(

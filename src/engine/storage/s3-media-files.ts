@@ -175,9 +175,7 @@ export class S3MediaFiles implements MediaFiles {
         const answer = await this.call(() =>
           this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.keyOf(uid, 'input') })),
         );
-        await this.call(() =>
-          pipeline(answer.Body as Readable, createWriteStream(inputPath, { mode: PRIVATE_FILE })),
-        );
+        await this.call(() => pipeline(answer.Body as Readable, createWriteStream(inputPath, { mode: PRIVATE_FILE })));
       },
       saveInput: () => this.putFile(this.keyOf(uid, 'input'), inputPath),
       saveOutput: () => this.putFile(this.keyOf(uid, 'output'), outputPath),
@@ -310,7 +308,8 @@ export class S3MediaFiles implements MediaFiles {
     const e = err as { code?: string; name?: string; $metadata?: { httpStatusCode?: number }; message?: string };
     const status = e?.$metadata?.httpStatusCode;
     const network =
-      typeof e?.code === 'string' && /^(ECONN|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)/.test(e.code);
+      typeof e?.code === 'string' &&
+      /^(ECONN|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)/.test(e.code);
     const timeout = e?.name === 'TimeoutError' || e?.name === 'RequestTimeout';
     if (!network && !timeout && !(status !== undefined && status >= 500)) return undefined;
     const where = this.options.endpoint ?? `AWS S3 (${this.options.region})`;
