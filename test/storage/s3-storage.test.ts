@@ -219,4 +219,31 @@ describe('engine: media files on S3 (radosgw)', function () {
     const keys = (await objects(engine.bucket)).map((o) => o.key);
     assert.equal(keys.length, 4, keys.join(', ')); // before and after: input and output each
   });
+
+  it('keeps a job whose storage goes away PROCESSING, and finishes it once S3 is back', async () => {
+    const engine = await engineOnS3({ processorModule: COPY_PROCESSOR, processingDelayMs: 1_500 });
+    const original = makeWav(1, 8_000);
+    const accepted = await upload(engine, original, 'during.wav');
+    assert.equal(accepted.status, 201, accepted.text);
+    const uid = accepted.json.uid as string;
+    const status = async () =>
+      (await call(`${engine.url}/v2/medias/${uid}/metadata`, { headers: { 'x-api-key': KEY } })).json
+        .enhancement_status;
+    // Its input is loaded: S3 goes away while it is processed.
+    while ((await status()) === 'PENDING') await new Promise((resolve) => setTimeout(resolve, 20));
+    await gateway!.stopGateway();
+    try {
+      // The job cannot store its output (and, tried again, cannot load its input) while S3 is away.
+      await new Promise((resolve) => setTimeout(resolve, 8_000));
+      assert.equal(await status(), 'PROCESSING');
+      assert.ok(
+        engine.errorLines.some((line) => line.includes(uid) && /does not answer.*trying again/.test(line)),
+        engine.errorLines.join('\n'),
+      );
+    } finally {
+      await gateway!.startGateway();
+    }
+    assert.equal((await settled(engine, uid, 30_000)).enhancement_status, 'COMPLETED');
+    assert.equal(sha256((await download(engine, uid, 'ENHANCED')).bytes), sha256(original));
+  });
 });

@@ -8,7 +8,7 @@ import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
-import type { WorkFiles } from '../storage/media-files';
+import { STORAGE_RETRY_AFTER_S, StorageUnavailableError, type WorkFiles } from '../storage/media-files';
 import type { MediaRecord, MediaStore } from '../storage/store';
 import type { WorkerPool } from './worker-pool';
 
@@ -102,6 +102,14 @@ export class Jobs {
       });
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
+      if (err instanceof StorageUnavailableError) {
+        // Not a failure of the media either: it stays PROCESSING and starts over once the storage answers.
+        this.options.onErrorLine(`media ${record.uid}: ${err.message}; trying again in ${STORAGE_RETRY_AFTER_S} s`);
+        void this.delay(STORAGE_RETRY_AFTER_S * 1000).then(() => {
+          if (!this.stopping.signal.aborted) this.start(record);
+        });
+        return;
+      }
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
       await this.store
