@@ -225,7 +225,7 @@ describe('engine: media files on S3 (radosgw)', function () {
     const original = makeWav(1, 8_000);
     const accepted = await upload(engine, original, 'during.wav');
     assert.equal(accepted.status, 201, accepted.text);
-    const uid = accepted.json.uid as string;
+    const uid = accepted.json.uid;
     const status = async () =>
       (await call(`${engine.url}/v2/medias/${uid}/metadata`, { headers: { 'x-api-key': KEY } })).json
         .enhancement_status;
