@@ -27,6 +27,8 @@ export interface EngineStorage {
   removeFinished(keep?: ReadonlySet<string>): Promise<{ removed: number; bytes: number }>;
   /** The rule that removes finished media on its own. */
   retention: RetentionOptions;
+  /** Resolves when the storage of media files answers (a health check); rejects with the reason when not. */
+  ping(): Promise<void>;
 }
 
 export interface EngineHandle {
@@ -106,6 +108,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     storage: {
       use: () => diskUse(store),
       removeFinished: (keep) => retention.removeFinished(keep),
+      ping: () => store.files.ping(),
       retention: { ...config.retention },
     },
     close: () =>

@@ -205,6 +205,8 @@ describe('engine: media files on S3 (radosgw)', function () {
         headers: { 'x-api-key': KEY },
       });
       assert.equal(download.status, 503);
+      // What a health check sees.
+      await assert.rejects(engine.storage.ping(), /media storage .* does not answer/);
     } finally {
       await gateway!.startGateway();
     }
@@ -213,6 +215,7 @@ describe('engine: media files on S3 (radosgw)', function () {
       (await filesUnder(engine.dataDir)).filter((name) => !name.endsWith('meta.json') && name !== 'api-key'),
       [],
     );
+    await engine.storage.ping();
     const after = await upload(engine, makeWav(0.5, 8_000), 'after.wav');
     assert.equal(after.status, 201, after.text);
     assert.equal((await settled(engine, after.json.uid)).enhancement_status, 'COMPLETED');
