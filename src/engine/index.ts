@@ -11,7 +11,6 @@ import { diskUse, type DiskUse } from './storage/disk-use';
 import { MediaRetention, type RetentionOptions } from './storage/retention';
 import { createEngineServer } from './http/server';
 import { MediaStore } from './storage/store';
-import { S3MediaFiles } from './storage/s3-media-files';
 import { WorkerPool } from './jobs/worker-pool';
 
 export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
@@ -51,8 +50,13 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       // the error log is the last resort: if it fails too, nothing is left to tell
     }
   };
+  // The AWS SDK is loaded only for an engine that uses S3: the others neither wait for it nor hold it.
   const files = config.storage
-    ? new S3MediaFiles(config.storage.location, config.storage.s3, config.dataDir)
+    ? new (await import('./storage/s3-media-files')).S3MediaFiles(
+        config.storage.location,
+        config.storage.s3,
+        config.dataDir,
+      )
     : undefined; // the data folder
   const store = new MediaStore(config.dataDir, files);
   const resumable = await store.open();

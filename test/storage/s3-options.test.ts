@@ -102,4 +102,22 @@ describe('engine: the S3 storage options', function () {
       await assert.rejects(fsp.stat(dataDir), 'no data folder made');
     });
   }
+
+  it('loads the AWS SDK only for an engine that uses S3', async () => {
+    const script = `
+      const { startEngine } = require(${JSON.stringify(join(__dirname, '..', '..', 'src', 'engine'))});
+      const os = require('node:os'), path = require('node:path'), fs = require('node:fs');
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'me-s3-lazy-'));
+      startEngine({ apiKeys: ['k'], dataDir }).then(async (engine) => {
+        await engine.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        console.log(Object.keys(require.cache).filter((name) => name.includes('@aws-sdk')).length);
+      });`;
+    const loaded = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['-e', script], { timeout: 30_000 }, (err, stdout) =>
+        err ? reject(new Error(err.message, { cause: err })) : resolve(stdout.trim()),
+      ),
+    );
+    assert.equal(loaded, '0');
+  });
 });
