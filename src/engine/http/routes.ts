@@ -112,7 +112,7 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
           ? { enhancement_level: applied.enhancement_level, enhancement_model: applied.enhancement_model }
           : {}),
       },
-      received.incoming.id,
+      received.incoming,
     );
     ctx.jobs.start(record);
     return { status: 201, body: publicMetadata(record) };

@@ -52,7 +52,8 @@ export class LocalMediaFiles implements MediaFiles {
   }
 
   receive(fs?: UploadFs): IncomingFile {
-    const path = join(this.incomingDir(), randomUUID());
+    const uid = randomUUID();
+    const path = join(this.incomingDir(), uid);
     const out = createWriteStream(path, {
       mode: PRIVATE_FILE,
       highWaterMark: FILE_WRITE_BUFFER,
@@ -60,6 +61,7 @@ export class LocalMediaFiles implements MediaFiles {
     });
     return {
       id: path,
+      uid,
       stream: out,
       stored: () => Promise.resolve(), // the stream finished: the bytes are in the file
       discard: async () => {

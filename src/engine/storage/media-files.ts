@@ -12,6 +12,8 @@ export type MediaFileName = 'input' | 'output';
 export interface IncomingFile {
   /** What `adoptUpload` takes to make it a media's input. */
   readonly id: string;
+  /** The uid the media it becomes takes (a UUID): its file may be stored where the input goes, never copied. */
+  readonly uid: string;
   /** Where the upload's bytes go, as they arrive. */
   readonly stream: Writable;
   /** Resolves once every byte written to `stream` is stored (after `stream` finished); rejects if not. */

@@ -1,7 +1,7 @@
 // Media files in an S3 bucket (`--storage s3://<bucket>/<prefix>`): any S3-compatible service (AWS S3,
 // Ceph RGW, Garage, SeaweedFS, R2...), so that every engine sharing the bucket serves every media. Objects
-// are `<prefix><uid>/input`, `<prefix><uid>/output` and `<prefix><uid>/loudness.json`; uploads arrive as
-// `<prefix>.incoming/<id>` (streamed as a multipart upload) and are copied into place when accepted.
+// are `<prefix><uid>/input`, `<prefix><uid>/output` and `<prefix><uid>/loudness.json`; an upload is
+// streamed (a multipart upload) straight to the input of the uid its media will take: accepting it copies nothing.
 // Processing needs local paths: a job works on copies under `<data-dir>/work/<uid>`, removed after it.
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, promises as fsp } from 'node:fs';
@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
-  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -97,7 +96,8 @@ export class S3MediaFiles implements MediaFiles {
   }
 
   receive(): IncomingFile {
-    const key = `${this.prefix}.incoming/${randomUUID()}`;
+    const uid = randomUUID();
+    const key = this.keyOf(uid, 'input');
     const body = new PassThrough({ highWaterMark: PART_BYTES });
     const upload = new Upload({
       client: this.s3,
@@ -120,6 +120,7 @@ export class S3MediaFiles implements MediaFiles {
     done.catch(() => undefined); // told through stored() or the stream
     return {
       id: key,
+      uid,
       stream: body,
       stored: () => done,
       discard: async () => {
@@ -131,18 +132,11 @@ export class S3MediaFiles implements MediaFiles {
     };
   }
 
-  async adoptUpload(incomingId: string, uid: string): Promise<void> {
-    if (!incomingId.startsWith(`${this.prefix}.incoming/`)) throw new Error(`not an incoming upload: ${incomingId}`);
-    await this.call(() =>
-      this.s3.send(
-        new CopyObjectCommand({
-          Bucket: this.bucket,
-          Key: this.keyOf(uid, 'input'),
-          CopySource: `${this.bucket}/${encodeURIComponent(incomingId).replace(/%2F/g, '/')}`,
-        }),
-      ),
-    );
-    await this.deleteKey(incomingId).catch(() => undefined); // a leftover costs room, never a media
+  adoptUpload(incomingId: string, uid: string): Promise<void> {
+    // Received where the input goes (receive): nothing to move.
+    if (incomingId !== this.keyOf(uid, 'input'))
+      return Promise.reject(new Error(`upload ${incomingId} was not received for media ${uid}`));
+    return Promise.resolve();
   }
 
   async size(uid: string, file: MediaFileName): Promise<number> {
@@ -240,7 +234,8 @@ export class S3MediaFiles implements MediaFiles {
   }
 
   private workFolder(uid: string): string {
-    return insideRoot(this.workRoot, join(this.workRoot, this.mediaPrefix(uid).slice(this.prefix.length, -1)));
+    if (!ENGINE_UID.test(uid)) throw new Error(`not a media uid: ${JSON.stringify(uid.slice(0, 100))}`);
+    return insideRoot(this.workRoot, join(this.workRoot, uid));
   }
 
   /** Streams a local file to `key` (multipart for a large one); the object appears only once complete. */

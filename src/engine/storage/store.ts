@@ -6,7 +6,7 @@ import type { EnhancementSettings } from '../../contract/fields';
 import type { MediaState } from '../../contract/endpoints';
 import type { MediaProgress } from '../../contract/media-progress';
 import { ENGINE_UID, LocalMediaFiles, PRIVATE_DIR, PRIVATE_FILE } from './local-media-files';
-import type { MediaFiles } from './media-files';
+import type { IncomingFile, MediaFiles } from './media-files';
 import type { MediaType } from './media-type';
 
 /** Where a media came from: the v1 JSON operation, the v1 video operation, or a v2 upload. */
@@ -128,13 +128,13 @@ export class MediaStore {
   /** Creates a media (making its stored upload, if any, its input) and persists it before anyone is told of it. */
   async create(
     fields: Omit<MediaRecord, 'uid' | 'enhancement_status' | 'inserted_at' | 'updated_at'>,
-    uploadedFile?: string,
+    uploaded?: IncomingFile,
   ): Promise<MediaRecord> {
-    const uid = randomUUID();
+    const uid = uploaded?.uid ?? randomUUID();
     const now = new Date().toISOString();
     const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };
     await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR });
-    if (uploadedFile) await this.files.adoptUpload(uploadedFile, uid);
+    if (uploaded) await this.files.adoptUpload(uploaded.id, uid);
     await this.persist(record);
     this.media.set(uid, record);
     return record;
