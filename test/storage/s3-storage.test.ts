@@ -1,7 +1,7 @@
 // Media files on S3 (`--storage s3://...`), against a real S3 server: Ceph's radosgw on loopback, started
 // once for this file. Each behaviour of the storage is shown end to end, through the engine's HTTP interface.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -248,5 +248,37 @@ describe('engine: media files on S3 (radosgw)', function () {
     }
     assert.equal((await settled(engine, uid, 30_000)).enhancement_status, 'COMPLETED');
     assert.equal(sha256((await download(engine, uid, 'ENHANCED')).bytes), sha256(original));
+  });
+
+  it('resumes after a restart from the stored input, removing the work files a killed run left', async () => {
+    const first = await engineOnS3({ processorModule: COPY_PROCESSOR, processingDelayMs: 60_000 });
+    const original = makeWav(1, 8_000);
+    const accepted = await upload(first, original, 'restart.wav');
+    assert.equal(accepted.status, 201, accepted.text);
+    const uid = accepted.json.uid;
+    await first.close(); // the media stays PROCESSING in its record
+    engines.splice(engines.indexOf(first), 1);
+    // What a killed run leaves: a work copy of the input, and a half-made output.
+    const work = join(first.dataDir, 'work', uid);
+    await fsp.mkdir(work, { recursive: true });
+    await fsp.writeFile(join(work, 'input'), original);
+    await fsp.writeFile(join(work, 'output.encoded'), 'half');
+    // And one of a media whose job will not run here again (another engine finished it).
+    const stale = join(first.dataDir, 'work', randomUUID());
+    await fsp.mkdir(stale);
+    await fsp.writeFile(join(stale, 'input'), original);
+
+    const second = await startTestEngine(
+      {
+        storage: `s3://${first.bucket}/${first.prefix}`,
+        s3: { endpoint: gateway!.endpoint, forcePathStyle: true },
+        processorModule: COPY_PROCESSOR,
+      },
+      first.dataDir,
+    );
+    engines.push(second);
+    assert.equal((await settled(second, uid, 30_000)).enhancement_status, 'COMPLETED');
+    assert.equal(sha256((await download(second, uid, 'ENHANCED')).bytes), sha256(original));
+    assert.deepEqual(await fsp.readdir(join(first.dataDir, 'work')), [], 'no work files left');
   });
 });
