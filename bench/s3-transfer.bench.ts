@@ -65,6 +65,7 @@ export async function run(): Promise<BenchReport> {
         const downRss = new PeakRss();
         const down = await curlDownload(engine.url, uid);
         downRss.stop();
+        await engine.storage.removeFinished(); // one media at a time in the cluster's memory
         if (round === 0) continue;
         speeds[name].upload.push(SIZE / MiB / up);
         speeds[name].download.push(SIZE / MiB / down);
