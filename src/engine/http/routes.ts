@@ -87,7 +87,7 @@ export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Prom
   return { status: 201, body: { generated_name: record.uid } };
 }
 
-/** POST /v2/medias and POST /v1/videos: a multipart upload, streamed to disk. */
+/** POST /v2/medias and POST /v1/videos: a multipart upload, streamed to the storage of media files. */
 export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upload' | 'video'): Promise<JsonAnswer> {
   const part = kind === 'upload' ? 'media_enhancement' : 'video_enhancement';
   const files = ctx.store.files;
