@@ -12,6 +12,17 @@ import { probe } from '../fixtures/ffmpeg';
 import { makeWav } from '../fixtures/media';
 import { radosgwMissing, startTestRadosgw, type TestRadosgw } from '../fixtures/radosgw-server';
 import { call, KEY, settled, startTestEngine, upload, type TestEngine } from '../engine/helpers';
+import {
+  catchAll,
+  collect,
+  helper,
+  initHelper,
+  loadFlow,
+  localConfig,
+  nextInput,
+  stopHelper,
+  TAB,
+} from '../nodes/flow-helper';
 
 const COPY_PROCESSOR = join(__dirname, '..', '..', 'src', 'engine', 'processors', 'copy-processor.js');
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -280,5 +291,46 @@ describe('engine: media files on S3 (radosgw)', function () {
     assert.equal((await settled(second, uid, 30_000)).enhancement_status, 'COMPLETED');
     assert.equal(sha256((await download(second, uid, 'ENHANCED')).bytes), sha256(original));
     assert.deepEqual(await fsp.readdir(join(first.dataDir, 'work')), [], 'no work files left');
+  });
+
+  describe('through Node-RED: a config node whose settings.js puts the media on S3', () => {
+    before(async () => {
+      await initHelper({
+        storage: 's3://node-red-media/flows',
+        s3: { endpoint: gateway!.endpoint, forcePathStyle: true },
+        processorModule: COPY_PROCESSOR,
+      });
+    });
+    after(stopHelper);
+    afterEach(() => helper.unload());
+
+    it('upload, wait and download run unchanged, the files in the bucket', async () => {
+      await loadFlow([
+        TAB,
+        localConfig(),
+        { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['wait']] },
+        { id: 'wait', type: 'media-enhance-wait', z: 'tab', service: 'svc', timeout: '60', wires: [['download']] },
+        {
+          id: 'download',
+          type: 'media-enhance-download',
+          z: 'tab',
+          service: 'svc',
+          step: 'ENHANCED',
+          output: 'buffer',
+          wires: [['downloaded']],
+        },
+        { id: 'downloaded', type: 'helper', z: 'tab' },
+        ...catchAll(),
+      ]);
+      const errors = collect(helper.getNode('caught'));
+      const downloaded = nextInput(helper.getNode('downloaded'), 60_000);
+      const original = makeWav(1, 8_000);
+      helper.getNode('upload').receive({ payload: original, filename: 'flow.wav' });
+      const message = await downloaded;
+      assert.equal(errors.length, 0, JSON.stringify(errors.map((e) => e.error)));
+      assert.equal(sha256(message.payload as Buffer), sha256(original)); // the copying processor's output
+      const keys = (await objects('node-red-media', 'flows/')).map((o) => o.key.replace(/^flows\/[^/]+\//, ''));
+      assert.deepEqual(keys.sort(), ['input', 'output']);
+    });
   });
 });
