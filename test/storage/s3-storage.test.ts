@@ -205,8 +205,9 @@ describe('engine: media files on S3 (radosgw)', function () {
 
     await gateway!.stopGateway();
     try {
-      for (const size of [0.5, 70]) {
-        // a small file (one PUT at its end) and one of several parts (the first part fails)
+      for (const size of [0.5, 330]) {
+        // A small file (one PUT at its end), and one of 32 MB: its first part fails while most of it is
+        // still to come, more than the upload buffers, so the sender must be told, not left waiting.
         const refused = await upload(engine, makeWav(size, 48_000), 'away.wav');
         assert.equal(refused.status, 503, refused.text);
         assert.equal(refused.headers['retry-after'], '5');

@@ -132,6 +132,10 @@ export async function receiveUpload(
       stream.on('limit', () => fail(tooLarge(maxBytes)));
       const file = (incoming = store());
       written = pipeline(stream, counter, file.stream)
+        .catch((err: unknown) => {
+          // A stream the storage failed ends as aborted: what happened is the storage's failure.
+          throw file.failure() ?? err;
+        })
         .then(() => file.stored())
         .then(() => ({ fileName: info.filename ?? 'media', size, head }));
       written.catch((err: unknown) => fail(notStored(err)));

@@ -63,6 +63,7 @@ export class LocalMediaFiles implements MediaFiles {
       id: path,
       uid,
       stream: out,
+      failure: () => undefined, // a failing disk fails the stream itself
       stored: () => Promise.resolve(), // the stream finished: the bytes are in the file
       discard: async () => {
         // The file may still be opening: remove it only once it is closed, or the open would create it again.

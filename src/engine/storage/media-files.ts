@@ -18,6 +18,8 @@ export interface IncomingFile {
   readonly stream: Writable;
   /** Resolves once every byte written to `stream` is stored (after `stream` finished); rejects if not. */
   stored(): Promise<void>;
+  /** Why the storage failed the upload, once it has (the stream then fails too, for that reason or another). */
+  failure(): unknown;
   /** Removes whatever of the upload was stored (or stops its transfer); never rejects. */
   discard(): Promise<void>;
 }

@@ -106,15 +106,16 @@ export class S3MediaFiles implements MediaFiles {
       queueSize: PARTS_IN_FLIGHT,
       leavePartsOnError: false,
     });
+    let failure: unknown;
     const done = this.ensureBucket()
       .then(() => upload.done())
       .then(
         () => undefined,
         (err: unknown) => {
-          const why = this.unavailable(err) ?? err;
+          failure = this.unavailable(err) ?? err;
           // The upload's sender would wait forever on a stream nobody reads: it fails with the cause.
-          body.destroy(why instanceof Error ? why : new Error(String(why)));
-          throw why;
+          body.destroy(failure instanceof Error ? failure : new Error(String(failure)));
+          throw failure;
         },
       );
     done.catch(() => undefined); // told through stored() or the stream
@@ -122,6 +123,7 @@ export class S3MediaFiles implements MediaFiles {
       id: key,
       uid,
       stream: body,
+      failure: () => failure,
       stored: () => done,
       discard: async () => {
         body.destroy();
