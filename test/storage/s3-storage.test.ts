@@ -151,6 +151,10 @@ describe('engine: media files on S3 (radosgw)', function () {
     const accepted = await upload(engine, original, 'long.wav');
     assert.equal(accepted.status, 201, accepted.text);
     const uid = accepted.json.uid;
+    // The 201 came once the object was complete.
+    assert.deepEqual(await objects(engine.bucket, `${engine.prefix}${uid}/input`), [
+      { key: `${engine.prefix}${uid}/input`, size: original.length },
+    ]);
     assert.equal((await settled(engine, uid, 60_000)).enhancement_status, 'COMPLETED');
 
     const whole = await download(engine, uid, 'ENHANCED');
