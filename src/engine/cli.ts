@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEngine, type EngineOptions, type RetentionOptions } from './index';
 import { parseNetworks } from './jobs/address-policy';
-import { RULES, type NumberRule } from './options';
+import { resolveStorage, RULES, type NumberRule } from './options';
 
 const HELP = `Usage: media-enhance-engine [options]
 
@@ -24,6 +24,13 @@ Options:
   --port <n>                    port, 0 for any free one (default 8600)
   --data-dir <folder>           where media are kept, readable by this account only; a restart resumes
                                 them (default ./media-enhance-data)
+  --storage s3://<bucket>/<prefix>
+                                keep media files in this S3 bucket (made when missing) instead of
+                                --data-dir, which then holds records and work files only; credentials
+                                from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the AWS SDK's chain
+  --s3-endpoint <url>           the S3 service, if not AWS S3 (Ceph RGW, Garage, SeaweedFS, R2...)
+  --s3-region <name>            its region (default AWS_REGION, else us-east-1)
+  --s3-force-path-style         bucket in the URL's path, not its host name (most services but AWS)
   --window-ms <ms>              rate-limit window (default 60000)
   --limit-upload <n>            POST /v2/medias per window (default 10)
   --limit-metadata <n>          GET .../metadata per window (default 120)
@@ -72,12 +79,44 @@ Fault injection (tests and benchmarks):
 
 const numberOption = { type: 'string' } as const;
 
+/** The S3 flags, checked as the engine checks its options, an error naming the flag. */
+function storageOptions(values: {
+  storage?: string;
+  's3-endpoint'?: string;
+  's3-region'?: string;
+  's3-force-path-style'?: boolean;
+}): Pick<EngineOptions, 'storage' | 's3'> {
+  const s3 = {
+    ...(values['s3-endpoint'] !== undefined ? { endpoint: values['s3-endpoint'] } : {}),
+    ...(values['s3-region'] !== undefined ? { region: values['s3-region'] } : {}),
+    ...(values['s3-force-path-style'] ? { forcePathStyle: true } : {}),
+  };
+  const given = values.storage === undefined && Object.keys(s3).length === 0 ? {} : { storage: values.storage, s3 };
+  try {
+    resolveStorage(given.storage, given.s3);
+  } catch (err) {
+    // The option's name as the shell knows it: storage -> --storage, s3.endpoint -> --s3-endpoint.
+    const message = (err as Error).message.replace(/^s3\.(\w+)/, (_, name: string) =>
+      name === 'forcePathStyle' ? '--s3-force-path-style' : `--s3-${name}`,
+    );
+    throw new Error(
+      message.replace(/^(storage|s3):/, (_, name: string) => (name === 's3' ? '--s3-*:' : '--storage:')),
+      { cause: err },
+    );
+  }
+  return given;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       host: { type: 'string' },
       port: numberOption,
       'data-dir': { type: 'string' },
+      storage: { type: 'string' },
+      's3-endpoint': { type: 'string' },
+      's3-region': { type: 'string' },
+      's3-force-path-style': { type: 'boolean' },
       key: { type: 'string', multiple: true },
       'key-file': { type: 'string' },
       'window-ms': numberOption,
@@ -148,6 +187,7 @@ async function main(): Promise<void> {
   const options: Omit<EngineOptions, 'apiKeys' | 'dataDir'> = {
     host: values.host,
     port: num('port', RULES.port) ?? 8600,
+    ...storageOptions(values),
     limits,
     windowMs: num('window-ms', RULES.positiveTimeoutMs),
     maxUploadBytes: num('max-upload-bytes', RULES.positiveInteger),

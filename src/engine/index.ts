@@ -26,6 +26,8 @@ export interface EngineStorage {
   removeFinished(keep?: ReadonlySet<string>): Promise<{ removed: number; bytes: number }>;
   /** The rule that removes finished media on its own. */
   retention: RetentionOptions;
+  /** Resolves when the storage of media files answers (a health check); rejects with the reason when not. */
+  ping(): Promise<void>;
 }
 
 export interface EngineHandle {
@@ -48,7 +50,15 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       // the error log is the last resort: if it fails too, nothing is left to tell
     }
   };
-  const store = new MediaStore(config.dataDir);
+  // The AWS SDK is loaded only for an engine that uses S3: the others neither wait for it nor hold it.
+  const files = config.storage
+    ? new (await import('./storage/s3-media-files')).S3MediaFiles(
+        config.storage.location,
+        config.storage.s3,
+        config.dataDir,
+      )
+    : undefined; // the data folder
+  const store = new MediaStore(config.dataDir, files);
   const resumable = await store.open();
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
@@ -102,6 +112,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     storage: {
       use: () => diskUse(store),
       removeFinished: (keep) => retention.removeFinished(keep),
+      ping: () => store.files.ping(),
       retention: { ...config.retention },
     },
     close: () =>

@@ -5,6 +5,8 @@ import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, ENDPOINT_IDS, type EndpointId }
 import { parseNetworks } from './jobs/address-policy';
 import type { FaultOptions } from './faults';
 import { DEFAULT_RETENTION, type RemovedMedia, type RetentionOptions } from './storage/retention';
+import { parseS3Location, type S3Location } from './storage/s3-location';
+import type { S3Options } from './storage/s3-media-files';
 
 /** One request as the access log records it: never a header, never a key, never a query value. */
 export interface AccessLogEntry {
@@ -63,8 +65,26 @@ export interface EngineOptions {
   port?: number;
   /** Keys accepted in `X-API-Key`; at least one. */
   apiKeys: string[];
-  /** Where media are kept; a restart with the same folder resumes every accepted media. */
+  /**
+   * Where media are kept; a restart with the same folder resumes every accepted media. With `storage`,
+   * it holds the records and the work files of jobs only.
+   */
   dataDir: string;
+  /**
+   * `s3://<bucket>/<prefix>`: the media's files (original, result, loudness report) go to this S3 bucket
+   * instead of `dataDir`, so several engines can serve them. Credentials come from the AWS environment
+   * variables or the AWS SDK's default chain, never from here. Default: none (files in `dataDir`).
+   */
+  storage?: string;
+  /** How to reach the S3 service of `storage`. */
+  s3?: {
+    /** Its URL, for a service other than AWS S3 (Ceph RGW, Garage, SeaweedFS, R2, MinIO...). */
+    endpoint?: string;
+    /** Default: `AWS_REGION` from the environment, else `us-east-1`. */
+    region?: string;
+    /** Bucket in the path (`host/bucket/key`) rather than the host name, as most services but AWS need. Default false. */
+    forcePathStyle?: boolean;
+  };
   /** Requests per window per operation and key; `null` is unlimited. Defaults: the interface's table. */
   limits?: Partial<Record<EndpointId, number | null>>;
   /** Length of the rolling rate-limit window. Default 60 000 ms. */
@@ -122,9 +142,20 @@ export interface EngineOptions {
 export interface ResolvedEngineOptions extends Required<
   Omit<
     EngineOptions,
-    'onLogLine' | 'onRequest' | 'onRemoved' | 'onErrorLine' | 'faults' | 'limits' | 'retention' | 'server'
+    | 'onLogLine'
+    | 'onRequest'
+    | 'onRemoved'
+    | 'onErrorLine'
+    | 'faults'
+    | 'limits'
+    | 'retention'
+    | 'server'
+    | 'storage'
+    | 's3'
   >
 > {
+  /** The S3 storage of media files, or null: in the data folder. */
+  storage: { location: S3Location; s3: S3Options } | null;
   limits: Record<EndpointId, number | null>;
   retention: RetentionOptions;
   server: ServerLimits;
@@ -217,6 +248,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     server,
     faults: resolveFaults(options.faults ?? {}),
     retention: resolveRetention(options.retention),
+    storage: resolveStorage(options.storage, options.s3),
     onRemoved: options.onRemoved,
     onLogLine: options.onLogLine,
     onRequest: options.onRequest,
@@ -282,6 +314,45 @@ function resolveAllowFetchFrom(given: string[] | undefined): string[] {
     throw new TypeError(`allowFetchFrom: must be a list of addresses or CIDR ranges (got ${JSON.stringify(given)})`);
   parseNetworks(given, 'allowFetchFrom'); // throws naming the entry that is not an address or range
   return [...given];
+}
+
+export function resolveStorage(
+  storage: string | undefined,
+  s3: EngineOptions['s3'],
+): { location: S3Location; s3: S3Options } | null {
+  if (storage === undefined) {
+    if (s3 !== undefined)
+      throw new TypeError('s3: applies only with storage, s3://<bucket>/<prefix>; storage is not set');
+    return null;
+  }
+  if (typeof storage !== 'string')
+    throw new TypeError(`storage: must be s3://<bucket>/<prefix> (got ${JSON.stringify(storage)})`);
+  const location = parseS3Location(storage);
+  const { endpoint, region, forcePathStyle } = s3 ?? {};
+  if (endpoint !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password)
+      throw new TypeError(
+        `s3.endpoint: must be an http:// or https:// URL without credentials (got ${JSON.stringify(url ? url.origin : endpoint)})`,
+      );
+  }
+  if (region !== undefined && (typeof region !== 'string' || !/^[a-z0-9-]{1,64}$/.test(region)))
+    throw new TypeError(`s3.region: must be a region name such as us-east-1 (got ${JSON.stringify(region)})`);
+  if (forcePathStyle !== undefined && typeof forcePathStyle !== 'boolean')
+    throw new TypeError(`s3.forcePathStyle: must be true or false (got ${JSON.stringify(forcePathStyle)})`);
+  return {
+    location,
+    s3: {
+      ...(endpoint !== undefined ? { endpoint } : {}),
+      region: region ?? (process.env.AWS_REGION || 'us-east-1'),
+      forcePathStyle: forcePathStyle ?? false,
+    },
+  };
 }
 
 function resolveFaults(faults: FaultOptions): FaultOptions {

@@ -24,6 +24,8 @@ export type EngineTuning = Partial<
     | 'maxUploadBytes'
     | 'dataDir'
     | 'retention'
+    | 'storage'
+    | 's3'
   >
 >;
 

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FieldIssue } from '../../contract/fields';
 import { excerpt } from '../../contract/excerpt';
+import { STORAGE_RETRY_AFTER_S, type StorageUnavailableError } from '../storage/media-files';
 
 /** An answer the routes decide on; the server writes it (and applies faults on the way). */
 export class HttpError extends Error {
@@ -44,6 +45,13 @@ export function insufficientStorage(): HttpError {
   return new HttpError(507, 'the service has no room left to store this upload (its disk is full); retry later', {
     'retry-after': String(DISK_FULL_RETRY_AFTER_S),
     connection: 'close',
+  });
+}
+
+/** The storage of media files does not answer: the caller tries again later; nothing was accepted. */
+export function storageUnavailable(err: StorageUnavailableError): HttpError {
+  return new HttpError(503, `${err.message}; nothing was stored, retry later`, {
+    'retry-after': String(STORAGE_RETRY_AFTER_S),
   });
 }
 

@@ -1,17 +1,15 @@
-import { once } from 'node:events';
-import { createWriteStream, promises as fsp, type WriteStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import type { UploadFs } from '../faults';
-import { HttpError, isDiskFull, insufficientStorage, unprocessable } from './http-error';
+import { HttpError, isDiskFull, insufficientStorage, storageUnavailable, unprocessable } from './http-error';
 import { SNIFF_BYTES } from '../storage/media-type';
-import { PRIVATE_FILE } from '../storage/store';
+import { FILE_WRITE_BUFFER } from '../storage/local-media-files';
+import { StorageUnavailableError, type IncomingFile } from '../storage/media-files';
 
 export interface ReceivedUpload {
-  /** The file as written to disk (an incoming path). */
-  path: string;
+  /** The file as stored, not yet any media's input. */
+  incoming: IncomingFile;
   fileName: string;
   size: number;
   /** The first bytes, to tell what the file is. */
@@ -28,23 +26,15 @@ const FORM = { files: 1, fields: 10, fieldSize: 64 * 1024, fieldNameSize: 100 } 
 /** busboy's `parts` event fires when the count is reached, not passed: one more than the form may hold. */
 const PARTS_REACHED = FORM.files + FORM.fields + 1;
 /**
- * Buffering of the file part on its way to disk. At the 16 KiB default, each 64 KiB network read fills the
- * write stream past its mark and the upload waits for each write to finish before reading on; with room
- * for a few reads, writes overlap the network and go out as one writev (curl 478 -> 623 MiB/s, the client
- * 352 -> 393 MiB/s, 256 MiB runs of bench/client-transfer).
- */
-const FILE_WRITE_BUFFER = 1024 * 1024;
-
-/**
- * Streams a multipart body to disk: the `file` part goes to `path` as it arrives (never whole in memory).
- * A body over `maxBytes` is a 413, a body without `file`, malformed, cut off or over a form limit is a
- * 422 (a text part over its size a 413), a full disk a 507; in every failure the partial file is deleted.
+ * Streams a multipart body to the storage: the `file` part goes to an incoming file (`store()` starts
+ * one) as it arrives, never whole in memory. A body over `maxBytes` is a 413, a body without `file`,
+ * malformed, cut off or over a form limit is a 422 (a text part over its size a 413), a full disk a 507,
+ * a storage that does not answer a 503; in every failure what was stored of the file is deleted.
  */
 export async function receiveUpload(
   req: IncomingMessage,
-  path: string,
+  store: () => IncomingFile,
   maxBytes: number,
-  fs?: UploadFs,
 ): Promise<ReceivedUpload> {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) {
@@ -75,7 +65,7 @@ export async function receiveUpload(
 
   return new Promise<ReceivedUpload>((resolve, reject) => {
     const fields = new Map<string, string>();
-    let out: WriteStream | undefined;
+    let incoming: IncomingFile | undefined;
     let written: Promise<{ fileName: string; size: number; head: Buffer }> | undefined;
     let settled = false;
 
@@ -84,11 +74,7 @@ export async function receiveUpload(
       settled = true;
       req.unpipe(parser);
       req.resume(); // discard the rest, so the answer can still reach the client
-      // The file may still be opening: remove it only once it is closed, or the open would create it again.
-      const closed = out && !out.closed ? once(out, 'close').catch(() => undefined) : Promise.resolve();
-      out?.destroy();
-      void Promise.all([closed, written?.catch(() => undefined)])
-        .then(() => fsp.rm(path, { force: true }))
+      void Promise.all([incoming?.discard(), written?.catch(() => undefined)])
         .catch(() => undefined)
         .then(() => reject(err));
     };
@@ -144,8 +130,14 @@ export async function receiveUpload(
         },
       });
       stream.on('limit', () => fail(tooLarge(maxBytes)));
-      out = createWriteStream(path, { mode: PRIVATE_FILE, highWaterMark: FILE_WRITE_BUFFER, ...(fs ? { fs } : {}) });
-      written = pipeline(stream, counter, out).then(() => ({ fileName: info.filename ?? 'media', size, head }));
+      const file = (incoming = store());
+      written = pipeline(stream, counter, file.stream)
+        .catch((err: unknown) => {
+          // A stream the storage failed ends as aborted: what happened is the storage's failure.
+          throw file.failure() ?? err;
+        })
+        .then(() => file.stored())
+        .then(() => ({ fileName: info.filename ?? 'media', size, head }));
       written.catch((err: unknown) => fail(notStored(err)));
     });
     parser.on('error', (err) => fail(malformed(err)));
@@ -157,7 +149,7 @@ export async function receiveUpload(
         (file) => {
           if (settled) return;
           settled = true;
-          resolve({ path, fields, ...file });
+          resolve({ incoming: incoming!, fields, ...file });
         },
         (err: unknown) => fail(notStored(err)),
       );
@@ -186,11 +178,12 @@ function overLimit(loc: string[], what: string): HttpError {
 }
 
 /**
- * Why the file part did not reach the disk: the disk is full (507), another failure of the disk (passed
- * on as it is: an internal fault, 500), or a body malformed or cut off (422).
+ * Why the file part did not reach the storage: the disk is full (507), the storage does not answer (503),
+ * another failure of the disk (passed on as it is: an internal fault, 500), or a body malformed or cut off (422).
  */
 function notStored(err: unknown): unknown {
   if (isDiskFull(err)) return insufficientStorage();
+  if (err instanceof StorageUnavailableError) return storageUnavailable(err);
   if (typeof (err as NodeJS.ErrnoException)?.syscall === 'string') return err;
   return malformed(err);
 }

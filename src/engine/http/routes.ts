@@ -1,4 +1,3 @@
-import { promises as fsp } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   checkEncodingForInput,
@@ -88,10 +87,11 @@ export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Prom
   return { status: 201, body: { generated_name: record.uid } };
 }
 
-/** POST /v2/medias and POST /v1/videos: a multipart upload, streamed to disk. */
+/** POST /v2/medias and POST /v1/videos: a multipart upload, streamed to the storage of media files. */
 export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upload' | 'video'): Promise<JsonAnswer> {
   const part = kind === 'upload' ? 'media_enhancement' : 'video_enhancement';
-  const received = await receiveUpload(req, ctx.store.incomingPath(), ctx.maxUploadBytes, ctx.faults.uploadFs());
+  const files = ctx.store.files;
+  const received = await receiveUpload(req, () => files.receive(ctx.faults.uploadFs()), ctx.maxUploadBytes);
   try {
     const settings = parseSettings(received.fields.get(part), part);
     const type = sniffMediaType(received.head);
@@ -112,12 +112,12 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
           ? { enhancement_level: applied.enhancement_level, enhancement_model: applied.enhancement_model }
           : {}),
       },
-      received.path,
+      received.incoming,
     );
     ctx.jobs.start(record);
     return { status: 201, body: publicMetadata(record) };
   } catch (err) {
-    await fsp.rm(received.path, { force: true });
+    await received.incoming.discard();
     throw err;
   }
 }
@@ -175,8 +175,8 @@ export async function file(
         : `it is ${record.enhancement_status}`;
     throw new HttpError(412, `the ${pre ? 'original' : 'enhanced'} file of media ${uid} is not available: ${why}`);
   }
-  const path = pre ? ctx.store.inputPath(uid) : ctx.store.outputPath(uid);
-  const size = (await fsp.stat(path)).size;
+  const which = pre ? 'input' : 'output';
+  const size = await ctx.store.files.size(uid, which);
   const name = pre ? record.file_name : `${stem(record.file_name)}_enhanced.${type.ext}`;
   const fileHeaders = {
     ...headers,
@@ -194,11 +194,12 @@ export async function file(
       res,
       206,
       { ...fileHeaders, 'content-range': `bytes ${range.start}-${range.end}/${size}` },
-      { path, ...range },
+      { length: range.end - range.start + 1, open: () => ctx.store.files.read(uid, which, range.start, range.end) },
       ctx.faults,
     );
   } else {
-    await writeAnswer(res, 200, fileHeaders, { path, start: 0, end: size - 1 }, ctx.faults);
+    const whole = { length: size, open: () => ctx.store.files.read(uid, which, 0, size - 1) };
+    await writeAnswer(res, 200, fileHeaders, whole, ctx.faults);
   }
 }
 
@@ -220,7 +221,7 @@ export async function loudness(
   const status = record.enhancement_status;
   if (status === 'PENDING' || status === 'PROCESSING')
     throw refuse('pending', `the loudness report of media ${uid} is not available: it is ${status}`);
-  const body = status === 'COMPLETED' ? await ctx.store.loudnessReportJson(uid) : undefined;
+  const body = status === 'COMPLETED' ? await ctx.store.files.loudnessReportJson(uid) : undefined;
   if (!body) {
     const why =
       status === 'FAILED'

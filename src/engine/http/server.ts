@@ -11,7 +11,15 @@ import type { Faults } from '../faults';
 import type { AccessLogEntry, ServerLimits } from '../options';
 import type { RateLimits } from './rate-limit';
 import { writeAnswer } from './write-answer';
-import { HttpError, insufficientStorage, isDiskFull, sendErrorSafely, unprocessable } from './http-error';
+import {
+  HttpError,
+  insufficientStorage,
+  isDiskFull,
+  sendErrorSafely,
+  storageUnavailable,
+  unprocessable,
+} from './http-error';
+import { StorageUnavailableError } from '../storage/media-files';
 import { drainUnreadBody } from './unread-body';
 import * as routes from './routes';
 
@@ -175,10 +183,11 @@ export function createEngineServer(parts: ServerParts): Server {
   return server;
 }
 
-/** Any failure as an answer: an HttpError as it is, a full disk 507, anything else a logged 500. */
+/** Any failure as an answer: an HttpError as it is, a full disk 507, storage away 503, anything else a logged 500. */
 function asHttpError(err: unknown, logError: (line: string) => void): HttpError {
   if (err instanceof HttpError) return err;
   if (isDiskFull(err)) return insufficientStorage();
+  if (err instanceof StorageUnavailableError) return storageUnavailable(err);
   logError(`internal error: ${(err as Error)?.stack ?? String(err)}`);
   return new HttpError(500, 'internal error');
 }

@@ -1,18 +1,10 @@
-import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Faults } from '../faults';
 
-export type Body = Buffer | { path: string; start: number; end: number };
-
-/**
- * Reads of a file being sent. fs streams read 64 KiB at a time by default; at that size the engine's work per
- * chunk, not the bytes, caps a download on loopback for every client (1 MiB reads: curl 584 -> 969 MiB/s, the
- * client 395 -> 472 MiB/s, 256 MiB runs of bench/client-transfer). Memory stays flat: one read in flight and
- * the socket's buffer per download.
- */
-const FILE_READ_CHUNK = 1024 * 1024;
+/** A small answer whole, or a file's bytes: `length` of them, streamed from what `open` gives. */
+export type Body = Buffer | { length: number; open(): Promise<Readable> };
 
 /**
  * Writes an answer, passing it through the injected faults: a reset cuts the connection after half
@@ -25,7 +17,9 @@ export async function writeAnswer(
   body: Body,
   faults: Faults,
 ): Promise<void> {
-  const length = Buffer.isBuffer(body) ? body.length : body.end - body.start + 1;
+  const length = body.length;
+  // Opened before the head is written: a file the storage cannot give is still an error answer.
+  const file = Buffer.isBuffer(body) ? undefined : await body.open();
   res.writeHead(status, { ...headers, 'content-length': String(length) });
   const stages: Transform[] = [];
   if (faults.resetResponse()) stages.push(cutAfter(Math.floor(length / 2), res));
@@ -35,9 +29,7 @@ export async function writeAnswer(
     res.end(body); // the common case: a small JSON answer, no stream machinery
     return;
   }
-  const source = Buffer.isBuffer(body)
-    ? Readable.from([body])
-    : createReadStream(body.path, { start: body.start, end: body.end, highWaterMark: FILE_READ_CHUNK });
+  const source = file ?? Readable.from([body as Buffer]);
   try {
     await pipeline([source, ...stages, res] as unknown as NodeJS.ReadWriteStream[]);
   } catch {

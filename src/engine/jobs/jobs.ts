@@ -8,7 +8,8 @@ import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
-import { PRIVATE_FILE, type MediaRecord, type MediaStore } from '../storage/store';
+import { STORAGE_RETRY_AFTER_S, StorageUnavailableError, type WorkFiles } from '../storage/media-files';
+import type { MediaRecord, MediaStore } from '../storage/store';
 import type { WorkerPool } from './worker-pool';
 
 export interface JobOptions {
@@ -57,8 +58,11 @@ export class Jobs {
   }
 
   private async run(record: MediaRecord): Promise<void> {
+    let work: WorkFiles | undefined;
     try {
-      if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record);
+      work = await this.store.files.work(record.uid);
+      if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record, work);
+      else await work.loadInput();
       if (this.stopping.signal.aborted) return;
       await this.store.update(record, { enhancement_status: 'PROCESSING' });
       await this.delay(this.options.processingDelayMs);
@@ -69,8 +73,8 @@ export class Jobs {
       const estimate = new ProgressEstimate();
       const result = await this.pool.run(
         {
-          inputPath: this.store.inputPath(record.uid),
-          outputPath: this.store.outputPath(record.uid),
+          inputPath: work.inputPath,
+          outputPath: work.outputPath,
           input,
           settings: record.internal.settings,
         },
@@ -79,11 +83,11 @@ export class Jobs {
         },
       );
       if (this.stopping.signal.aborted) return;
-      // Whatever wrote it (a processor module, ffmpeg), the result is for the media's owner only.
-      await fsp.chmod(this.store.outputPath(record.uid), PRIVATE_FILE);
+      // Stored before the state says so: a media COMPLETED has its output and report wherever it is read.
+      await work.saveOutput();
       if (result.loudness) {
         const { loudness_target, true_peak } = record.internal.settings;
-        await this.store.saveLoudnessReport(record.uid, {
+        await this.store.files.saveLoudnessReport(record.uid, {
           uid: record.uid,
           interval_s: 1,
           target_lufs: loudness_target,
@@ -98,16 +102,26 @@ export class Jobs {
       });
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
+      if (err instanceof StorageUnavailableError) {
+        // Not a failure of the media either: it stays PROCESSING and starts over once the storage answers.
+        this.options.onErrorLine(`media ${record.uid}: ${err.message}; trying again in ${STORAGE_RETRY_AFTER_S} s`);
+        void this.delay(STORAGE_RETRY_AFTER_S * 1000).then(() => {
+          if (!this.stopping.signal.aborted) this.start(record);
+        });
+        return;
+      }
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
       await this.store
         .update(record, { enhancement_status: 'FAILED', error: { code, message } })
         .catch(() => undefined);
+    } finally {
+      await work?.close();
     }
   }
 
-  private async fetch(record: MediaRecord): Promise<void> {
-    const path = this.store.inputPath(record.uid);
+  private async fetch(record: MediaRecord, work: WorkFiles): Promise<void> {
+    const path = work.inputPath;
     await fetchInput(record.internal.downloadUrl!, path, {
       timeoutMs: this.options.fetchTimeoutMs,
       maxBytes: this.options.maxUploadBytes,
@@ -124,6 +138,7 @@ export class Jobs {
         'UNSUPPORTED_MEDIA',
         'file_download_url: the fetched file is not a recognised audio or video container',
       );
+    await work.saveInput();
     await this.store.update(record, { internal: { ...record.internal, input: type } });
   }
 

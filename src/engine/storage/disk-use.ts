@@ -26,7 +26,7 @@ export async function diskUse(store: MediaStore): Promise<DiskUse> {
   return {
     media: records.length,
     finished: records.filter((record) => isFinished(record.enhancement_status)).length,
-    bytes: await bytesUnder(store.root),
+    bytes: await store.files.bytesUsed(),
     oldest,
   };
 }

@@ -2,9 +2,7 @@
 // while all finished media together take more than the size limit. A media still pending or
 // processing is never removed, nor one finished or asked for (status or file) within the grace
 // period: a wait that is still following it, and the download after it, always find it.
-import { promises as fsp } from 'node:fs';
-import { join } from 'node:path';
-import { bytesUnder, isFinished } from './disk-use';
+import { isFinished } from './disk-use';
 import type { MediaRecord, MediaStore } from './store';
 
 export interface RetentionOptions {
@@ -77,8 +75,8 @@ export class MediaRetention {
       let bytes = 0;
       for (const record of this.store.all()) {
         if (!isFinished(record.enhancement_status) || keep.has(record.uid)) continue;
-        // Everything in its folder (metadata and loudness report too): what the disk gets back.
-        const size = await bytesUnder(join(this.store.root, record.uid));
+        // Everything kept for it (loudness report too): what the storage gets back.
+        const size = await this.store.files.allBytes(record.uid);
         await this.store.remove(record.uid);
         this.sizes.delete(record.uid);
         this.lastAsked.delete(record.uid);
@@ -128,15 +126,7 @@ export class MediaRetention {
   private async sizeOf(uid: string): Promise<number> {
     let bytes = this.sizes.get(uid);
     if (bytes === undefined) {
-      const sizes = await Promise.all(
-        [this.store.inputPath(uid), this.store.outputPath(uid)].map((path) =>
-          fsp.stat(path).then(
-            (s) => s.size,
-            () => 0,
-          ),
-        ),
-      );
-      bytes = sizes[0] + sizes[1];
+      bytes = await this.store.files.fileBytes(uid);
       this.sizes.set(uid, bytes);
     }
     return bytes;

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { insideRoot } from '../../contract/contained-path';
 import type { EnhancementSettings } from '../../contract/fields';
 import type { MediaState } from '../../contract/endpoints';
-import type { LoudnessReport } from '../../contract/loudness-report';
 import type { MediaProgress } from '../../contract/media-progress';
+import { ENGINE_UID, LocalMediaFiles, PRIVATE_DIR, PRIVATE_FILE } from './local-media-files';
+import type { IncomingFile, MediaFiles } from './media-files';
 import type { MediaType } from './media-type';
 
 /** Where a media came from: the v1 JSON operation, the v1 video operation, or a v2 upload. */
@@ -37,20 +38,13 @@ export interface MediaRecord {
 }
 
 const META = 'meta.json';
-/** What `randomUUID` makes: the only names the engine gives media folders and incoming uploads. */
-const ENGINE_UID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** Every file the engine writes in a media folder (and work files `output.*`): one holding anything else is not the engine's alone. */
 const MEDIA_FILES = new Set(['input', 'output', META, `${META}.tmp`, 'loudness.json', 'loudness.json.tmp']);
-/** The loudness report (a local-engine extension), beside the output it describes. */
-const LOUDNESS_REPORT = 'loudness.json';
-/** Uploads are the users' own: on a shared machine no other account may list or read them. */
-const PRIVATE_DIR = 0o700;
-export const PRIVATE_FILE = 0o600;
 
 /**
- * Media on disk: one folder per media, named by its uid (which the engine makes, so a client's file
- * name never chooses a path), holding `input`, `output`, `meta.json` and, once processed, `loudness.json`,
- * the last two written atomically. Folders
+ * Media records on disk: one folder per media, named by its uid (which the engine makes, so a client's file
+ * name never chooses a path), holding `meta.json`, written atomically; the media's files are in `files`
+ * (by default the same folder: `input`, `output` and, once processed, `loudness.json`). Folders
  * are 700 and files 600: only the account running the engine reads them.
  */
 export class MediaStore {
@@ -59,9 +53,12 @@ export class MediaStore {
   /** Who waits for a media's state to change (held metadata requests), by uid. */
   private readonly stateWatchers = new Map<string, Set<() => void>>();
   readonly root: string;
+  /** The media's files: in the data folder, or in the storage `--storage` names. */
+  readonly files: MediaFiles;
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, files?: MediaFiles) {
     this.root = join(dataDir, 'media');
+    this.files = files ?? new LocalMediaFiles(this.root);
   }
 
   /** Loads every media kept on disk; returns those a restart must resume. */
@@ -70,12 +67,7 @@ export class MediaStore {
     // A folder an older version made 755 closes too: nothing under it can be reached any more. (A file
     // system without modes, or a folder of another owner, refuses: the engine still runs as it did.)
     await fsp.chmod(this.root, PRIVATE_DIR).catch(() => undefined);
-    await fsp.mkdir(this.incomingDir(), { recursive: true, mode: PRIVATE_DIR });
-    // Uploads cut off by the last stop were never accepted: their partial files go. Only what the engine
-    // names itself: the data folder may be one a person chose, holding things of their own.
-    for (const name of await fsp.readdir(this.incomingDir()))
-      if (ENGINE_UID.test(name))
-        await fsp.rm(insideRoot(this.incomingDir(), join(this.incomingDir(), name)), { force: true, recursive: true });
+    await this.files.open();
     for (const uid of await fsp.readdir(this.root)) {
       if (!ENGINE_UID.test(uid)) continue; // not a media folder: never the engine's to load or remove
       let text: string;
@@ -102,11 +94,6 @@ export class MediaStore {
     );
   }
 
-  /** A temporary path for an upload in progress; it becomes the input when the media is created. */
-  incomingPath(): string {
-    return join(this.incomingDir(), randomUUID());
-  }
-
   get(uid: string): MediaRecord | undefined {
     return this.media.get(uid);
   }
@@ -115,18 +102,11 @@ export class MediaStore {
     return [...this.media.values()];
   }
 
-  /** Forgets a media and deletes its folder (answers for it are 404 from here on). */
+  /** Forgets a media and deletes its files and folder (answers for it are 404 from here on). */
   async remove(uid: string): Promise<void> {
     this.media.delete(uid);
+    await this.files.remove(uid);
     await fsp.rm(this.folderOf(uid), { recursive: true, force: true });
-  }
-
-  inputPath(uid: string): string {
-    return join(this.folderOf(uid), 'input');
-  }
-
-  outputPath(uid: string): string {
-    return join(this.folderOf(uid), 'output');
   }
 
   /** A media's folder, checked to lie inside the store before anything is written or removed there. */
@@ -145,33 +125,16 @@ export class MediaStore {
     return true;
   }
 
-  /** Writes the media's loudness report whole (temp file, then rename), before the media is COMPLETED. */
-  async saveLoudnessReport(uid: string, report: LoudnessReport): Promise<void> {
-    const file = join(this.folderOf(uid), LOUDNESS_REPORT);
-    await fsp.writeFile(`${file}.tmp`, JSON.stringify(report), { mode: PRIVATE_FILE });
-    await fsp.rename(`${file}.tmp`, file);
-  }
-
-  /** The report's JSON bytes, or undefined when the engine made none for this media. */
-  async loudnessReportJson(uid: string): Promise<Buffer | undefined> {
-    try {
-      return await fsp.readFile(join(this.folderOf(uid), LOUDNESS_REPORT));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-  }
-
-  /** Creates a media (moving its uploaded file in, if any) and persists it before anyone is told of it. */
+  /** Creates a media (making its stored upload, if any, its input) and persists it before anyone is told of it. */
   async create(
     fields: Omit<MediaRecord, 'uid' | 'enhancement_status' | 'inserted_at' | 'updated_at'>,
-    uploadedFile?: string,
+    uploaded?: IncomingFile,
   ): Promise<MediaRecord> {
-    const uid = randomUUID();
+    const uid = uploaded?.uid ?? randomUUID();
     const now = new Date().toISOString();
     const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };
     await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR });
-    if (uploadedFile) await fsp.rename(uploadedFile, this.inputPath(uid));
+    if (uploaded) await this.files.adoptUpload(uploaded.id, uid);
     await this.persist(record);
     this.media.set(uid, record);
     return record;
@@ -248,10 +211,6 @@ export class MediaStore {
     // Once no later write is queued behind it, forget the media's queue: the map holds only media being written.
     void tail.then(() => this.writes.get(record.uid) === tail && this.writes.delete(record.uid));
     return write;
-  }
-
-  private incomingDir(): string {
-    return join(this.root, '.incoming');
   }
 }
 

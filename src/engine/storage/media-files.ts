@@ -1,0 +1,81 @@
+// The files of a media (the user's original, the enhanced result, the loudness report) apart from its
+// record: kept in the data folder (local-media-files.ts, the default) or in an S3 bucket
+// (s3-media-files.ts, `--storage s3://...`), so that several engines can serve the same media.
+import type { Readable, Writable } from 'node:stream';
+import type { LoudnessReport } from '../../contract/loudness-report';
+import type { UploadFs } from '../faults';
+
+/** The two files of a media: what the user sent, and what the engine made of it. */
+export type MediaFileName = 'input' | 'output';
+
+/** An upload on its way into the storage, before it is accepted as a media's input. */
+export interface IncomingFile {
+  /** What `adoptUpload` takes to make it a media's input. */
+  readonly id: string;
+  /** The uid the media it becomes takes (a UUID): its file may be stored where the input goes, never copied. */
+  readonly uid: string;
+  /** Where the upload's bytes go, as they arrive. */
+  readonly stream: Writable;
+  /** Resolves once every byte written to `stream` is stored (after `stream` finished); rejects if not. */
+  stored(): Promise<void>;
+  /** Why the storage failed the upload, once it has (the stream then fails too, for that reason or another). */
+  failure(): unknown;
+  /** Removes whatever of the upload was stored (or stops its transfer); never rejects. */
+  discard(): Promise<void>;
+}
+
+/** Local files a job works on; where the storage is remote, they are copies, removed by `close`. */
+export interface WorkFiles {
+  readonly inputPath: string;
+  readonly outputPath: string;
+  /** Brings the stored input to `inputPath`. */
+  loadInput(): Promise<void>;
+  /** Stores what was written to `inputPath` (a fetched input) as the media's input. */
+  saveInput(): Promise<void>;
+  /** Stores the complete file at `outputPath` as the media's output, under a fixed name: a job run twice leaves one. */
+  saveOutput(): Promise<void>;
+  /** Removes the work files that are copies; never rejects. */
+  close(): Promise<void>;
+}
+
+export interface MediaFiles {
+  /** Readies the storage (folders, the bucket) and removes what an earlier run left half done. */
+  open(): Promise<void>;
+  /** Resolves when the storage answers; rejects with StorageUnavailableError when it does not. */
+  ping(): Promise<void>;
+  /** Starts receiving an upload. `fs` (local storage only) replaces the file system, to inject faults. */
+  receive(fs?: UploadFs): IncomingFile;
+  /** Makes a stored upload the input of media `uid`. */
+  adoptUpload(incomingId: string, uid: string): Promise<void>;
+  size(uid: string, file: MediaFileName): Promise<number>;
+  /** Bytes `start` to `end` (inclusive) of a file, streamed. */
+  read(uid: string, file: MediaFileName, start: number, end: number): Promise<Readable>;
+  /** The local files a job of media `uid` works on. */
+  work(uid: string): Promise<WorkFiles>;
+  /** Stores the media's loudness report whole, before the media is COMPLETED. */
+  saveLoudnessReport(uid: string, report: LoudnessReport): Promise<void>;
+  /** The report's JSON bytes, or undefined when the engine made none for this media. */
+  loudnessReportJson(uid: string): Promise<Buffer | undefined>;
+  /** Deletes every file of the media. */
+  remove(uid: string): Promise<void>;
+  /** Bytes of the media's input and output. */
+  fileBytes(uid: string): Promise<number>;
+  /** Bytes of everything kept for the media: what its removal gives back. */
+  allBytes(uid: string): Promise<number>;
+  /** Bytes of every media file kept, uploads still arriving and work files included. */
+  bytesUsed(): Promise<number>;
+}
+
+/** How long a caller should wait before trying again while the storage does not answer. */
+export const STORAGE_RETRY_AFTER_S = 5;
+
+/**
+ * The storage did not answer (down, unreachable, overloaded): nothing the caller did wrong, and nothing
+ * was accepted; the server answers 503 with Retry-After. The message names the storage, never a secret.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StorageUnavailableError';
+  }
+}
