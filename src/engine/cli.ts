@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEngine, type EngineOptions, type RetentionOptions } from './index';
 import { parseNetworks } from './jobs/address-policy';
-import { RULES, type NumberRule } from './options';
+import { RULES, withoutPassword, type NumberRule } from './options';
 
 const HELP = `Usage: media-enhance-engine [options]
 
@@ -44,6 +44,16 @@ Options:
                                 a loudness target that needs more is left unreached, and the media says so
   --keep-hours <h>              finished media go this long after their last use (default 168; 0 keeps them)
   --keep-mib <n>                the oldest finished media go while all take more (default 5120; 0: no limit)
+
+Several instances sharing the work (README: Several machines):
+  --redis <url>                 redis://[user:password@]host[:port][/db] or rediss://: records, jobs
+                                (BullMQ), rate-limit windows and the retention's turn live there, shared
+                                by every instance started with the same URL; they must share --data-dir
+                                too (one folder: the same machine, or a network folder mounted on each).
+                                With a password, prefer the MEDIA_ENHANCE_REDIS environment variable:
+                                other users of this machine can read the command line (ps)
+  --job-lock-ms <ms>            with --redis: a job whose instance stops renewing its lock this long is
+                                taken up by another instance (default 30000)
 
 Server limits (what a client meets when one is reached):
   --max-connections <n>         connections served at once; beyond: 503 + Retry-After (default 1024)
@@ -105,6 +115,8 @@ async function main(): Promise<void> {
       'max-limiting-db': numberOption,
       'keep-hours': numberOption,
       'keep-mib': numberOption,
+      redis: { type: 'string' },
+      'job-lock-ms': numberOption,
       'fault-500': numberOption,
       'fault-503': numberOption,
       'fault-reset': numberOption,
@@ -143,6 +155,7 @@ async function main(): Promise<void> {
     const value = num(option, RULES.positiveInteger);
     if (value !== undefined) limits[endpoint] = value;
   }
+  const redisUrl = values.redis ?? (process.env.MEDIA_ENHANCE_REDIS || undefined);
   const probability = (name: keyof typeof values) => num(name, RULES.probability);
   parseNetworks(values['allow-fetch-from'] ?? [], '--allow-fetch-from');
   const options: Omit<EngineOptions, 'apiKeys' | 'dataDir'> = {
@@ -159,6 +172,8 @@ async function main(): Promise<void> {
     allowFetchFrom: values['allow-fetch-from'],
     ffmpegPath: values.ffmpeg,
     maxLimitingDb,
+    ...(redisUrl !== undefined ? { redis: redisUrl } : {}),
+    jobLockMs: num('job-lock-ms', RULES.positiveTimeoutMs),
     retention: retentionOptions(num('keep-hours', RULES.nonNegative), num('keep-mib', RULES.nonNegative)),
     server: {
       maxConnections: num('max-connections', RULES.positiveInteger),
@@ -190,7 +205,7 @@ async function main(): Promise<void> {
   const { keys, keyNote } = await acceptedKeys(values.key ?? [], values['key-file'], dataDir);
   const engine = await startEngine({ ...options, apiKeys: keys, dataDir });
   process.stdout.write(
-    `media enhancement engine listening on ${engine.url} (data in ${dataDir}; accepts ${keyNote})\n`,
+    `media enhancement engine listening on ${engine.url} (data in ${dataDir}${redisUrl ? `, shared through ${String(withoutPassword(redisUrl))}` : ''}; accepts ${keyNote})\n`,
   );
   const stop = () => {
     process.stdout.write('stopping...\n');

@@ -12,6 +12,9 @@ import { MediaRetention, type RetentionOptions } from './storage/retention';
 import { createEngineServer } from './http/server';
 import { MediaStore } from './storage/store';
 import { WorkerPool } from './jobs/worker-pool';
+import { Health } from './http/health';
+import { LocalRecords } from './storage/media-records';
+import { startCluster } from './cluster/cluster';
 
 export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
 export type { FaultOptions } from './faults';
@@ -48,7 +51,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       // the error log is the last resort: if it fails too, nothing is left to tell
     }
   };
-  const store = new MediaStore(config.dataDir);
+  const store = new MediaStore(config.dataDir, config.redis !== undefined);
   const resumable = await store.open();
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
@@ -56,24 +59,39 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     ffmpegPath: config.ffmpegPath,
     maxLimitingDb: config.maxLimitingDb,
   });
-  const retention = new MediaRetention(store, config.retention, config.onRemoved);
+  const health = new Health();
+  // With Redis, the records, jobs, limits and the retention's turn are shared by every instance.
+  const cluster = config.redis ? await startCluster(config, store, health, logError) : undefined;
+  const records = cluster?.records ?? new LocalRecords(store);
+  const retention = new MediaRetention(
+    records,
+    store,
+    config.retention,
+    config.onRemoved,
+    Date.now,
+    cluster?.sweepTurn,
+  );
   const jobs = new Jobs(
+    records,
     store,
     pool,
     faults,
     { ...config, fetchGuard, onErrorLine: logError },
     () => void retention.sweep(),
   );
+  const starter = cluster?.startJobs(jobs) ?? jobs;
   const server = createEngineServer({
     keys: new KeyChecker(config.apiKeys),
-    limits: new RateLimits(config.limits, config.windowMs),
+    limits: cluster?.limits ?? new RateLimits(config.limits, config.windowMs),
     faults,
     capacity: new Capacity(config.server.maxConnections, config.server.maxUploadsPerKey),
     serverLimits: config.server,
     logError,
+    health,
     routes: {
       store,
-      jobs,
+      records,
+      jobs: starter,
       faults,
       retention,
       maxUploadBytes: config.maxUploadBytes,
@@ -100,7 +118,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     url: `http://${host}:${port}`,
     port,
     storage: {
-      use: () => diskUse(store),
+      use: () => diskUse(records, store),
       removeFinished: (keep) => retention.removeFinished(keep),
       retention: { ...config.retention },
     },
@@ -109,8 +127,9 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;
-        await jobs.close();
+        await starter.close();
         await retention.close();
+        await records.close();
         await fetchGuard.close();
       })()),
   };

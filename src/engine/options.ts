@@ -106,6 +106,17 @@ export interface EngineOptions {
   retention?: Partial<RetentionOptions>;
   /** Told of each media the retention removed, and why. */
   onRemoved?: (removed: RemovedMedia) => void;
+  /**
+   * `redis://[user:password@]host[:port][/db]` (or `rediss://`): the Redis that instances sharing the
+   * work keep their state in (records, jobs on BullMQ, rate-limit windows, the retention's turn). Without
+   * it the engine keeps everything to itself, on disk. Instances must share the data folder too.
+   */
+  redis?: string;
+  /**
+   * With `redis`: how long a job's lock holds without being renewed, so how soon after an instance dies
+   * another takes its jobs up. Default 30 000 ms.
+   */
+  jobLockMs?: number;
   /** Injected faults, for tests and benchmarks. */
   faults?: FaultOptions;
   /** Receives one access-log line per request. Default: none (the CLI prints them). */
@@ -122,9 +133,10 @@ export interface EngineOptions {
 export interface ResolvedEngineOptions extends Required<
   Omit<
     EngineOptions,
-    'onLogLine' | 'onRequest' | 'onRemoved' | 'onErrorLine' | 'faults' | 'limits' | 'retention' | 'server'
+    'onLogLine' | 'onRequest' | 'onRemoved' | 'onErrorLine' | 'faults' | 'limits' | 'retention' | 'server' | 'redis'
   >
 > {
+  redis?: string;
   limits: Record<EndpointId, number | null>;
   retention: RetentionOptions;
   server: ServerLimits;
@@ -216,6 +228,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     allowFetchFrom: resolveAllowFetchFrom(options.allowFetchFrom),
     server,
     faults: resolveFaults(options.faults ?? {}),
+    redis: resolveRedisUrl(options.redis),
+    jobLockMs: checked('jobLockMs', options.jobLockMs ?? 30_000, RULES.positiveTimeoutMs),
     retention: resolveRetention(options.retention),
     onRemoved: options.onRemoved,
     onLogLine: options.onLogLine,
@@ -297,6 +311,21 @@ function resolveFaults(faults: FaultOptions): FaultOptions {
   checked('faults.dripBytesPerSecond', faults.dripBytesPerSecond, RULES.positive);
   checked('faults.forced429', faults.forced429, RULES.nonNegativeInteger);
   return faults;
+}
+
+function resolveRedisUrl(url: unknown): string | undefined {
+  if (url === undefined) return undefined;
+  if (typeof url !== 'string' || !/^rediss?:\/\/[^/?#]/i.test(url))
+    throw new TypeError(
+      `redis: must be a URL redis://[user:password@]host[:port][/db] or rediss://... (got ${JSON.stringify(withoutPassword(url))})`,
+    );
+  return url;
+}
+
+/** A Redis URL fit for an error or a log: its password replaced. */
+export function withoutPassword(url: unknown): unknown {
+  if (typeof url !== 'string') return url;
+  return url.replace(/^([a-z]+:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
 function resolveRetention(given: Partial<RetentionOptions> | undefined): RetentionOptions {

@@ -8,6 +8,7 @@ import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
+import { MediaEndedError, type MediaRecords } from '../storage/media-records';
 import { PRIVATE_FILE, type MediaRecord, type MediaStore } from '../storage/store';
 import type { WorkerPool } from './worker-pool';
 
@@ -21,15 +22,24 @@ export interface JobOptions {
   onErrorLine(line: string): void;
 }
 
+/** What the routes hand an accepted media to: in-process Jobs, or the shared queue (cluster/queue-jobs.ts). */
+export interface JobStarter {
+  /** Resolves once the media is sure to be processed (a shared queue has it). */
+  start(record: MediaRecord): void | Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * Takes each accepted media from PENDING through PROCESSING to COMPLETED or FAILED, persisting every
  * step, so a restart picks up where it stopped. The work itself runs in the worker pool.
  */
-export class Jobs {
+export class Jobs implements JobStarter {
   private readonly stopping = new AbortController();
   private readonly running = new Set<Promise<void>>();
 
   constructor(
+    private readonly records: MediaRecords,
+    /** The media's files. */
     private readonly store: MediaStore,
     private readonly pool: WorkerPool,
     private readonly faults: Faults,
@@ -42,11 +52,22 @@ export class Jobs {
   }
 
   start(record: MediaRecord): void {
+    void this.process(record);
+  }
+
+  /** Runs the media's job here; resolves when it has ended, or stopped because the engine is closing. */
+  process(record: MediaRecord): Promise<void> {
     const run = this.run(record).finally(() => {
       this.running.delete(run);
       if (!this.stopping.signal.aborted) this.onFinished();
     });
     this.running.add(run);
+    return run;
+  }
+
+  /** Whether close() was called: a job that returned meanwhile stopped unfinished. */
+  get closing(): boolean {
+    return this.stopping.signal.aborted;
   }
 
   /** Stops taking work; what is unfinished stays PENDING or PROCESSING on disk and resumes on restart. */
@@ -60,7 +81,7 @@ export class Jobs {
     try {
       if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record);
       if (this.stopping.signal.aborted) return;
-      await this.store.update(record, { enhancement_status: 'PROCESSING' });
+      await this.records.update(record, { enhancement_status: 'PROCESSING' });
       await this.delay(this.options.processingDelayMs);
       if (this.stopping.signal.aborted) return;
       if (this.faults.failProcessing())
@@ -75,7 +96,7 @@ export class Jobs {
           settings: record.internal.settings,
         },
         (share) => {
-          if (record.enhancement_status === 'PROCESSING') this.store.setProgress(record, estimate.update(share));
+          if (record.enhancement_status === 'PROCESSING') this.records.setProgress(record, estimate.update(share));
         },
       );
       if (this.stopping.signal.aborted) return;
@@ -91,16 +112,17 @@ export class Jobs {
           ...result.loudness,
         });
       }
-      await this.store.update(record, {
+      await this.records.update(record, {
         enhancement_status: 'COMPLETED',
         enhancement_params: { ...record.enhancement_params, ...result.params },
         internal: { ...record.internal, output: result.output },
       });
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
+      if (err instanceof MediaEndedError) return; // another instance ran it to its end: its result stands
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
-      await this.store
+      await this.records
         .update(record, { enhancement_status: 'FAILED', error: { code, message } })
         .catch(() => undefined);
     }
@@ -124,7 +146,7 @@ export class Jobs {
         'UNSUPPORTED_MEDIA',
         'file_download_url: the fetched file is not a recognised audio or video container',
       );
-    await this.store.update(record, { internal: { ...record.internal, input: type } });
+    await this.records.update(record, { internal: { ...record.internal, input: type } });
   }
 
   private delay(ms: number): Promise<void> {

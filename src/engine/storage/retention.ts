@@ -5,6 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { bytesUnder, isFinished } from './disk-use';
+import type { MediaRecords } from './media-records';
 import type { MediaRecord, MediaStore } from './store';
 
 export interface RetentionOptions {
@@ -39,10 +40,17 @@ export class MediaRetention {
   private sweeping = Promise.resolve<RemovedMedia[]>([]);
 
   constructor(
+    private readonly records: MediaRecords,
+    /** The media's files. */
     private readonly store: MediaStore,
     private readonly options: RetentionOptions,
     private readonly onRemoved: (removed: RemovedMedia) => void = () => undefined,
     private readonly now: () => number = Date.now,
+    /**
+     * Whether this instance may sweep now: instances sharing the media take turns (cluster/retention-lock.ts).
+     * Also told when a sweep would start, so the instance that holds the turn does the shared chores.
+     */
+    private readonly mayRemove: () => Promise<boolean> = () => Promise.resolve(true),
   ) {}
 
   start(): void {
@@ -75,13 +83,14 @@ export class MediaRetention {
     const removal = this.sweeping.then(async () => {
       let removed = 0;
       let bytes = 0;
-      for (const record of this.store.all()) {
+      for (const record of await this.records.all()) {
         if (!isFinished(record.enhancement_status) || keep.has(record.uid)) continue;
         // Everything in its folder (metadata and loudness report too): what the disk gets back.
         const size = await bytesUnder(join(this.store.root, record.uid));
-        await this.store.remove(record.uid);
+        const gone = await this.records.remove(record.uid);
         this.sizes.delete(record.uid);
         this.lastAsked.delete(record.uid);
+        if (!gone) continue; // another instance removed it meanwhile
         removed++;
         bytes += size;
         this.onRemoved({ record, reason: 'removed from the editor' });
@@ -96,9 +105,10 @@ export class MediaRetention {
   }
 
   private async removeWhatIsDue(): Promise<RemovedMedia[]> {
+    if (!(await this.mayRemove())) return [];
     const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
     const now = this.now();
-    const finished = this.store.all().filter((record) => isFinished(record.enhancement_status));
+    const finished = (await this.records.all()).filter((record) => isFinished(record.enhancement_status));
     const lastUse = (record: MediaRecord) =>
       Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0);
     finished.sort((a, b) => lastUse(a) - lastUse(b)); // oldest first
@@ -112,10 +122,11 @@ export class MediaRetention {
       const overSize = maxTotalBytes !== null && total > maxTotalBytes;
       if (!tooOld && !overSize) break;
       const bytes = await this.sizeOf(record.uid);
-      await this.store.remove(record.uid);
+      const gone = await this.records.remove(record.uid);
       this.sizes.delete(record.uid);
       this.lastAsked.delete(record.uid);
       total -= bytes;
+      if (!gone) continue; // another instance removed it meanwhile: it tells of it
       const reason = tooOld
         ? `finished or last asked for ${spoken(idle)} ago, more than the ${spoken(maxAgeMs)} kept`
         : `finished media took ${mebibytes(total + bytes)}, more than the ${mebibytes(maxTotalBytes!)} kept; this was the oldest`;

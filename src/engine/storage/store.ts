@@ -60,7 +60,14 @@ export class MediaStore {
   private readonly stateWatchers = new Map<string, Set<() => void>>();
   readonly root: string;
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    /**
+     * Whether other engine instances use the same folder (the records are in Redis): then a start loads
+     * no meta.json and never sweeps what another instance may be writing.
+     */
+    private readonly shared = false,
+  ) {
     this.root = join(dataDir, 'media');
   }
 
@@ -71,6 +78,10 @@ export class MediaStore {
     // system without modes, or a folder of another owner, refuses: the engine still runs as it did.)
     await fsp.chmod(this.root, PRIVATE_DIR).catch(() => undefined);
     await fsp.mkdir(this.incomingDir(), { recursive: true, mode: PRIVATE_DIR });
+    if (this.shared) {
+      await this.sweepStaleIncoming();
+      return [];
+    }
     // Uploads cut off by the last stop were never accepted: their partial files go. Only what the engine
     // names itself: the data folder may be one a person chose, holding things of their own.
     for (const name of await fsp.readdir(this.incomingDir()))
@@ -100,6 +111,21 @@ export class MediaStore {
     return [...this.media.values()].filter(
       (m) => m.enhancement_status === 'PENDING' || m.enhancement_status === 'PROCESSING',
     );
+  }
+
+  /**
+   * With instances sharing the folder, an upload in `.incoming` may be another instance's, still arriving:
+   * only those untouched for STALE_INCOMING_MS go (an arriving upload is written to all the time; a
+   * stalled one is cut by the idle timeout long before), the leftovers of an instance that died.
+   */
+  private async sweepStaleIncoming(): Promise<void> {
+    const before = Date.now() - STALE_INCOMING_MS;
+    for (const name of await fsp.readdir(this.incomingDir())) {
+      if (!ENGINE_UID.test(name)) continue;
+      const path = insideRoot(this.incomingDir(), join(this.incomingDir(), name));
+      const stat = await fsp.lstat(path).catch(() => undefined);
+      if (stat && stat.mtimeMs < before) await fsp.rm(path, { force: true, recursive: true });
+    }
   }
 
   /** A temporary path for an upload in progress; it becomes the input when the media is created. */
@@ -170,11 +196,16 @@ export class MediaStore {
     const uid = randomUUID();
     const now = new Date().toISOString();
     const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };
-    await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR });
-    if (uploadedFile) await fsp.rename(uploadedFile, this.inputPath(uid));
+    await this.placeInput(uid, uploadedFile);
     await this.persist(record);
     this.media.set(uid, record);
     return record;
+  }
+
+  /** Makes a new media's folder and moves its uploaded file in, if any, as its input. */
+  async placeInput(uid: string, uploadedFile?: string): Promise<void> {
+    await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR });
+    if (uploadedFile) await fsp.rename(uploadedFile, this.inputPath(uid));
   }
 
   async update(record: MediaRecord, changes: Partial<Omit<MediaRecord, 'uid'>>): Promise<void> {
@@ -257,6 +288,14 @@ export class MediaStore {
 
 /** When each media's progress was last set: its time left counts down from then until the next. */
 const progressSetAt = new WeakMap<MediaRecord, number>();
+
+/** For a record read back from shared state: its progress was set at `at` (ms since the epoch). */
+export function noteProgressSetAt(record: MediaRecord, at: number): void {
+  progressSetAt.set(record, at);
+}
+
+/** Untouched this long, an upload in a shared `.incoming` folder is a dead instance's leftover. */
+const STALE_INCOMING_MS = 3600_000;
 /** The percent done when held status requests were last answered for progress. */
 const progressAnswered = new WeakMap<MediaRecord, number>();
 /** Points of progress (percent) that answer a held status request. */
