@@ -44,6 +44,9 @@ Options:
                                 a loudness target that needs more is left unreached, and the media says so
   --keep-hours <h>              finished media go this long after their last use (default 168; 0 keeps them)
   --keep-mib <n>                the oldest finished media go while all take more (default 5120; 0: no limit)
+  --keep-grace-min <min>        a media finished or asked for this recently stays whatever the limits
+                                say (default 60)
+  --sweep-every-min <min>       how often the limits are checked besides after each job (default 10)
 
 Several instances sharing the work (README: Several machines):
   --redis <url>                 redis://[user:password@]host[:port][/db] or rediss://: records, jobs
@@ -115,6 +118,8 @@ async function main(): Promise<void> {
       'max-limiting-db': numberOption,
       'keep-hours': numberOption,
       'keep-mib': numberOption,
+      'keep-grace-min': numberOption,
+      'sweep-every-min': numberOption,
       redis: { type: 'string' },
       'job-lock-ms': numberOption,
       'fault-500': numberOption,
@@ -174,7 +179,12 @@ async function main(): Promise<void> {
     maxLimitingDb,
     ...(redisUrl !== undefined ? { redis: redisUrl } : {}),
     jobLockMs: num('job-lock-ms', RULES.positiveTimeoutMs),
-    retention: retentionOptions(num('keep-hours', RULES.nonNegative), num('keep-mib', RULES.nonNegative)),
+    retention: retentionOptions(
+      num('keep-hours', RULES.nonNegative),
+      num('keep-mib', RULES.nonNegative),
+      num('keep-grace-min', RULES.nonNegative),
+      num('sweep-every-min', RULES.positive),
+    ),
     server: {
       maxConnections: num('max-connections', RULES.positiveInteger),
       maxUploadsPerKey: num('max-uploads-per-key', RULES.positiveInteger),
@@ -219,8 +229,15 @@ async function main(): Promise<void> {
 }
 
 /** The CLI's hours and MiB, 0 meaning no limit, as the engine's options. */
-function retentionOptions(hours: number | undefined, mebibytes: number | undefined): Partial<RetentionOptions> {
+function retentionOptions(
+  hours: number | undefined,
+  mebibytes: number | undefined,
+  graceMinutes: number | undefined,
+  sweepMinutes: number | undefined,
+): Partial<RetentionOptions> {
   const retention: Partial<RetentionOptions> = {};
+  if (graceMinutes !== undefined) retention.graceMs = graceMinutes * 60_000;
+  if (sweepMinutes !== undefined) retention.sweepIntervalMs = Math.max(1, Math.round(sweepMinutes * 60_000));
   if (hours !== undefined) retention.maxAgeMs = hours === 0 ? null : hours * 3600_000;
   if (mebibytes !== undefined) retention.maxTotalBytes = mebibytes === 0 ? null : mebibytes * 1024 ** 2;
   return retention;

@@ -25,7 +25,8 @@ const BATCH = 500;
 /**
  * KEYS[1] the media, KEYS[2] its progress; ARGV new JSON, new state, channel, uid.
  * Applies an update atomically: none to a media that is gone (0) or has ended (-1: a job that ran
- * twice leaves the first result); a change of state drops the progress and is told on the channel.
+ * twice leaves the first result); a change of state drops the progress and is told on the channel as
+ * "<uid> <new state>" (progress is told as "<uid>" alone).
  */
 const UPDATE_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
@@ -35,7 +36,7 @@ if state == 'COMPLETED' or state == 'FAILED' then return -1 end
 redis.call('SET', KEYS[1], ARGV[1])
 if state ~= ARGV[2] then
   redis.call('DEL', KEYS[2])
-  redis.call('PUBLISH', ARGV[3], ARGV[4])
+  redis.call('PUBLISH', ARGV[3], ARGV[4] .. ' ' .. ARGV[2])
 end
 return 1
 `;
@@ -71,7 +72,7 @@ export class RedisRecords implements MediaRecords {
     this.redis = commandConnection(url);
     // A connection in subscriber mode does nothing else; ioredis subscribes again after a reconnection.
     this.subscriber = commandConnection(url, { enableOfflineQueue: true, commandTimeout: undefined });
-    this.subscriber.on('message', (_channel: string, uid: string) => this.wake(uid));
+    this.subscriber.on('message', (_channel: string, message: string) => this.wake(message.split(' ')[0]));
     void this.subscriber.subscribe(CHANGES_CHANNEL).catch(() => undefined);
     this.redis.defineCommand('meUpdate', { numberOfKeys: 2, lua: UPDATE_SCRIPT });
     this.redis.defineCommand('meRemove', { numberOfKeys: 3, lua: REMOVE_SCRIPT });

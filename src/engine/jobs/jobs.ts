@@ -8,6 +8,7 @@ import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
+import { HttpError } from '../http/http-error';
 import { MediaEndedError, type MediaRecords } from '../storage/media-records';
 import { PRIVATE_FILE, type MediaRecord, type MediaStore } from '../storage/store';
 import type { WorkerPool } from './worker-pool';
@@ -52,10 +53,13 @@ export class Jobs implements JobStarter {
   }
 
   start(record: MediaRecord): void {
-    void this.process(record);
+    void this.process(record).catch(() => undefined);
   }
 
-  /** Runs the media's job here; resolves when it has ended, or stopped because the engine is closing. */
+  /**
+   * Runs the media's job here; resolves when it has ended, or stopped because the engine is closing;
+   * rejects when the shared state could not be reached (the job is to run again).
+   */
   process(record: MediaRecord): Promise<void> {
     const run = this.run(record).finally(() => {
       this.running.delete(run);
@@ -120,6 +124,8 @@ export class Jobs implements JobStarter {
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
       if (err instanceof MediaEndedError) return; // another instance ran it to its end: its result stands
+      // The shared state is away (cluster): not a failure of the media; the queue runs the job again.
+      if (err instanceof HttpError && err.status === 503) throw err;
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
       await this.records
