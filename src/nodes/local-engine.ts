@@ -24,6 +24,8 @@ export type EngineTuning = Partial<
     | 'maxUploadBytes'
     | 'dataDir'
     | 'retention'
+    | 'redis'
+    | 'jobLockMs'
   >
 >;
 

@@ -36,7 +36,8 @@ export interface EngineInstance {
 }
 
 export interface ClusterOptions {
-  redisUrl: string;
+  /** The Redis the instances share; none: each instance is one process on its own (a reference). */
+  redisUrl?: string;
   storage: ClusterStorage;
   /** More CLI arguments for every instance. */
   args?: string[];
@@ -58,8 +59,7 @@ export class EngineCluster {
         CLI,
         '--port',
         String(port),
-        '--redis',
-        this.options.redisUrl,
+        ...(this.options.redisUrl ? ['--redis', this.options.redisUrl] : []),
         ...this.options.storage.args(index),
         ...(this.options.args ?? []),
         ...args,
