@@ -29,7 +29,7 @@ describe('cluster: three instances answer as one service', function () {
     cluster = new EngineCluster({
       redisUrl: redis.url,
       storage: sharedFolder(join(data.path, 'data')),
-      args: ['--workers', '1'],
+      args: ['--workers', '1', '--metadata-wait', '20'],
     });
     for (let i = 0; i < 3; i++) await cluster.add();
   });
@@ -75,6 +75,18 @@ describe('cluster: three instances answer as one service', function () {
       assert.equal(sha256((await getBytes(`${late.url}/v2/medias/${uid}/file?step=PRE`)).body), sha256(original));
       assert.equal(sha256((await getBytes(`${late.url}/v2/medias/${uid}/file`)).body), enhancedSha);
     }
+  });
+
+  it('a status request held on one instance answers as soon as another moves the media on', async () => {
+    const [a, b] = cluster.instances;
+    const upload = await uploadWav(a.url, makeWav(1, 48_000));
+    const uid = upload.body.uid as string;
+    const asked = Date.now();
+    const held = await getJson(`${b.url}/v2/medias/${uid}/metadata?wait=20`);
+    // Told through Redis's channel: the answer comes on the change, not when the 20 s wait runs out.
+    assert.ok(Date.now() - asked < 10_000, `answered after ${Date.now() - asked} ms`);
+    assert.notEqual(held.body.enhancement_status, 'PENDING');
+    assert.equal((await followToEnd([b.url], uid)).enhancement_status, 'COMPLETED');
   });
 
   it('GET /healthz answers 200 on every instance, without a key, with its status only', async () => {
