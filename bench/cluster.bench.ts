@@ -46,20 +46,34 @@ async function takeOverSeconds(redisUrl: string): Promise<number> {
   const cluster = new EngineCluster({
     redisUrl,
     storage: sharedFolder(join(data.path, 'data')),
-    args: ['--workers', '1', '--quiet', '--processing-delay-ms', '30000', '--job-lock-ms', String(LOCK_MS)],
+    args: [
+      '--workers',
+      '1',
+      '--quiet',
+      '--limit-metadata',
+      '100000',
+      '--processing-delay-ms',
+      '30000',
+      '--job-lock-ms',
+      String(LOCK_MS),
+    ],
   });
   try {
     const a = await cluster.add();
     const upload = await uploadWav(a.url, makeWav(1, 48_000));
     const uid = upload.body.uid as string;
     let first: Record<string, unknown>;
-    do first = (await getJson(`${a.url}/v2/medias/${uid}/metadata`)).body;
-    while (first.enhancement_status !== 'PROCESSING');
+    for (;;) {
+      first = (await getJson(`${a.url}/v2/medias/${uid}/metadata`)).body;
+      if (first.enhancement_status === 'PROCESSING') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const b = await cluster.add(); // idle: only a lapsed lock gives it the job
     await a.kill9();
     const killed = Date.now();
     for (;;) {
       const now = (await getJson(`${b.url}/v2/medias/${uid}/metadata`)).body;
+      if (now.updated_at === undefined) throw new Error(`no metadata: ${JSON.stringify(now)}`);
       if (now.updated_at !== first.updated_at) return (Date.now() - killed) / 1000;
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -69,7 +69,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     config.retention,
     config.onRemoved,
     Date.now,
-    cluster?.sweepTurn,
+    cluster?.retention,
   );
   const jobs = new Jobs(
     records,

@@ -24,6 +24,8 @@ describe('cluster: retention over shared media', function () {
       args: ['--workers', '1', '--keep-hours', String(2 / 3600), '--keep-grace-min', '0', '--sweep-every-min', '0.005'],
     });
     await cluster.add();
+    // The first instance's start sweep takes the retention's turn; it keeps it while it lives.
+    await new Promise((r) => setTimeout(r, 1000));
     await cluster.add();
   });
 
@@ -58,5 +60,24 @@ describe('cluster: retention over shared media', function () {
     const told = cluster.instances.map((i) => i.output()).join('');
     for (const uid of uids)
       assert.equal(told.split(`removed media ${uid}`).length - 1, 1, `media ${uid} was removed once, by one instance`);
+  });
+
+  it('keeps a media followed on an instance other than the sweeping one, and removes it once left alone', async () => {
+    const [sweeping, other] = cluster.instances;
+    const upload = await uploadWav(other.url, makeWav(0.5, 16_000));
+    const uid = upload.body.uid as string;
+    assert.equal((await followToEnd([other.url], uid)).enhancement_status, 'COMPLETED');
+    // Asked for on the other instance for twice the age limit: its uses reach the sweeping instance.
+    const until = Date.now() + 4_000;
+    while (Date.now() < until) {
+      assert.equal((await getJson(`${other.url}/v2/medias/${uid}/metadata`)).status, 200, 'still kept');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const deadline = Date.now() + 20_000;
+    while (!sweeping.output().includes(`removed media ${uid}`)) {
+      assert.ok(Date.now() < deadline, 'the media was not removed once left alone');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal((await getJson(`${other.url}/v2/medias/${uid}/metadata`)).status, 404);
   });
 });

@@ -3,6 +3,7 @@
 import type { Health } from '../http/health';
 import type { Jobs } from '../jobs/jobs';
 import { withoutPassword, type ResolvedEngineOptions } from '../options';
+import type { SharedRetention } from '../storage/retention';
 import type { MediaStore } from '../storage/store';
 import { QueueJobs } from './queue-jobs';
 import { connected, REDIS_PART } from './redis-connection';
@@ -16,8 +17,8 @@ const CONNECT_WAIT_MS = 10_000;
 export interface Cluster {
   records: RedisRecords;
   limits: RedisRateLimits;
-  /** Whether this instance sweeps now (the retention's turn); the holder also requeues unqueued media. */
-  sweepTurn: () => Promise<boolean>;
+  /** The retention's turn (its holder also requeues unqueued media) and the uses every instance saw. */
+  retention: SharedRetention;
   /** The shared queue, its worker running `jobs` here. */
   startJobs(jobs: Jobs): QueueJobs;
 }
@@ -29,7 +30,8 @@ export async function startCluster(
   logError: (line: string) => void,
 ): Promise<Cluster> {
   const url = config.redis!;
-  const records = new RedisRecords(url, store);
+  const { maxAgeMs } = config.retention;
+  const records = new RedisRecords(url, store, Math.min(30_000, maxAgeMs === null ? Infinity : maxAgeMs / 10));
   const redis = records.connection;
   try {
     await connected(redis, CONNECT_WAIT_MS);
@@ -49,10 +51,14 @@ export async function startCluster(
   return {
     records,
     limits: new RedisRateLimits(redis, config.apiKeys, config.limits, config.windowMs),
-    sweepTurn: async () => {
-      const mine = await turn.take();
-      if (mine) void queue?.requeueUnfinished().catch(() => undefined);
-      return mine;
+    retention: {
+      mayRemove: async () => {
+        const mine = await turn.take();
+        if (mine) void queue?.requeueUnfinished().catch(() => undefined);
+        return mine;
+      },
+      noteUse: (uid, at) => records.noteUse(uid, at),
+      uses: () => records.uses(),
     },
     startJobs(jobs) {
       queue = new QueueJobs(

@@ -13,6 +13,8 @@ import { commandConnection, KEY_PREFIX, shared } from './redis-connection';
 const mediaKey = (uid: string) => `${KEY_PREFIX}:media:${uid}`;
 const progressKey = (uid: string) => `${KEY_PREFIX}:progress:${uid}`;
 const INDEX = `${KEY_PREFIX}:media-index`;
+/** The last status or file request for each media, on any instance (ms since the epoch), for the retention. */
+const USES = `${KEY_PREFIX}:media-uses`;
 export const CHANGES_CHANNEL = `${KEY_PREFIX}:changes`;
 
 /** A progress left by an instance that died mid-job goes by itself. */
@@ -41,18 +43,19 @@ end
 return 1
 `;
 
-/** KEYS[1] the media, KEYS[2] its progress, KEYS[3] the index; ARGV uid, channel. 1 when this call removed it. */
+/** KEYS[1] the media, KEYS[2] its progress, KEYS[3] the index, KEYS[4] the uses; ARGV uid, channel. 1 when this call removed it. */
 const REMOVE_SCRIPT = `
 local removed = redis.call('DEL', KEYS[1])
 redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
 if removed == 1 then redis.call('PUBLISH', ARGV[2], ARGV[1]) end
 return removed
 `;
 
 interface ScriptCommands {
   meUpdate(media: string, progress: string, json: string, state: string, channel: string, uid: string): Promise<number>;
-  meRemove(media: string, progress: string, index: string, uid: string, channel: string): Promise<number>;
+  meRemove(media: string, progress: string, index: string, uses: string, uid: string, channel: string): Promise<number>;
 }
 
 export class RedisRecords implements MediaRecords {
@@ -63,11 +66,18 @@ export class RedisRecords implements MediaRecords {
   private readonly watchers = new Map<string, Set<() => void>>();
   /** The percent at which held requests were last woken, per media this instance is processing. */
   private readonly progressAnswered = new Map<string, number>();
+  /** When this instance last wrote each media's use. */
+  private readonly useWritten = new Map<string, number>();
 
   constructor(
     url: string,
     /** The media's files (the folder the instances share). */
     private readonly store: MediaStore,
+    /**
+     * How often one instance writes the use of one media: a status poll every few seconds need not each
+     * be a write; far below the retention's age limit, so that the limit still holds.
+     */
+    private readonly useWriteEveryMs = 30_000,
   ) {
     this.redis = commandConnection(url);
     // A connection in subscriber mode does nothing else; ioredis subscribes again after a reconnection.
@@ -75,7 +85,7 @@ export class RedisRecords implements MediaRecords {
     this.subscriber.on('message', (_channel: string, message: string) => this.wake(message.split(' ')[0]));
     void this.subscriber.subscribe(CHANGES_CHANNEL).catch(() => undefined);
     this.redis.defineCommand('meUpdate', { numberOfKeys: 2, lua: UPDATE_SCRIPT });
-    this.redis.defineCommand('meRemove', { numberOfKeys: 3, lua: REMOVE_SCRIPT });
+    this.redis.defineCommand('meRemove', { numberOfKeys: 4, lua: REMOVE_SCRIPT });
     this.scripts = this.redis as unknown as ScriptCommands;
   }
 
@@ -192,11 +202,25 @@ export class RedisRecords implements MediaRecords {
 
   async remove(uid: string): Promise<boolean> {
     const removed = await shared(this.redis, () =>
-      this.scripts.meRemove(mediaKey(uid), progressKey(uid), INDEX, uid, CHANGES_CHANNEL),
+      this.scripts.meRemove(mediaKey(uid), progressKey(uid), INDEX, USES, uid, CHANGES_CHANNEL),
     );
     this.progressAnswered.delete(uid);
+    this.useWritten.delete(uid);
     await this.store.remove(uid);
     return removed === 1;
+  }
+
+  /** A status or file request for the media: written at most every `useWriteEveryMs` per media; a hint, never fails. */
+  noteUse(uid: string, at: number): void {
+    if (at - (this.useWritten.get(uid) ?? 0) < this.useWriteEveryMs) return;
+    this.useWritten.set(uid, at);
+    void this.redis.hset(USES, uid, String(at)).catch(() => this.useWritten.delete(uid));
+  }
+
+  /** The last request for each media on any instance. */
+  async uses(): Promise<Map<string, number>> {
+    const all = await shared(this.redis, () => this.redis.hgetall(USES));
+    return new Map(Object.entries(all).map(([uid, at]) => [uid, Number(at)]));
   }
 
   async close(): Promise<void> {

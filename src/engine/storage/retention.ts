@@ -26,6 +26,16 @@ export const DEFAULT_RETENTION: RetentionOptions = {
   sweepIntervalMs: 10 * 60_000,
 };
 
+/** What instances sharing their media share of the retention (cluster/cluster.ts). */
+export interface SharedRetention {
+  /** Whether this instance sweeps now: one at a time; false while the shared state is away. */
+  mayRemove(): Promise<boolean>;
+  /** A status or file request for the media, on this instance, at `at`. */
+  noteUse(uid: string, at: number): void;
+  /** The last request for each media on any instance (ms since the epoch). */
+  uses(): Promise<Map<string, number>>;
+}
+
 export interface RemovedMedia {
   record: MediaRecord;
   reason: string;
@@ -46,11 +56,8 @@ export class MediaRetention {
     private readonly options: RetentionOptions,
     private readonly onRemoved: (removed: RemovedMedia) => void = () => undefined,
     private readonly now: () => number = Date.now,
-    /**
-     * Whether this instance may sweep now: instances sharing the media take turns (cluster/retention-lock.ts).
-     * Also told when a sweep would start, so the instance that holds the turn does the shared chores.
-     */
-    private readonly mayRemove: () => Promise<boolean> = () => Promise.resolve(true),
+    /** With instances sharing the media: whose turn it is, and the requests each instance answered. */
+    private readonly shared?: SharedRetention,
   ) {}
 
   start(): void {
@@ -66,7 +73,9 @@ export class MediaRetention {
 
   /** A status or file request for the media: it is being followed. */
   asked(uid: string): void {
-    this.lastAsked.set(uid, this.now());
+    const now = this.now();
+    this.lastAsked.set(uid, now);
+    this.shared?.noteUse(uid, now);
   }
 
   /** Applies the limits once; sweeps run one after another. */
@@ -105,12 +114,13 @@ export class MediaRetention {
   }
 
   private async removeWhatIsDue(): Promise<RemovedMedia[]> {
-    if (!(await this.mayRemove())) return [];
+    if (this.shared && !(await this.shared.mayRemove())) return [];
     const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
     const now = this.now();
     const finished = (await this.records.all()).filter((record) => isFinished(record.enhancement_status));
+    const usedElsewhere = (await this.shared?.uses()) ?? new Map<string, number>();
     const lastUse = (record: MediaRecord) =>
-      Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0);
+      Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0, usedElsewhere.get(record.uid) ?? 0);
     finished.sort((a, b) => lastUse(a) - lastUse(b)); // oldest first
     let total = 0;
     for (const record of finished) total += await this.sizeOf(record.uid);
