@@ -115,6 +115,7 @@ export async function run(): Promise<BenchReport> {
       table: rows,
       notes: [
         `${JOBS} jobs of ${SECONDS} s WAV (FINCH), uploaded at once round robin, one worker thread per engine, one data folder, one redis-server on loopback; every process on this machine's cores.`,
+        `This machine has ${cpus().length} cores: past that many engines the gain flattens, and the ratio of one engine on Redis is what sharing costs.`,
         "The take-over time is the lock lapsing (--job-lock-ms) plus BullMQ's stalled-job check (run every --job-lock-ms): between one and two locks.",
       ],
       writtenAlone: true,
