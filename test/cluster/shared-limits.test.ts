@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { makeWav } from '../fixtures/media';
 import { startTestRedis, type TestRedis } from '../fixtures/redis-server';
+import { randomUUID } from 'node:crypto';
+import { startTestEngine, KEY } from '../fixtures/test-engine';
 import { EngineCluster, sharedFolder, tempFolder, uploadWav } from './engine-cluster';
 
 describe('cluster: rate limits shared by the instances', function () {
@@ -56,6 +58,26 @@ describe('cluster: rate limits shared by the instances', function () {
       await res.arrayBuffer();
       const again = await uploadWav(url, wav);
       assert.equal(again.status, 429);
+    }
+  });
+
+  it('gives back the place of a loudness request for an unknown media, in the shared window', async () => {
+    const engines = [
+      await startTestEngine({ redis: redis.url, limits: { getMetadata: 5 } }),
+      await startTestEngine({ redis: redis.url, limits: { getMetadata: 5 } }),
+    ];
+    try {
+      const ask = async (url: string, path: string) => {
+        const res = await fetch(`${url}${path}`, { headers: { 'x-api-key': KEY } });
+        await res.arrayBuffer();
+        return { status: res.status, used: res.headers.get('x-ratelimit-used') };
+      };
+      const unknown = `/v2/medias/${randomUUID()}`;
+      assert.deepEqual(await ask(engines[0].url, `${unknown}/metadata`), { status: 404, used: '1' });
+      assert.deepEqual(await ask(engines[1].url, `${unknown}/loudness`), { status: 404, used: '1' });
+      assert.deepEqual(await ask(engines[1].url, `${unknown}/metadata`), { status: 404, used: '2' });
+    } finally {
+      for (const engine of engines) await engine.dispose();
     }
   });
 });
