@@ -102,13 +102,20 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       config.onLogLine?.(accessLogLine(entry));
     },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // Nothing was served: the shared connections (and the workers) must not keep the process alive.
+    await starter.close();
+    await records.close();
+    throw err;
+  }
   for (const record of resumable) jobs.start(record);
   retention.start();
   const { port } = server.address() as AddressInfo;
