@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEngine, type EngineOptions, type RetentionOptions } from './index';
 import { parseNetworks } from './jobs/address-policy';
-import { resolveStorage, RULES, type NumberRule } from './options';
+import { resolveStorage, RULES, withoutPassword, type NumberRule } from './options';
 
 const HELP = `Usage: media-enhance-engine [options]
 
@@ -51,6 +51,19 @@ Options:
                                 a loudness target that needs more is left unreached, and the media says so
   --keep-hours <h>              finished media go this long after their last use (default 168; 0 keeps them)
   --keep-mib <n>                the oldest finished media go while all take more (default 5120; 0: no limit)
+  --keep-grace-min <min>        a media finished or asked for this recently stays whatever the limits
+                                say (default 60)
+  --sweep-every-min <min>       how often the limits are checked besides after each job (default 10)
+
+Several instances sharing the work (README: Several machines):
+  --redis <url>                 redis://[user:password@]host[:port][/db] or rediss://: records, jobs
+                                (BullMQ), rate-limit windows and the retention's turn live there, shared
+                                by every instance started with the same URL; they must share --data-dir
+                                too (one folder: the same machine, or a network folder mounted on each).
+                                With a password, prefer the MEDIA_ENHANCE_REDIS environment variable:
+                                other users of this machine can read the command line (ps)
+  --job-lock-ms <ms>            with --redis: a job whose instance stops renewing its lock this long is
+                                taken up by another instance (default 30000)
 
 Server limits (what a client meets when one is reached):
   --max-connections <n>         connections served at once; beyond: 503 + Retry-After (default 1024)
@@ -144,6 +157,10 @@ async function main(): Promise<void> {
       'max-limiting-db': numberOption,
       'keep-hours': numberOption,
       'keep-mib': numberOption,
+      'keep-grace-min': numberOption,
+      'sweep-every-min': numberOption,
+      redis: { type: 'string' },
+      'job-lock-ms': numberOption,
       'fault-500': numberOption,
       'fault-503': numberOption,
       'fault-reset': numberOption,
@@ -182,6 +199,7 @@ async function main(): Promise<void> {
     const value = num(option, RULES.positiveInteger);
     if (value !== undefined) limits[endpoint] = value;
   }
+  const redisUrl = values.redis ?? (process.env.MEDIA_ENHANCE_REDIS || undefined);
   const probability = (name: keyof typeof values) => num(name, RULES.probability);
   parseNetworks(values['allow-fetch-from'] ?? [], '--allow-fetch-from');
   const options: Omit<EngineOptions, 'apiKeys' | 'dataDir'> = {
@@ -199,7 +217,14 @@ async function main(): Promise<void> {
     allowFetchFrom: values['allow-fetch-from'],
     ffmpegPath: values.ffmpeg,
     maxLimitingDb,
-    retention: retentionOptions(num('keep-hours', RULES.nonNegative), num('keep-mib', RULES.nonNegative)),
+    ...(redisUrl !== undefined ? { redis: redisUrl } : {}),
+    jobLockMs: num('job-lock-ms', RULES.positiveTimeoutMs),
+    retention: retentionOptions(
+      num('keep-hours', RULES.nonNegative),
+      num('keep-mib', RULES.nonNegative),
+      num('keep-grace-min', RULES.nonNegative),
+      num('sweep-every-min', RULES.positive),
+    ),
     server: {
       maxConnections: num('max-connections', RULES.positiveInteger),
       maxUploadsPerKey: num('max-uploads-per-key', RULES.positiveInteger),
@@ -230,7 +255,7 @@ async function main(): Promise<void> {
   const { keys, keyNote } = await acceptedKeys(values.key ?? [], values['key-file'], dataDir);
   const engine = await startEngine({ ...options, apiKeys: keys, dataDir });
   process.stdout.write(
-    `media enhancement engine listening on ${engine.url} (data in ${dataDir}; accepts ${keyNote})\n`,
+    `media enhancement engine listening on ${engine.url} (data in ${dataDir}${redisUrl ? `, shared through ${String(withoutPassword(redisUrl))}` : ''}; accepts ${keyNote})\n`,
   );
   const stop = () => {
     process.stdout.write('stopping...\n');
@@ -244,8 +269,15 @@ async function main(): Promise<void> {
 }
 
 /** The CLI's hours and MiB, 0 meaning no limit, as the engine's options. */
-function retentionOptions(hours: number | undefined, mebibytes: number | undefined): Partial<RetentionOptions> {
+function retentionOptions(
+  hours: number | undefined,
+  mebibytes: number | undefined,
+  graceMinutes: number | undefined,
+  sweepMinutes: number | undefined,
+): Partial<RetentionOptions> {
   const retention: Partial<RetentionOptions> = {};
+  if (graceMinutes !== undefined) retention.graceMs = graceMinutes * 60_000;
+  if (sweepMinutes !== undefined) retention.sweepIntervalMs = Math.max(1, Math.round(sweepMinutes * 60_000));
   if (hours !== undefined) retention.maxAgeMs = hours === 0 ? null : hours * 3600_000;
   if (mebibytes !== undefined) retention.maxTotalBytes = mebibytes === 0 ? null : mebibytes * 1024 ** 2;
   return retention;

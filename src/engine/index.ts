@@ -12,6 +12,9 @@ import { MediaRetention, type RetentionOptions } from './storage/retention';
 import { createEngineServer } from './http/server';
 import { MediaStore } from './storage/store';
 import { WorkerPool } from './jobs/worker-pool';
+import { Health } from './http/health';
+import { LocalRecords } from './storage/media-records';
+import { startCluster } from './cluster/cluster';
 
 export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
 export type { FaultOptions } from './faults';
@@ -58,7 +61,8 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
         config.dataDir,
       )
     : undefined; // the data folder
-  const store = new MediaStore(config.dataDir, files);
+  // With Redis the records are shared, and so is the data folder when the files are kept there.
+  const store = new MediaStore(config.dataDir, files, config.redis !== undefined);
   const resumable = await store.open();
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
@@ -66,24 +70,41 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     ffmpegPath: config.ffmpegPath,
     maxLimitingDb: config.maxLimitingDb,
   });
-  const retention = new MediaRetention(store, config.retention, config.onRemoved);
+  const health = new Health();
+  // Files in S3 are shared too: a load balancer should know when they cannot be reached.
+  if (files) health.add({ name: 'storage', probe: () => files.ping(), up: () => true });
+  // With Redis, the records, jobs, limits and the retention's turn are shared by every instance.
+  const cluster = config.redis ? await startCluster(config, store, health, logError) : undefined;
+  const records = cluster?.records ?? new LocalRecords(store);
+  const retention = new MediaRetention(
+    records,
+    store,
+    config.retention,
+    config.onRemoved,
+    Date.now,
+    cluster?.retention,
+  );
   const jobs = new Jobs(
+    records,
     store,
     pool,
     faults,
     { ...config, fetchGuard, onErrorLine: logError },
     () => void retention.sweep(),
   );
+  const starter = cluster?.startJobs(jobs) ?? jobs;
   const server = createEngineServer({
     keys: new KeyChecker(config.apiKeys),
-    limits: new RateLimits(config.limits, config.windowMs),
+    limits: cluster?.limits ?? new RateLimits(config.limits, config.windowMs),
     faults,
     capacity: new Capacity(config.server.maxConnections, config.server.maxUploadsPerKey),
     serverLimits: config.server,
     logError,
+    health,
     routes: {
       store,
-      jobs,
+      records,
+      jobs: starter,
       faults,
       retention,
       maxUploadBytes: config.maxUploadBytes,
@@ -94,13 +115,20 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       config.onLogLine?.(accessLogLine(entry));
     },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // Nothing was served: the shared connections (and the workers) must not keep the process alive.
+    await starter.close();
+    await records.close();
+    throw err;
+  }
   for (const record of resumable) jobs.start(record);
   retention.start();
   const { port } = server.address() as AddressInfo;
@@ -110,7 +138,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     url: `http://${host}:${port}`,
     port,
     storage: {
-      use: () => diskUse(store),
+      use: () => diskUse(records, store),
       removeFinished: (keep) => retention.removeFinished(keep),
       ping: () => store.files.ping(),
       retention: { ...config.retention },
@@ -120,8 +148,9 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;
-        await jobs.close();
+        await starter.close();
         await retention.close();
+        await records.close();
         await fetchGuard.close();
       })()),
   };

@@ -126,6 +126,17 @@ export interface EngineOptions {
   retention?: Partial<RetentionOptions>;
   /** Told of each media the retention removed, and why. */
   onRemoved?: (removed: RemovedMedia) => void;
+  /**
+   * `redis://[user:password@]host[:port][/db]` (or `rediss://`): the Redis that instances sharing the
+   * work keep their state in (records, jobs on BullMQ, rate-limit windows, the retention's turn). Without
+   * it the engine keeps everything to itself, on disk. Instances must share the data folder too.
+   */
+  redis?: string;
+  /**
+   * With `redis`: how long a job's lock holds without being renewed, so how soon after an instance dies
+   * another takes its jobs up. Default 30 000 ms.
+   */
+  jobLockMs?: number;
   /** Injected faults, for tests and benchmarks. */
   faults?: FaultOptions;
   /** Receives one access-log line per request. Default: none (the CLI prints them). */
@@ -152,10 +163,12 @@ export interface ResolvedEngineOptions extends Required<
     | 'server'
     | 'storage'
     | 's3'
+    | 'redis'
   >
 > {
   /** The S3 storage of media files, or null: in the data folder. */
   storage: { location: S3Location; s3: S3Options } | null;
+  redis?: string;
   limits: Record<EndpointId, number | null>;
   retention: RetentionOptions;
   server: ServerLimits;
@@ -247,6 +260,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     allowFetchFrom: resolveAllowFetchFrom(options.allowFetchFrom),
     server,
     faults: resolveFaults(options.faults ?? {}),
+    redis: resolveRedisUrl(options.redis),
+    jobLockMs: checked('jobLockMs', options.jobLockMs ?? 30_000, RULES.positiveTimeoutMs),
     retention: resolveRetention(options.retention),
     storage: resolveStorage(options.storage, options.s3),
     onRemoved: options.onRemoved,
@@ -368,6 +383,21 @@ function resolveFaults(faults: FaultOptions): FaultOptions {
   checked('faults.dripBytesPerSecond', faults.dripBytesPerSecond, RULES.positive);
   checked('faults.forced429', faults.forced429, RULES.nonNegativeInteger);
   return faults;
+}
+
+function resolveRedisUrl(url: unknown): string | undefined {
+  if (url === undefined) return undefined;
+  if (typeof url !== 'string' || !/^rediss?:\/\/[^/?#]/i.test(url))
+    throw new TypeError(
+      `redis: must be a URL redis://[user:password@]host[:port][/db] or rediss://... (got ${JSON.stringify(withoutPassword(url))})`,
+    );
+  return url;
+}
+
+/** A Redis URL fit for an error or a log: its password replaced. */
+export function withoutPassword(url: unknown): unknown {
+  if (typeof url !== 'string') return url;
+  return url.replace(/^([a-z]+:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
 function resolveRetention(given: Partial<RetentionOptions> | undefined): RetentionOptions {

@@ -26,6 +26,8 @@ export type EngineTuning = Partial<
     | 'retention'
     | 'storage'
     | 's3'
+    | 'redis'
+    | 'jobLockMs'
   >
 >;
 

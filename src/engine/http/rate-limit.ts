@@ -7,14 +7,21 @@ export interface RateDecision {
    * For an allowed request that the route then refuses without serving anything: gives its place back,
    * and returns the headers as the count stands without it.
    */
-  giveBack?: () => Record<string, string>;
+  giveBack?: () => Record<string, string> | Promise<Record<string, string>>;
+}
+
+/** The rolling windows of the interface's rate limits: in this process (RateLimits) or shared through Redis. */
+export interface RateLimiter {
+  isLimited(endpoint: EndpointId): boolean;
+  take(keyIndex: number, endpoint: EndpointId, forceReject?: boolean): RateDecision | Promise<RateDecision>;
+  peek(keyIndex: number, endpoint: EndpointId): Record<string, string> | Promise<Record<string, string>>;
 }
 
 /**
  * Per key and per operation, a true rolling window (a sliding log of accepted requests): a request is
  * accepted when fewer than `limit` were accepted in the last `windowMs`. Rejected requests do not count.
  */
-export class RateLimits {
+export class RateLimits implements RateLimiter {
   private readonly logs = new Map<string, number[]>();
 
   constructor(
@@ -77,11 +84,16 @@ export class RateLimits {
   }
 
   private headers(limit: number, used: number): Record<string, string> {
-    return {
-      [RATE_LIMIT_HEADERS.limit]: String(limit),
-      [RATE_LIMIT_HEADERS.remaining]: String(Math.max(0, limit - used)),
-      [RATE_LIMIT_HEADERS.used]: String(used),
-      [RATE_LIMIT_HEADERS.window]: String(this.windowMs / 1000),
-    };
+    return rateLimitHeaders(limit, used, this.windowMs);
   }
+}
+
+/** The X-RateLimit-* headers of an answer, with `used` places of `limit` taken in the window. */
+export function rateLimitHeaders(limit: number, used: number, windowMs: number): Record<string, string> {
+  return {
+    [RATE_LIMIT_HEADERS.limit]: String(limit),
+    [RATE_LIMIT_HEADERS.remaining]: String(Math.max(0, limit - used)),
+    [RATE_LIMIT_HEADERS.used]: String(used),
+    [RATE_LIMIT_HEADERS.window]: String(windowMs / 1000),
+  };
 }

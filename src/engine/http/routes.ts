@@ -10,7 +10,8 @@ import {
   type FieldIssue,
 } from '../../contract/fields';
 import type { Faults } from '../faults';
-import type { Jobs } from '../jobs/jobs';
+import type { JobStarter } from '../jobs/jobs';
+import type { MediaRecords } from '../storage/media-records';
 import { attachmentDisposition as contentDisposition, baseName } from '../../contract/attachment';
 import { excerpt } from '../../contract/excerpt';
 import { sniffMediaType } from '../storage/media-type';
@@ -27,10 +28,13 @@ import { checkMetadataWait, METADATA_WAIT_PARAM } from '../../contract/metadata-
 import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from '../storage/store';
 
 export interface RouteContext {
+  /** The media's files. */
   store: MediaStore;
+  /** The media's records and states. */
+  records: MediaRecords;
   /** Longest `?wait=` of a metadata request, in seconds; 0: the extension is not offered. */
   metadataWaitS: number;
-  jobs: Jobs;
+  jobs: JobStarter;
   faults: Faults;
   retention: MediaRetention;
   maxUploadBytes: number;
@@ -78,12 +82,12 @@ export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Prom
     enhancement_model: request.model_arch,
     ...(request.transcode_kind ? { transcode: request.transcode_kind } : {}),
   };
-  const record = await ctx.store.create({
+  const record = await ctx.records.create({
     file_name: request.file_name,
     enhancement_params: { ...settings, transcode: request.transcode_kind },
     internal: { source: 'enhance-json', settings, downloadUrl: request.file_download_url },
   });
-  ctx.jobs.start(record);
+  await startJob(record, ctx);
   return { status: 201, body: { generated_name: record.uid } };
 }
 
@@ -103,7 +107,7 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
     const encodingIssues = checkEncodingForInput(settings, part, type);
     if (encodingIssues.length > 0) throw unprocessable(encodingIssues);
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
-    const record = await ctx.store.create(
+    const record = await ctx.records.create(
       {
         file_name: received.fileName,
         enhancement_params: { ...applied, transcode: applied.transcode ?? null },
@@ -114,7 +118,7 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
       },
       received.incoming,
     );
-    ctx.jobs.start(record);
+    await startJob(record, ctx);
     return { status: 201, body: publicMetadata(record) };
   } catch (err) {
     await received.incoming.discard();
@@ -135,17 +139,18 @@ export async function metadata(
   const waits = ctx.metadataWaitS > 0 ? query.getAll(METADATA_WAIT_PARAM) : [];
   const issues = waits.length > 0 ? checkMetadataWait(waits, ctx.metadataWaitS) : [];
   if (issues.length > 0) throw unprocessable(issues);
-  const record = known(uid, ctx);
+  const record = await known(uid, ctx);
   ctx.retention.asked(uid);
   if (waits.length > 0) {
     const state = record.enhancement_status;
     if (state === 'PENDING' || state === 'PROCESSING') {
       const until = AbortSignal.any([callerLeft, AbortSignal.timeout(Number(waits[0]) * 1000)]);
-      await ctx.store.stateChange(uid, state, until);
+      await ctx.records.stateChange(uid, state, until);
+      // The record as it is now: a media removed while the answer was held is answered as it was last seen.
+      return { status: 200, body: metadataJson((await ctx.records.get(uid)) ?? record) };
     }
   }
-  // The record as it is now: a media removed while the answer was held is answered as it was last seen.
-  return { status: 200, body: metadataJson(ctx.store.get(uid) ?? record) };
+  return { status: 200, body: metadataJson(record) };
 }
 
 /** GET /v2/medias/{uid}/file?step=ENHANCED|PRE, with Range support so a broken download can resume. */
@@ -164,7 +169,7 @@ export async function file(
       : checkStep(steps[0]);
   if (issues.length > 0) throw unprocessable(issues);
   const step = steps[0] ?? 'ENHANCED';
-  const record = known(uid, ctx);
+  const record = await known(uid, ctx);
   ctx.retention.asked(uid);
   const pre = step === 'PRE';
   const type = pre ? record.internal.input : record.internal.output;
@@ -215,7 +220,7 @@ export async function loudness(
   const said = (answer: LoudnessReportAnswer) => ({ [LOUDNESS_REPORT_HEADER]: answer });
   const refuse = (answer: LoudnessReportAnswer, detail: string) =>
     new HttpError(LOUDNESS_REPORT_ANSWERS[answer], detail, said(answer));
-  const record = ctx.store.get(uid);
+  const record = await ctx.records.get(uid);
   if (!record) throw refuse('unknown-media', `no media with uid "${uid.slice(0, 100)}"`);
   ctx.retention.asked(uid);
   const status = record.enhancement_status;
@@ -232,8 +237,22 @@ export async function loudness(
   return { body, headers: said('ready') };
 }
 
-function known(uid: string, ctx: RouteContext): MediaRecord {
-  const record = ctx.store.get(uid);
+/**
+ * Hands an accepted media to its job. When that fails (the shared queue is unreachable) the media is
+ * taken back, so the caller's error answer is the whole truth: nothing was accepted.
+ */
+async function startJob(record: MediaRecord, ctx: RouteContext): Promise<void> {
+  try {
+    await ctx.jobs.start(record);
+  } catch (err) {
+    // If even that fails, the media stays PENDING on record and the queue's check of unqueued media takes it up.
+    await ctx.records.remove(record.uid).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function known(uid: string, ctx: RouteContext): Promise<MediaRecord> {
+  const record = await ctx.records.get(uid);
   if (!record) throw new HttpError(404, `no media with uid "${uid.slice(0, 100)}"`);
   return record;
 }

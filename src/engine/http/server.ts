@@ -9,7 +9,7 @@ import type { KeyChecker } from './auth';
 import type { Capacity } from './capacity';
 import type { Faults } from '../faults';
 import type { AccessLogEntry, ServerLimits } from '../options';
-import type { RateLimits } from './rate-limit';
+import type { RateLimiter } from './rate-limit';
 import { writeAnswer } from './write-answer';
 import {
   HttpError,
@@ -21,6 +21,7 @@ import {
 } from './http-error';
 import { StorageUnavailableError } from '../storage/media-files';
 import { drainUnreadBody } from './unread-body';
+import { answerHealth, HEALTH_PATH, type Health } from './health';
 import * as routes from './routes';
 
 interface Route {
@@ -79,11 +80,13 @@ const UPLOADS_RETRY_AFTER_S = 2;
 
 export interface ServerParts {
   keys: KeyChecker;
-  limits: RateLimits;
+  limits: RateLimiter;
   faults: Faults;
   capacity: Capacity;
   serverLimits: ServerLimits;
   routes: routes.RouteContext;
+  /** What GET /healthz asks, and what refuses new media while a shared part is away. */
+  health: Health;
   log(entry: AccessLogEntry): void;
   /** The engine's error log; never throws. */
   logError: (line: string) => void;
@@ -219,14 +222,18 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
       connection: 'close',
     });
   }
+  if (url.pathname === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+    await answerHealth(res, parts.health);
+    return;
+  }
   const route = match(req.method ?? '', url.pathname);
   if (route === undefined) throw new HttpError(404, 'Not Found');
   if (route === 'wrong-method') throw new HttpError(405, 'Method Not Allowed');
   const keyIndex = parts.keys.match(req.headers['x-api-key']);
   // Every answer of a rate-limited operation carries its headers: the count as it stands for an answer
   // refused before the operation, the count with this request for one it served.
-  let headers = parts.limits.isLimited(route.endpoint) ? parts.limits.peek(keyIndex, route.endpoint) : {};
-  let giveBack: (() => Record<string, string>) | undefined;
+  let headers = parts.limits.isLimited(route.endpoint) ? await parts.limits.peek(keyIndex, route.endpoint) : {};
+  let giveBack: (() => Record<string, string> | Promise<Record<string, string>>) | undefined;
   try {
     if (keyIndex < 0)
       throw new HttpError(401, req.headers['x-api-key'] ? 'invalid API key' : 'missing X-API-Key header');
@@ -243,6 +250,7 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
     const injected = parts.faults.errorStatus();
     if (injected)
       throw new HttpError(injected, `injected fault: ${injected === 500 ? 'internal error' : 'service unavailable'}`);
+    if (route.method === 'POST') parts.health.assertAcceptingMedia();
     if (isUpload(route.endpoint)) {
       const release = parts.capacity.takeUpload(keyIndex);
       if (!release) {
@@ -257,7 +265,7 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
       res.once('close', release);
     }
     if (parts.limits.isLimited(route.endpoint)) {
-      const decision = parts.limits.take(keyIndex, route.endpoint, parts.faults.takeForced429());
+      const decision = await parts.limits.take(keyIndex, route.endpoint, parts.faults.takeForced429());
       headers = decision.headers;
       giveBack = decision.giveBack;
       if (!decision.allowed)
@@ -265,7 +273,7 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
     }
     await dispatch(req, res, url, route, parts, declareWaiting(route, parts, headers));
   } catch (err) {
-    if (giveBack && refusedByLoudnessRoute(route, err)) headers = giveBack();
+    if (giveBack && refusedByLoudnessRoute(route, err)) headers = await giveBack();
     throw asHttpError(err, parts.logError).withHeaders(declareWaiting(route, parts, headers));
   }
 }

@@ -8,7 +8,9 @@ import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
+import { HttpError } from '../http/http-error';
 import { STORAGE_RETRY_AFTER_S, StorageUnavailableError, type WorkFiles } from '../storage/media-files';
+import { MediaEndedError, type MediaRecords } from '../storage/media-records';
 import type { MediaRecord, MediaStore } from '../storage/store';
 import type { WorkerPool } from './worker-pool';
 
@@ -22,15 +24,24 @@ export interface JobOptions {
   onErrorLine(line: string): void;
 }
 
+/** What the routes hand an accepted media to: in-process Jobs, or the shared queue (cluster/queue-jobs.ts). */
+export interface JobStarter {
+  /** Resolves once the media is sure to be processed (a shared queue has it). */
+  start(record: MediaRecord): void | Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * Takes each accepted media from PENDING through PROCESSING to COMPLETED or FAILED, persisting every
  * step, so a restart picks up where it stopped. The work itself runs in the worker pool.
  */
-export class Jobs {
+export class Jobs implements JobStarter {
   private readonly stopping = new AbortController();
   private readonly running = new Set<Promise<void>>();
 
   constructor(
+    private readonly records: MediaRecords,
+    /** The media's files. */
     private readonly store: MediaStore,
     private readonly pool: WorkerPool,
     private readonly faults: Faults,
@@ -43,11 +54,31 @@ export class Jobs {
   }
 
   start(record: MediaRecord): void {
+    void this.process(record).catch((err: unknown) => {
+      if (!(err instanceof StorageUnavailableError) || this.stopping.signal.aborted) return;
+      this.options.onErrorLine(`media ${record.uid}: ${err.message}; trying again in ${STORAGE_RETRY_AFTER_S} s`);
+      void this.delay(STORAGE_RETRY_AFTER_S * 1000).then(() => {
+        if (!this.stopping.signal.aborted) this.start(record);
+      });
+    });
+  }
+
+  /**
+   * Runs the media's job here; resolves when it has ended, or stopped because the engine is closing;
+   * rejects when the shared state could not be reached (the job is to run again).
+   */
+  process(record: MediaRecord): Promise<void> {
     const run = this.run(record).finally(() => {
       this.running.delete(run);
       if (!this.stopping.signal.aborted) this.onFinished();
     });
     this.running.add(run);
+    return run;
+  }
+
+  /** Whether close() was called: a job that returned meanwhile stopped unfinished. */
+  get closing(): boolean {
+    return this.stopping.signal.aborted;
   }
 
   /** Stops taking work; what is unfinished stays PENDING or PROCESSING on disk and resumes on restart. */
@@ -64,7 +95,7 @@ export class Jobs {
       if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record, work);
       else await work.loadInput();
       if (this.stopping.signal.aborted) return;
-      await this.store.update(record, { enhancement_status: 'PROCESSING' });
+      await this.records.update(record, { enhancement_status: 'PROCESSING' });
       await this.delay(this.options.processingDelayMs);
       if (this.stopping.signal.aborted) return;
       if (this.faults.failProcessing())
@@ -79,7 +110,7 @@ export class Jobs {
           settings: record.internal.settings,
         },
         (share) => {
-          if (record.enhancement_status === 'PROCESSING') this.store.setProgress(record, estimate.update(share));
+          if (record.enhancement_status === 'PROCESSING') this.records.setProgress(record, estimate.update(share));
         },
       );
       if (this.stopping.signal.aborted) return;
@@ -95,24 +126,20 @@ export class Jobs {
           ...result.loudness,
         });
       }
-      await this.store.update(record, {
+      await this.records.update(record, {
         enhancement_status: 'COMPLETED',
         enhancement_params: { ...record.enhancement_params, ...result.params },
         internal: { ...record.internal, output: result.output },
       });
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
-      if (err instanceof StorageUnavailableError) {
-        // Not a failure of the media either: it stays PROCESSING and starts over once the storage answers.
-        this.options.onErrorLine(`media ${record.uid}: ${err.message}; trying again in ${STORAGE_RETRY_AFTER_S} s`);
-        void this.delay(STORAGE_RETRY_AFTER_S * 1000).then(() => {
-          if (!this.stopping.signal.aborted) this.start(record);
-        });
-        return;
-      }
+      if (err instanceof MediaEndedError) return; // another instance ran it to its end: its result stands
+      // The storage or the shared state is away: not a failure of the media; it stays where it is and
+      // starts over once they answer (start() below, or the shared queue's retry).
+      if (err instanceof StorageUnavailableError || (err instanceof HttpError && err.status === 503)) throw err;
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
-      await this.store
+      await this.records
         .update(record, { enhancement_status: 'FAILED', error: { code, message } })
         .catch(() => undefined);
     } finally {
@@ -139,7 +166,7 @@ export class Jobs {
         'file_download_url: the fetched file is not a recognised audio or video container',
       );
     await work.saveInput();
-    await this.store.update(record, { internal: { ...record.internal, input: type } });
+    await this.records.update(record, { internal: { ...record.internal, input: type } });
   }
 
   private delay(ms: number): Promise<void> {

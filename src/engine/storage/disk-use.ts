@@ -3,6 +3,7 @@
 // (uploads still arriving included), and when the oldest kept media arrived.
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import type { MediaRecords } from './media-records';
 import type { MediaStore } from './store';
 
 export interface DiskUse {
@@ -16,8 +17,8 @@ export interface DiskUse {
   oldest: string | null;
 }
 
-export async function diskUse(store: MediaStore): Promise<DiskUse> {
-  const records = store.all();
+export async function diskUse(media: MediaRecords, store: MediaStore): Promise<DiskUse> {
+  const records = await media.all();
   const oldest = records.reduce<string | null>(
     (first, record) =>
       first === null || Date.parse(record.inserted_at) < Date.parse(first) ? record.inserted_at : first,

@@ -3,6 +3,7 @@
 // processing is never removed, nor one finished or asked for (status or file) within the grace
 // period: a wait that is still following it, and the download after it, always find it.
 import { isFinished } from './disk-use';
+import type { MediaRecords } from './media-records';
 import type { MediaRecord, MediaStore } from './store';
 
 export interface RetentionOptions {
@@ -23,6 +24,16 @@ export const DEFAULT_RETENTION: RetentionOptions = {
   sweepIntervalMs: 10 * 60_000,
 };
 
+/** What instances sharing their media share of the retention (cluster/cluster.ts). */
+export interface SharedRetention {
+  /** Whether this instance sweeps now: one at a time; false while the shared state is away. */
+  mayRemove(): Promise<boolean>;
+  /** A status or file request for the media, on this instance, at `at`. */
+  noteUse(uid: string, at: number): void;
+  /** The last request for each media on any instance (ms since the epoch). */
+  uses(): Promise<Map<string, number>>;
+}
+
 export interface RemovedMedia {
   record: MediaRecord;
   reason: string;
@@ -37,10 +48,14 @@ export class MediaRetention {
   private sweeping = Promise.resolve<RemovedMedia[]>([]);
 
   constructor(
+    private readonly records: MediaRecords,
+    /** The media's files. */
     private readonly store: MediaStore,
     private readonly options: RetentionOptions,
     private readonly onRemoved: (removed: RemovedMedia) => void = () => undefined,
     private readonly now: () => number = Date.now,
+    /** With instances sharing the media: whose turn it is, and the requests each instance answered. */
+    private readonly shared?: SharedRetention,
   ) {}
 
   start(): void {
@@ -56,7 +71,9 @@ export class MediaRetention {
 
   /** A status or file request for the media: it is being followed. */
   asked(uid: string): void {
-    this.lastAsked.set(uid, this.now());
+    const now = this.now();
+    this.lastAsked.set(uid, now);
+    this.shared?.noteUse(uid, now);
   }
 
   /** Applies the limits once; sweeps run one after another. */
@@ -73,13 +90,14 @@ export class MediaRetention {
     const removal = this.sweeping.then(async () => {
       let removed = 0;
       let bytes = 0;
-      for (const record of this.store.all()) {
+      for (const record of await this.records.all()) {
         if (!isFinished(record.enhancement_status) || keep.has(record.uid)) continue;
         // Everything kept for it (loudness report too): what the storage gets back.
         const size = await this.store.files.allBytes(record.uid);
-        await this.store.remove(record.uid);
+        const gone = await this.records.remove(record.uid);
         this.sizes.delete(record.uid);
         this.lastAsked.delete(record.uid);
+        if (!gone) continue; // another instance removed it meanwhile
         removed++;
         bytes += size;
         this.onRemoved({ record, reason: 'removed from the editor' });
@@ -94,11 +112,13 @@ export class MediaRetention {
   }
 
   private async removeWhatIsDue(): Promise<RemovedMedia[]> {
+    if (this.shared && !(await this.shared.mayRemove())) return [];
     const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
     const now = this.now();
-    const finished = this.store.all().filter((record) => isFinished(record.enhancement_status));
+    const finished = (await this.records.all()).filter((record) => isFinished(record.enhancement_status));
+    const usedElsewhere = (await this.shared?.uses()) ?? new Map<string, number>();
     const lastUse = (record: MediaRecord) =>
-      Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0);
+      Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0, usedElsewhere.get(record.uid) ?? 0);
     finished.sort((a, b) => lastUse(a) - lastUse(b)); // oldest first
     let total = 0;
     for (const record of finished) total += await this.sizeOf(record.uid);
@@ -110,10 +130,11 @@ export class MediaRetention {
       const overSize = maxTotalBytes !== null && total > maxTotalBytes;
       if (!tooOld && !overSize) break;
       const bytes = await this.sizeOf(record.uid);
-      await this.store.remove(record.uid);
+      const gone = await this.records.remove(record.uid);
       this.sizes.delete(record.uid);
       this.lastAsked.delete(record.uid);
       total -= bytes;
+      if (!gone) continue; // another instance removed it meanwhile: it tells of it
       const reason = tooOld
         ? `finished or last asked for ${spoken(idle)} ago, more than the ${spoken(maxAgeMs)} kept`
         : `finished media took ${mebibytes(total + bytes)}, more than the ${mebibytes(maxTotalBytes!)} kept; this was the oldest`;

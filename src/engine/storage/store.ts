@@ -56,9 +56,17 @@ export class MediaStore {
   /** The media's files: in the data folder, or in the storage `--storage` names. */
   readonly files: MediaFiles;
 
-  constructor(dataDir: string, files?: MediaFiles) {
+  constructor(
+    dataDir: string,
+    files?: MediaFiles,
+    /**
+     * Whether other engine instances use the same folder (the records are in Redis): then a start loads
+     * no meta.json and never sweeps what another instance may be writing.
+     */
+    private readonly shared = false,
+  ) {
     this.root = join(dataDir, 'media');
-    this.files = files ?? new LocalMediaFiles(this.root);
+    this.files = files ?? new LocalMediaFiles(this.root, shared);
   }
 
   /** Loads every media kept on disk; returns those a restart must resume. */
@@ -68,6 +76,7 @@ export class MediaStore {
     // system without modes, or a folder of another owner, refuses: the engine still runs as it did.)
     await fsp.chmod(this.root, PRIVATE_DIR).catch(() => undefined);
     await this.files.open();
+    if (this.shared) return [];
     for (const uid of await fsp.readdir(this.root)) {
       if (!ENGINE_UID.test(uid)) continue; // not a media folder: never the engine's to load or remove
       let text: string;
@@ -133,7 +142,7 @@ export class MediaStore {
     const uid = uploaded?.uid ?? randomUUID();
     const now = new Date().toISOString();
     const record: MediaRecord = { uid, enhancement_status: 'PENDING', inserted_at: now, updated_at: now, ...fields };
-    await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR });
+    await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR }); // its meta.json's, and its local files'
     if (uploaded) await this.files.adoptUpload(uploaded.id, uid);
     await this.persist(record);
     this.media.set(uid, record);
@@ -216,6 +225,12 @@ export class MediaStore {
 
 /** When each media's progress was last set: its time left counts down from then until the next. */
 const progressSetAt = new WeakMap<MediaRecord, number>();
+
+/** For a record read back from shared state: its progress was set at `at` (ms since the epoch). */
+export function noteProgressSetAt(record: MediaRecord, at: number): void {
+  progressSetAt.set(record, at);
+}
+
 /** The percent done when held status requests were last answered for progress. */
 const progressAnswered = new WeakMap<MediaRecord, number>();
 /** Points of progress (percent) that answer a held status request. */

@@ -1,0 +1,104 @@
+// The jobs of instances sharing the work, on BullMQ: an upload on any instance adds a job named by the
+// media's uid; every instance's worker takes jobs, as many at once as it has worker threads, and runs
+// them as one process does (jobs/jobs.ts). An instance that dies mid-job stops renewing the job's lock:
+// once it lapses, BullMQ's stalled-job check gives the job to another instance.
+import { Queue, Worker, type Job } from 'bullmq';
+import type Redis from 'ioredis';
+import type { JobStarter, Jobs } from '../jobs/jobs';
+import type { MediaRecords } from '../storage/media-records';
+import type { MediaRecord } from '../storage/store';
+import { isFinished } from '../storage/disk-use';
+import { KEY_PREFIX, queueConnection, shared } from './redis-connection';
+
+const QUEUE = 'media';
+/** BullMQ's keys apart from the records' (its job keys are named by the uid too). */
+const QUEUE_PREFIX = `${KEY_PREFIX}:queue`;
+
+export interface QueueOptions {
+  url: string;
+  /** Jobs this instance runs at once: its worker threads. */
+  concurrency: number;
+  /** How long a job's lock holds without renewal: how soon another instance takes up a dead one's job. */
+  lockDurationMs: number;
+}
+
+interface MediaJob {
+  uid: string;
+}
+
+export class QueueJobs implements JobStarter {
+  private readonly queue: Queue<MediaJob>;
+  private readonly worker: Worker<MediaJob>;
+  private readonly connections: Redis[] = [];
+
+  constructor(
+    /** The connection the records use: adding a job fails at once while Redis is away, as they do. */
+    private readonly commands: Redis,
+    private readonly records: MediaRecords,
+    private readonly jobs: Jobs,
+    options: QueueOptions,
+    onError: (line: string) => void,
+  ) {
+    this.queue = new Queue<MediaJob>(QUEUE, { connection: commands, prefix: QUEUE_PREFIX });
+    this.queue.on('error', () => undefined);
+    const workerConnection = queueConnection(options.url);
+    this.connections.push(workerConnection);
+    this.worker = new Worker<MediaJob>(QUEUE, (job) => this.run(job), {
+      connection: workerConnection,
+      prefix: QUEUE_PREFIX,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.lockDurationMs,
+      // A job taken up again after its instance died is not a failure of the media: it may happen often.
+      maxStalledCount: 1000,
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 0 },
+    });
+    // Lost connections come back by themselves; anything else is for the error log.
+    this.worker.on('error', (err) => {
+      if (workerConnection.status === 'ready') onError(`job queue: ${err.message}`);
+    });
+  }
+
+  /** Adds the media's job (its uid names it, so adding it twice is one job). */
+  async start(record: MediaRecord): Promise<void> {
+    await shared(this.commands, () => this.queue.add(QUEUE, { uid: record.uid }, jobOptions(record.uid)));
+  }
+
+  /**
+   * Adds the job of every media still PENDING or PROCESSING whose job is not in the queue: one accepted
+   * while the queue could not be reached for a moment. Run by the instance whose turn it is (retention).
+   */
+  async requeueUnfinished(): Promise<void> {
+    for (const record of await this.records.all()) if (!isFinished(record.enhancement_status)) await this.start(record);
+  }
+
+  /**
+   * Stops taking jobs without waiting for those under way: they stop here (Jobs.close) and, their lock
+   * no longer renewed, another instance (or this one's next start) takes them up.
+   */
+  async close(): Promise<void> {
+    await this.worker.close(true).catch(() => undefined);
+    await this.jobs.close();
+    await this.queue.close().catch(() => undefined);
+    for (const connection of this.connections) connection.disconnect();
+  }
+
+  private async run(job: Job<MediaJob>): Promise<void> {
+    const record = await this.records.get(job.data.uid);
+    if (!record || isFinished(record.enhancement_status)) return; // removed, or ended by an earlier run
+    await this.jobs.process(record);
+    // Stopped by this instance's close, not ended: failing the job hands it on at once (a retry).
+    if (this.jobs.closing) throw new Error('the instance stopped; the job goes on elsewhere');
+  }
+}
+
+function jobOptions(uid: string) {
+  return {
+    jobId: uid,
+    attempts: 1000,
+    backoff: { type: 'fixed', delay: 1000 },
+    removeOnComplete: true,
+    removeOnFail: true,
+  };
+}

@@ -1,0 +1,89 @@
+// A machine dies mid-job (kill -9 of its engine): once the jobs' locks lapse, the other instance takes
+// them up and finishes them; every media ends COMPLETED exactly once.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { makeWav } from '../fixtures/media';
+import { startTestRedis, type TestRedis } from '../fixtures/redis-server';
+import { CHANGES_CHANNEL } from '../../src/engine/cluster/redis-records';
+import {
+  EngineCluster,
+  secondsOf,
+  followToEnd,
+  getBytes,
+  getJson,
+  sha256,
+  sharedFolder,
+  tempFolder,
+  uploadWav,
+} from './engine-cluster';
+
+describe('cluster: an instance killed mid-job', function () {
+  this.timeout(120_000);
+  let redis: TestRedis;
+  let cluster: EngineCluster;
+  let data: ReturnType<typeof tempFolder>;
+  let listener: Redis;
+  /** Every change of state told on the channel, as "<uid> <state>". */
+  const told: string[] = [];
+
+  before(async () => {
+    redis = await startTestRedis();
+    listener = new Redis(redis.url);
+    listener.on('message', (_channel: string, message: string) => told.push(message));
+    await listener.subscribe(CHANGES_CHANNEL);
+    data = tempFolder('cluster-killed-');
+    cluster = new EngineCluster({
+      redisUrl: redis.url,
+      storage: sharedFolder(join(data.path, 'data')),
+      // Each job spends 3 s PROCESSING: long enough to die in the middle of it.
+      args: ['--workers', '2', '--processing-delay-ms', '3000', '--job-lock-ms', '2000'],
+    });
+    await cluster.add();
+    await cluster.add();
+  });
+
+  after(async () => {
+    listener?.disconnect();
+    await cluster?.stop();
+    await redis?.stop();
+    data?.remove();
+  });
+
+  it('another instance finishes every job of the dead one, and none ends twice', async () => {
+    const [doomed, survivor] = cluster.instances;
+    const originals = [1, 1.1, 1.2, 1.3].map((s) => makeWav(s, 48_000));
+    const uploads = await Promise.all(originals.map((wav, i) => uploadWav(cluster.instances[i % 2].url, wav)));
+    const uids = uploads.map((u) => {
+      assert.equal(u.status, 201, JSON.stringify(u.body));
+      return u.body.uid as string;
+    });
+    // Two workers each: all four PROCESSING means both instances hold two jobs.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const states = await Promise.all(uids.map((uid) => getJson(`${survivor.url}/v2/medias/${uid}/metadata`)));
+      if (states.every((s) => s.body.enhancement_status === 'PROCESSING')) break;
+      assert.ok(Date.now() < deadline, 'the four media did not all start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const killedAt = Date.now();
+    await doomed.kill9();
+    for (const [i, uid] of uids.entries()) {
+      const ended = await followToEnd([survivor.url], uid);
+      assert.equal(ended.enhancement_status, 'COMPLETED', JSON.stringify(ended));
+      const pre = await getBytes(`${survivor.url}/v2/medias/${uid}/file?step=PRE`);
+      assert.equal(sha256(pre.body), sha256(originals[i]));
+      const enhanced = await getBytes(`${survivor.url}/v2/medias/${uid}/file`);
+      assert.equal(enhanced.status, 200);
+      assert.ok(
+        Math.abs((await secondsOf(enhanced.body, data.path)) - (originals[i].length - 44) / 96_000) < 0.01,
+        'the enhanced WAV holds every second of the original',
+      );
+    }
+    // The dead instance's two jobs ran again after their locks lapsed: later than one job takes alone.
+    assert.ok(Date.now() - killedAt >= 2000, "the dead instance's jobs waited for their locks to lapse");
+    await new Promise((r) => setTimeout(r, 300)); // the last messages on their way
+    for (const uid of uids)
+      assert.equal(told.filter((m) => m === `${uid} COMPLETED`).length, 1, `media ${uid} COMPLETED once`);
+  });
+});
