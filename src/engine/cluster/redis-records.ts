@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { MediaState } from '../../contract/endpoints';
 import type { MediaProgress } from '../../contract/media-progress';
+import type { IncomingFile } from '../storage/media-files';
 import { MediaEndedError, type MediaRecords, type NewMedia } from '../storage/media-records';
 import { noteProgressSetAt, type MediaRecord, type MediaStore } from '../storage/store';
 import { commandConnection, KEY_PREFIX, shared } from './redis-connection';
@@ -110,8 +111,8 @@ export class RedisRecords implements MediaRecords {
     return records;
   }
 
-  async create(fields: NewMedia, uploadedFile?: string): Promise<MediaRecord> {
-    const uid = randomUUID();
+  async create(fields: NewMedia, uploaded?: IncomingFile): Promise<MediaRecord> {
+    const uid = uploaded?.uid ?? randomUUID();
     const now = new Date();
     const record: MediaRecord = {
       uid,
@@ -120,7 +121,8 @@ export class RedisRecords implements MediaRecords {
       updated_at: now.toISOString(),
       ...fields,
     };
-    await this.store.placeInput(uid, uploadedFile);
+    await this.store.files.prepare(uid);
+    if (uploaded) await this.store.files.adoptUpload(uploaded.id, uid);
     try {
       await shared(this.redis, () =>
         this.redis

@@ -17,6 +17,8 @@ export const ENGINE_UID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{
 /** Uploads are the users' own: on a shared machine no other account may list or read them. */
 export const PRIVATE_DIR = 0o700;
 export const PRIVATE_FILE = 0o600;
+/** Untouched this long, an upload in a shared `.incoming` folder is a dead instance's leftover. */
+const STALE_INCOMING_MS = 3600_000;
 /** The loudness report (a local-engine extension), beside the output it describes. */
 const LOUDNESS_REPORT = 'loudness.json';
 /**
@@ -35,16 +37,29 @@ export const FILE_WRITE_BUFFER = 1024 * 1024;
 const FILE_READ_CHUNK = 1024 * 1024;
 
 export class LocalMediaFiles implements MediaFiles {
-  /** `root`: the folder of the media folders (the records' folder too: the two share each media's folder). */
-  constructor(private readonly root: string) {}
+  /**
+   * `root`: the folder of the media folders (the records' folder too: the two share each media's folder).
+   * `shared`: other engine instances use the same folder (their records in Redis).
+   */
+  constructor(
+    private readonly root: string,
+    private readonly shared = false,
+  ) {}
 
   async open(): Promise<void> {
     await fsp.mkdir(this.incomingDir(), { recursive: true, mode: PRIVATE_DIR });
     // Uploads cut off by the last stop were never accepted: their partial files go. Only what the engine
-    // names itself: the data folder may be one a person chose, holding things of their own.
-    for (const name of await fsp.readdir(this.incomingDir()))
-      if (ENGINE_UID.test(name))
-        await fsp.rm(insideRoot(this.incomingDir(), join(this.incomingDir(), name)), { force: true, recursive: true });
+    // names itself: the data folder may be one a person chose, holding things of their own. With instances
+    // sharing the folder, an upload may be another instance's, still arriving: only those untouched for
+    // STALE_INCOMING_MS go (an arriving upload is written to all the time; a stalled one is cut by the idle
+    // timeout long before), the leftovers of an instance that died.
+    const before = this.shared ? Date.now() - STALE_INCOMING_MS : Infinity;
+    for (const name of await fsp.readdir(this.incomingDir())) {
+      if (!ENGINE_UID.test(name)) continue;
+      const path = insideRoot(this.incomingDir(), join(this.incomingDir(), name));
+      const stat = this.shared ? await fsp.lstat(path).catch(() => undefined) : undefined;
+      if (!this.shared || (stat && stat.mtimeMs < before)) await fsp.rm(path, { force: true, recursive: true });
+    }
   }
 
   async ping(): Promise<void> {
@@ -73,6 +88,10 @@ export class LocalMediaFiles implements MediaFiles {
         await fsp.rm(path, { force: true }).catch(() => undefined);
       },
     };
+  }
+
+  async prepare(uid: string): Promise<void> {
+    await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR });
   }
 
   async adoptUpload(incomingId: string, uid: string): Promise<void> {

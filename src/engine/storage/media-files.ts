@@ -45,6 +45,8 @@ export interface MediaFiles {
   ping(): Promise<void>;
   /** Starts receiving an upload. `fs` (local storage only) replaces the file system, to inject faults. */
   receive(fs?: UploadFs): IncomingFile;
+  /** Readies the place of a new media's files: its folder in the data folder; nothing in a bucket. */
+  prepare(uid: string): Promise<void>;
   /** Makes a stored upload the input of media `uid`. */
   adoptUpload(incomingId: string, uid: string): Promise<void>;
   size(uid: string, file: MediaFileName): Promise<number>;

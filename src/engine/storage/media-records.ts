@@ -3,6 +3,7 @@
 // them in Redis (cluster/redis-records.ts). Routes, jobs and retention speak to this interface only.
 import type { MediaState } from '../../contract/endpoints';
 import type { MediaProgress } from '../../contract/media-progress';
+import type { IncomingFile } from './media-files';
 import type { MediaRecord, MediaStore } from './store';
 
 export type NewMedia = Omit<MediaRecord, 'uid' | 'enhancement_status' | 'inserted_at' | 'updated_at'>;
@@ -10,8 +11,8 @@ export type NewMedia = Omit<MediaRecord, 'uid' | 'enhancement_status' | 'inserte
 export interface MediaRecords {
   get(uid: string): Promise<MediaRecord | undefined>;
   all(): Promise<MediaRecord[]>;
-  /** Creates a media PENDING (moving its uploaded file in, if any); kept before anyone is told of it. */
-  create(fields: NewMedia, uploadedFile?: string): Promise<MediaRecord>;
+  /** Creates a media PENDING (its stored upload, if any, made its input); kept before anyone is told of it. */
+  create(fields: NewMedia, uploaded?: IncomingFile): Promise<MediaRecord>;
   /**
    * Applies `changes` to `record` and keeps them. Shared by instances, a media that has ended (COMPLETED,
    * FAILED) never changes again: such an update rejects with MediaEndedError (a job that ran twice on two
@@ -46,8 +47,8 @@ export class LocalRecords implements MediaRecords {
     return Promise.resolve(this.store.all());
   }
 
-  create(fields: NewMedia, uploadedFile?: string): Promise<MediaRecord> {
-    return this.store.create(fields, uploadedFile);
+  create(fields: NewMedia, uploaded?: IncomingFile): Promise<MediaRecord> {
+    return this.store.create(fields, uploaded);
   }
 
   update(record: MediaRecord, changes: Partial<Omit<MediaRecord, 'uid'>>): Promise<void> {

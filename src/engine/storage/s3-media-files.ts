@@ -134,6 +134,10 @@ export class S3MediaFiles implements MediaFiles {
     };
   }
 
+  prepare(): Promise<void> {
+    return Promise.resolve(); // keys need no folder
+  }
+
   adoptUpload(incomingId: string, uid: string): Promise<void> {
     // Received where the input goes (receive): nothing to move.
     if (incomingId !== this.keyOf(uid, 'input'))
