@@ -1,0 +1,181 @@
+// The README's "Several machines" as it is meant to run: engine processes on one Redis and one S3 bucket
+// (a real radosgw), each with a data folder of its own. Uploads spread over three instances are followed,
+// downloaded and reported on others; a machine dies mid-job and another finishes its work; an instance
+// started later on an empty data folder serves every media; S3 away is a 503, not a loss.
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { CHANGES_CHANNEL } from '../../src/engine/cluster/redis-records';
+import { makeWav } from '../fixtures/media';
+import { radosgwMissing, startTestRadosgw, type TestRadosgw } from '../fixtures/radosgw-server';
+import { startTestRedis, type TestRedis } from '../fixtures/redis-server';
+import {
+  EngineCluster,
+  followToEnd,
+  getBytes,
+  getJson,
+  secondsOf,
+  sha256,
+  tempFolder,
+  uploadWav,
+  type ClusterStorage,
+} from './engine-cluster';
+
+/** Every instance on one bucket, each with its own (at first empty) data folder for work files. */
+function s3Bucket(gateway: TestRadosgw, bucket: string, dataRoot: string): ClusterStorage {
+  return {
+    args: (instance) => [
+      '--data-dir',
+      join(dataRoot, `instance-${instance}`),
+      '--storage',
+      `s3://${bucket}/media/`,
+      '--s3-endpoint',
+      gateway.endpoint,
+      '--s3-force-path-style',
+    ],
+    env: gateway.env,
+  };
+}
+
+const secondsUploaded = (wav: Buffer) => (wav.length - 44) / 2 / 48_000;
+
+describe('cluster: instances on one Redis and one S3 bucket (radosgw) answer as one service', function () {
+  this.timeout(180_000);
+  let gateway: TestRadosgw | undefined;
+  let redis: TestRedis;
+  let cluster: EngineCluster;
+  let data: ReturnType<typeof tempFolder>;
+  const media: Array<{ uid: string; original: Buffer; enhancedSha: string }> = [];
+
+  before(async function () {
+    const missing = radosgwMissing();
+    if (missing) {
+      console.log(`      skipped: ${missing}`);
+      this.skip();
+    }
+    gateway = await startTestRadosgw();
+    redis = await startTestRedis();
+    data = tempFolder('cluster-s3-');
+    cluster = new EngineCluster({
+      redisUrl: redis.url,
+      storage: s3Bucket(gateway, 'cluster-media', data.path),
+      // Each job spends 2 s PROCESSING: long enough for a machine to die in the middle of it.
+      args: [
+        ...['--workers', '1', '--processing-delay-ms', '2000', '--job-lock-ms', '2000'],
+        ...['--limit-upload', '100', '--limit-metadata', '100000', '--limit-download', '1000'],
+      ],
+    });
+    for (let i = 0; i < 3; i++) await cluster.add();
+  });
+
+  after(async () => {
+    await cluster?.stop();
+    await redis?.stop();
+    await gateway?.stop();
+    data?.remove();
+  });
+
+  it('takes uploads on every instance, ends each on another and serves it whole from a third', async () => {
+    const urls = cluster.instances.map((i) => i.url);
+    const originals = [1, 1.25, 1.5, 1.75, 2, 2.25].map((seconds) => makeWav(seconds, 48_000));
+    const uploads = await Promise.all(originals.map((wav, i) => uploadWav(urls[i % 3], wav, `take-${i}.wav`)));
+    for (const [i, upload] of uploads.entries()) {
+      assert.equal(upload.status, 201, JSON.stringify(upload.body));
+      const uid = upload.body.uid as string;
+      const ended = await followToEnd([urls[(i + 1) % 3]], uid);
+      assert.equal(ended.enhancement_status, 'COMPLETED', JSON.stringify(ended));
+      const third = urls[(i + 2) % 3];
+      const pre = await getBytes(`${third}/v2/medias/${uid}/file?step=PRE`);
+      assert.equal(sha256(pre.body), sha256(originals[i]), `the original of media ${i} is intact`);
+      const enhanced = await getBytes(`${third}/v2/medias/${uid}/file`);
+      assert.equal(enhanced.status, 200);
+      const duration = await secondsOf(enhanced.body, data.path);
+      assert.ok(Math.abs(duration - secondsUploaded(originals[i])) < 0.01, `media ${i}: ${duration} s enhanced`);
+      const report = await getJson(`${urls[i % 3]}/v2/medias/${uid}/loudness`);
+      assert.equal(report.status, 200);
+      assert.equal(report.body.uid, uid);
+      media.push({ uid, original: originals[i], enhancedSha: sha256(enhanced.body) });
+    }
+    // The data folders hold no media: not a file is left of the finished jobs.
+    for (let i = 0; i < 3; i++) {
+      const folder = join(data.path, `instance-${i}`);
+      const files = readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory());
+      assert.deepEqual(
+        files.map((e) => join(e.parentPath, e.name)),
+        [],
+        `instance ${i} keeps no file of its media`,
+      );
+    }
+  });
+
+  it('a machine killed mid-job: another instance finishes its work, every media once', async () => {
+    const [doomed, ...others] = cluster.instances;
+    const listener = new Redis(redis.url);
+    const told: string[] = [];
+    listener.on('message', (_channel: string, message: string) => told.push(message));
+    await listener.subscribe(CHANGES_CHANNEL);
+    const originals = [1, 1.1, 1.2, 1.3, 1.4, 1.5].map((s) => makeWav(s, 48_000));
+    // Twice the instances' workers: when three are PROCESSING, the doomed instance holds one of them.
+    const uploads = await Promise.all(originals.map((wav, i) => uploadWav(cluster.instances[i % 3].url, wav)));
+    const uids = uploads.map((u) => {
+      assert.equal(u.status, 201, JSON.stringify(u.body));
+      return u.body.uid as string;
+    });
+    const deadline = Date.now() + 20_000;
+    const states = () => Promise.all(uids.map((uid) => getJson(`${others[0].url}/v2/medias/${uid}/metadata`)));
+    while ((await states()).filter((s) => s.body.enhancement_status === 'PROCESSING').length < 3) {
+      assert.ok(Date.now() < deadline, 'three media did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await doomed.kill9();
+    for (const [i, uid] of uids.entries()) {
+      const ended = await followToEnd(
+        others.map((o) => o.url),
+        uid,
+      );
+      assert.equal(ended.enhancement_status, 'COMPLETED', JSON.stringify(ended));
+      const pre = await getBytes(`${others[1].url}/v2/medias/${uid}/file?step=PRE`);
+      assert.equal(sha256(pre.body), sha256(originals[i]));
+      const enhanced = await getBytes(`${others[0].url}/v2/medias/${uid}/file`);
+      assert.ok(Math.abs((await secondsOf(enhanced.body, data.path)) - secondsUploaded(originals[i])) < 0.01);
+      media.push({ uid, original: originals[i], enhancedSha: sha256(enhanced.body) });
+    }
+    await new Promise((r) => setTimeout(r, 300)); // the last messages on their way
+    listener.disconnect();
+    for (const uid of uids)
+      assert.equal(told.filter((m) => m === `${uid} COMPLETED`).length, 1, `media ${uid} COMPLETED once`);
+  });
+
+  it('an instance started later on an empty data folder serves every media', async () => {
+    assert.equal(media.length, 12);
+    const late = await cluster.add();
+    for (const { uid, original, enhancedSha } of media) {
+      const metadata = await getJson(`${late.url}/v2/medias/${uid}/metadata`);
+      assert.equal(metadata.body.enhancement_status, 'COMPLETED');
+      assert.equal(sha256((await getBytes(`${late.url}/v2/medias/${uid}/file?step=PRE`)).body), sha256(original));
+      assert.equal(sha256((await getBytes(`${late.url}/v2/medias/${uid}/file`)).body), enhancedSha);
+    }
+  });
+
+  it('S3 away: /healthz and uploads answer 503 with Retry-After, and both recover by themselves', async () => {
+    const url = cluster.instances[cluster.instances.length - 1].url;
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    await gateway!.stopGateway();
+    try {
+      const health = await fetch(`${url}/healthz`);
+      assert.equal(health.status, 503);
+      assert.ok(health.headers.get('retry-after'));
+      const upload = await uploadWav(url, makeWav(0.5, 48_000));
+      assert.equal(upload.status, 503, JSON.stringify(upload.body));
+      assert.ok(upload.headers.get('retry-after'));
+    } finally {
+      await gateway!.startGateway();
+    }
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    const upload = await uploadWav(url, makeWav(0.5, 48_000));
+    assert.equal(upload.status, 201, JSON.stringify(upload.body));
+    const ended = await followToEnd([cluster.instances[1].url], upload.body.uid as string);
+    assert.equal(ended.enhancement_status, 'COMPLETED');
+  });
+});
