@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { encodeWav, speechLike } from '../fixtures/audio';
 import { makeMp4, makeWav } from '../fixtures/media';
 import {
   AUDIO_BODY,
@@ -35,7 +36,8 @@ async function fileServer(
 describe('engine: operations and the status table of decisions.md', function () {
   let engine: TestEngine;
   let files: { url: string; server: Server };
-  const wav = makeWav(0.5, 16_000);
+  // Half a second of speech-like sound: the default model takes a steady tone for noise.
+  const wav = encodeWav({ sampleRate: 16_000, channels: 1, bits: 16 }, speechLike(16_000, 1, 3, -20)(8_000));
 
   before(async () => {
     engine = await startTestEngine({ maxUploadBytes: 256 * 1024, limits: { uploadMedia: 1_000 } });
