@@ -4,24 +4,15 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { makeWav } from '../fixtures/media';
 import { startTestRedis, type TestRedis } from '../fixtures/redis-server';
-import {
-  EngineCluster,
-  followToEnd,
-  getBytes,
-  getJson,
-  secondsOf,
-  sha256,
-  sharedFolder,
-  tempFolder,
-  uploadWav,
-} from './engine-cluster';
+import { EngineCluster, followToEnd, getJson, sharedFolder, tempFolder, uploadWav } from './engine-cluster';
+import { servesEvery, uploadsSpreadOverThree, type KeptMedia } from './one-service-checks';
 
 describe('cluster: three instances answer as one service', function () {
   this.timeout(120_000);
   let redis: TestRedis;
   let cluster: EngineCluster;
   let data: ReturnType<typeof tempFolder>;
-  const media: Array<{ uid: string; original: Buffer; enhancedSha: string }> = [];
+  const media: KeptMedia[] = [];
 
   before(async () => {
     redis = await startTestRedis();
@@ -41,40 +32,17 @@ describe('cluster: three instances answer as one service', function () {
   });
 
   it('takes uploads on every instance; each is followed on another and downloaded whole from a third', async () => {
-    const urls = cluster.instances.map((i) => i.url);
-    const originals = [1, 1.25, 1.5, 1.75, 2, 2.25].map((seconds) => makeWav(seconds, 48_000));
-    const uploads = await Promise.all(originals.map((wav, i) => uploadWav(urls[i % 3], wav, `take-${i}.wav`)));
-    for (const [i, upload] of uploads.entries()) {
-      assert.equal(upload.status, 201, JSON.stringify(upload.body));
-      const uid = upload.body.uid as string;
-      const ended = await followToEnd([urls[(i + 1) % 3]], uid);
-      assert.equal(ended.enhancement_status, 'COMPLETED', JSON.stringify(ended));
-      const third = urls[(i + 2) % 3];
-      const pre = await getBytes(`${third}/v2/medias/${uid}/file?step=PRE`);
-      assert.equal(pre.status, 200);
-      assert.equal(sha256(pre.body), sha256(originals[i]), `the original of media ${i} is intact`);
-      const enhanced = await getBytes(`${third}/v2/medias/${uid}/file`);
-      assert.equal(enhanced.status, 200);
-      const seconds = (originals[i].length - 44) / 2 / 48_000;
-      // Whole: ffprobe finds every second the original had.
-      const duration = await secondsOf(enhanced.body, data.path);
-      assert.ok(Math.abs(duration - seconds) < 0.01, `media ${i}: ${duration} s enhanced, ${seconds} s uploaded`);
-      const report = await getJson(`${urls[i % 3]}/v2/medias/${uid}/loudness`);
-      assert.equal(report.status, 200);
-      assert.equal(report.body.uid, uid);
-      media.push({ uid, original: originals[i], enhancedSha: sha256(enhanced.body) });
-    }
+    media.push(
+      ...(await uploadsSpreadOverThree(
+        cluster.instances.map((i) => i.url),
+        data.path,
+      )),
+    );
   });
 
   it('an instance started afterwards (a new process) serves every media', async () => {
     assert.equal(media.length, 6);
-    const late = await cluster.add();
-    for (const { uid, original, enhancedSha } of media) {
-      const metadata = await getJson(`${late.url}/v2/medias/${uid}/metadata`);
-      assert.equal(metadata.body.enhancement_status, 'COMPLETED');
-      assert.equal(sha256((await getBytes(`${late.url}/v2/medias/${uid}/file?step=PRE`)).body), sha256(original));
-      assert.equal(sha256((await getBytes(`${late.url}/v2/medias/${uid}/file`)).body), enhancedSha);
-    }
+    await servesEvery((await cluster.add()).url, media);
   });
 
   it('a status request held on one instance answers as soon as another moves the media on', async () => {

@@ -22,6 +22,7 @@ import {
   uploadWav,
   type ClusterStorage,
 } from './engine-cluster';
+import { servesEvery, uploadsSpreadOverThree, type KeptMedia } from './one-service-checks';
 
 /** Every instance on one bucket, each with its own (at first empty) data folder for work files. */
 function s3Bucket(gateway: TestRadosgw, bucket: string, dataRoot: string): ClusterStorage {
@@ -62,7 +63,7 @@ describe('cluster: instances on one Redis and one S3 bucket (radosgw)', function
     let redis: TestRedis;
     let cluster: EngineCluster;
     let data: ReturnType<typeof tempFolder>;
-    const media: Array<{ uid: string; original: Buffer; enhancedSha: string }> = [];
+    const media: KeptMedia[] = [];
 
     before(async () => {
       data = tempFolder('cluster-s3-');
@@ -87,26 +88,12 @@ describe('cluster: instances on one Redis and one S3 bucket (radosgw)', function
     });
 
     it('takes uploads on every instance, ends each on another and serves it whole from a third', async () => {
-      const urls = cluster.instances.map((i) => i.url);
-      const originals = [1, 1.25, 1.5, 1.75, 2, 2.25].map((seconds) => makeWav(seconds, 48_000));
-      const uploads = await Promise.all(originals.map((wav, i) => uploadWav(urls[i % 3], wav, `take-${i}.wav`)));
-      for (const [i, upload] of uploads.entries()) {
-        assert.equal(upload.status, 201, JSON.stringify(upload.body));
-        const uid = upload.body.uid as string;
-        const ended = await followToEnd([urls[(i + 1) % 3]], uid);
-        assert.equal(ended.enhancement_status, 'COMPLETED', JSON.stringify(ended));
-        const third = urls[(i + 2) % 3];
-        const pre = await getBytes(`${third}/v2/medias/${uid}/file?step=PRE`);
-        assert.equal(sha256(pre.body), sha256(originals[i]), `the original of media ${i} is intact`);
-        const enhanced = await getBytes(`${third}/v2/medias/${uid}/file`);
-        assert.equal(enhanced.status, 200);
-        const duration = await secondsOf(enhanced.body, data.path);
-        assert.ok(Math.abs(duration - secondsUploaded(originals[i])) < 0.01, `media ${i}: ${duration} s enhanced`);
-        const report = await getJson(`${urls[i % 3]}/v2/medias/${uid}/loudness`);
-        assert.equal(report.status, 200);
-        assert.equal(report.body.uid, uid);
-        media.push({ uid, original: originals[i], enhancedSha: sha256(enhanced.body) });
-      }
+      media.push(
+        ...(await uploadsSpreadOverThree(
+          cluster.instances.map((i) => i.url),
+          data.path,
+        )),
+      );
       // The data folders hold no media: not a file is left of the finished jobs.
       for (let i = 0; i < 3; i++) {
         const folder = join(data.path, `instance-${i}`);
@@ -159,13 +146,7 @@ describe('cluster: instances on one Redis and one S3 bucket (radosgw)', function
 
     it('an instance started later on an empty data folder serves every media', async () => {
       assert.equal(media.length, 12);
-      const late = await cluster.add();
-      for (const { uid, original, enhancedSha } of media) {
-        const metadata = await getJson(`${late.url}/v2/medias/${uid}/metadata`);
-        assert.equal(metadata.body.enhancement_status, 'COMPLETED');
-        assert.equal(sha256((await getBytes(`${late.url}/v2/medias/${uid}/file?step=PRE`)).body), sha256(original));
-        assert.equal(sha256((await getBytes(`${late.url}/v2/medias/${uid}/file`)).body), enhancedSha);
-      }
+      await servesEvery((await cluster.add()).url, media);
     });
 
     it('S3 away: /healthz and uploads answer 503 with Retry-After, and both recover by themselves', async () => {
