@@ -151,6 +151,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
         await starter.close();
         await retention.close();
         await records.close();
+        store.files.close();
         await fetchGuard.close();
       })()),
   };

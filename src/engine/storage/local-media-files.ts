@@ -62,6 +62,10 @@ export class LocalMediaFiles implements MediaFiles {
     }
   }
 
+  close(): void {
+    // nothing held open between calls
+  }
+
   async ping(): Promise<void> {
     await fsp.access(this.root);
   }

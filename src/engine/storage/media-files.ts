@@ -43,6 +43,8 @@ export interface MediaFiles {
   open(): Promise<void>;
   /** Resolves when the storage answers; rejects with StorageUnavailableError when it does not. */
   ping(): Promise<void>;
+  /** Lets go of what the storage holds open (an S3 client's connections); the engine is closing. */
+  close(): void;
   /** Starts receiving an upload. `fs` (local storage only) replaces the file system, to inject faults. */
   receive(fs?: UploadFs): IncomingFile;
   /** Readies the place of a new media's files: its folder in the data folder; nothing in a bucket. */

@@ -91,6 +91,10 @@ export class S3MediaFiles implements MediaFiles {
     });
   }
 
+  close(): void {
+    this.s3.destroy();
+  }
+
   async ping(): Promise<void> {
     await this.call(() => this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })));
   }
