@@ -394,10 +394,10 @@ function resolveRedisUrl(url: unknown): string | undefined {
   return url;
 }
 
-/** A Redis URL fit for an error or a log: its password replaced. */
+/** A Redis URL fit for an error or a log: its password replaced (up to the last `@` of the authority: a password may hold one). */
 export function withoutPassword(url: unknown): unknown {
   if (typeof url !== 'string') return url;
-  return url.replace(/^([a-z]+:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
+  return url.replace(/^([a-z]+:\/\/[^:@/]*:)[^/]*@/i, '$1***@');
 }
 
 function resolveRetention(given: Partial<RetentionOptions> | undefined): RetentionOptions {

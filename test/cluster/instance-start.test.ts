@@ -66,6 +66,15 @@ describe('cluster: an instance starting on a shared data folder', function () {
           return true;
         },
       );
+      // A password may hold an @ of its own: none of it shows.
+      await assert.rejects(
+        startEngine({ apiKeys: ['k'], dataDir: data.path, redis: 'http://:hun@ter2@127.0.0.1:6379/0' }),
+        (err: Error) => {
+          assert.match(err.message, /"http:\/\/:\*\*\*@127\.0\.0\.1:6379\/0"/);
+          assert.doesNotMatch(err.message, /hun|ter2/);
+          return true;
+        },
+      );
     } finally {
       data.remove();
     }
