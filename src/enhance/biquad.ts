@@ -93,18 +93,3 @@ function butterworth(sampleRate: number, cornerHz: number, order: number, kind: 
   }
   return new FilterCascade(sections);
 }
-
-/**
- * The RBJ cookbook notch at `centreHz`, `bandwidthHz` wide between its -3 dB points. Its alpha is
- * tan(pi * bandwidth / rate) rather than the cookbook's Q form: that makes the digital -3 dB width
- * exactly the bandwidth asked for, at any centre.
- */
-export function notch(sampleRate: number, centreHz: number, bandwidthHz: number): Biquad {
-  const alpha = Math.tan((Math.PI * bandwidthHz) / sampleRate);
-  const cos = Math.cos((2 * Math.PI * centreHz) / sampleRate);
-  const norm = 1 / (1 + alpha);
-  return new Biquad(
-    { b0: norm, b1: -2 * cos * norm, b2: norm, a1: -2 * cos * norm, a2: (1 - alpha) * norm },
-    sampleRate,
-  );
-}

@@ -27,7 +27,7 @@ export interface ChainStages {
   highpass: boolean;
   /** Slow, voice-driven gain rider toward one speech level. */
   leveler: boolean;
-  /** Mains hum (50/60 Hz and harmonics) found in the file, removed by narrow notches. */
+  /** Mains hum (50/60 Hz and harmonics) found in the file, fitted and subtracted. */
   humRemoval: boolean;
 }
 

@@ -1,6 +1,6 @@
 // The speech-enhancement chain that runs before loudness normalization, on a WAV file, streamed:
 //   1. (LARK_V2) find mains hum in the file;
-//   2. per channel: high-pass, hum notches, noise reduction (channel-task): RNNoise mixed by the level
+//   2. per channel: high-pass, hum subtraction, noise reduction (channel-task): RNNoise mixed by the level
 //      (FINCH) or DeepFilterNet3 with the level's attenuation cap (LARK, LARK_V2); channels split among
 //      the threads the caller can lend;
 //   3. (LARK, LARK_V2) the leveler, on all channels alike, while the channels are put back together.

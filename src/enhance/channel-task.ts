@@ -1,7 +1,7 @@
-// Stage one of the chain for some of a file's channels: filters, then noise reduction (RNNoise or
-// DeepFilterNet3), written to a
-// float WAV of those channels. Each task is independent, so a file's channels can be processed on
-// several threads at once; the frame track each task returns is merged by the chain.
+// Stage one of the chain for some of a file's channels: the high-pass, the hum's subtraction, then noise
+// reduction (RNNoise or DeepFilterNet3), written to a float WAV of those channels. Each task is
+// independent, so a file's channels can be processed on several threads at once; the frame track each
+// task returns is merged by the chain.
 import { allocatePlanar } from '../audio/pcm-codec';
 import type { WavFormat } from '../audio/wav-format';
 import { openWav } from '../audio/wav-reader';
@@ -11,6 +11,7 @@ import { ChannelDenoiser } from './channel-denoiser';
 import { DfnChannelDenoiser } from './dfn-channel-denoiser';
 import { buildChannelFilters, type FilterPlan } from './filter-plan';
 import { FrameTrack, type SerializedTrack } from './frame-track';
+import { HumSubtractor } from './hum-subtractor';
 import { loadRnnoise, RNNOISE_FRAME, RNNOISE_RATE } from './rnnoise';
 
 export interface ChannelTask {
@@ -59,6 +60,9 @@ export async function runChannelTask(
     const format: WavFormat = { sampleRate, channels: count, ...FLOAT_WAV, channelMask: mask, blockAlign: count * 4 };
     writer = await WavWriter.create(task.outputPath, format);
     const filters = task.channels.map(() => buildChannelFilters(task.filters, sampleRate));
+    const hum = task.filters.hum;
+    const subtractors =
+      hum && hum.mainsHz !== null ? task.channels.map(() => new HumSubtractor(sampleRate, hum)) : undefined;
     const track =
       task.wet === undefined
         ? undefined
@@ -79,19 +83,23 @@ export async function runChannelTask(
       framesDone += outputs[0].length;
       onProgress?.(Math.min(1, framesDone / Math.max(1, source.layout.frames)));
     };
+    // One channel after another: a thread runs one network at a time anyway.
+    const denoise = async (filtered: Float32Array[]) => {
+      const outputs: Float32Array[] = [];
+      for (let i = 0; i < count; i++)
+        outputs.push(denoisers.length ? await denoisers[i].push(filtered[i], filtered[i].length) : filtered[i]);
+      return outputs;
+    };
     for await (const block of source.blocks()) {
+      const filtered: Float32Array[] = [];
       for (let i = 0; i < count; i++) {
         work[i] = block.samples[task.channels[i]];
         filters[i].process(work[i], block.frames);
+        filtered.push(subtractors ? subtractors[i].push(work[i], block.frames) : work[i].subarray(0, block.frames));
       }
-      // One channel after another: a thread runs one network at a time anyway.
-      const outputs: Float32Array[] = [];
-      for (let i = 0; i < count; i++)
-        outputs.push(
-          denoisers.length ? await denoisers[i].push(work[i], block.frames) : work[i].subarray(0, block.frames),
-        );
-      await write(outputs);
+      await write(await denoise(filtered));
     }
+    if (subtractors) await write(await denoise(subtractors.map((subtractor) => subtractor.flush())));
     if (denoisers.length) {
       const tails: Float32Array[] = [];
       for (const denoiser of denoisers) tails.push(await denoiser.flush());

@@ -1,10 +1,9 @@
-// The filters a channel goes through before noise reduction: a high-pass against rumble and, when
-// the file has mains hum, a narrow notch on each harmonic that stands out. The plan is plain data so
-// it crosses to whichever thread runs a channel; each channel builds its own filters from it.
+// What a channel goes through before noise reduction: a high-pass against rumble and, when the file
+// has mains hum, the hum's harmonics that stand out subtracted (hum-subtractor). The plan is plain data
+// so it crosses to whichever thread runs a channel; each channel builds its own filters from it.
 import type { WavSource } from '../audio/wav-reader';
 import { highPass, type FilterCascade } from './biquad';
 import { HumDetector, type HumReport } from './hum-detector';
-import { humNotches } from './hum-filter';
 
 /** Rumble, handling noise and plosive thumps sit below this; a voice's fundamental rarely does. */
 export const HIGH_PASS_HZ = 80;
@@ -36,7 +35,6 @@ export interface ChannelFilter {
 export function buildChannelFilters(plan: FilterPlan, sampleRate: number): ChannelFilter {
   const stages: FilterCascade[] = [];
   if (plan.highPassHz !== null) stages.push(highPass(sampleRate, plan.highPassHz, HIGH_PASS_ORDER));
-  if (plan.hum && plan.hum.mainsHz !== null) stages.push(humNotches(sampleRate, plan.hum));
   return {
     process(samples, frames) {
       for (const stage of stages) stage.process(samples, frames);

@@ -5,8 +5,8 @@
 // windows, for 50 and for 60 Hz mains, Hann-windowed Goertzels measure harmonics 1..10 against the
 // spectrum a few hertz either side, over a grid of fundamentals (mains drifts). Then all the windows
 // together, where the speech under the hum averages out, place the fundamental to hundredths of a hertz.
-// Hum far under the voice is left alone: it is inaudible, and notches would cut into the voice's own
-// harmonics beside it (a male voice near 100 Hz loses a measurable part of its fundamental to them).
+// Hum far under the voice is left alone: it is inaudible, and its subtraction would take a little of the
+// voice within a hertz of each harmonic for nothing audible.
 import type { Planar } from '../audio/pcm-codec';
 import { lowPass, type FilterCascade } from './biquad';
 
@@ -15,7 +15,7 @@ export interface HumReport {
   mainsHz: 50 | 60 | null;
   /** The hum's fundamental as measured (mains drifts by tenths of a hertz); null without hum. */
   fundamentalHz: number | null;
-  /** The harmonics (multiples of the fundamental) that stand out: the ones to notch. */
+  /** The harmonics (multiples of the fundamental) that stand out: the ones to subtract. */
   harmonicsHz: number[];
   /** How far the strongest harmonic stands above the spectrum around it (dB; the best candidate's, even without hum). */
   prominenceDb: number;
@@ -43,12 +43,12 @@ const FLOOR_OFFSETS_HZ = [5, 6, 7, 8, 9, 10];
 /** One of the first three harmonics (where hum always has energy) must stand this far out: noise and voices stay under it. */
 const DETECT_DB = 12;
 const CORE_HARMONICS = 3;
-/** Harmonics of a found hum that stand this far out are notched (a notch there costs nothing audible). */
+/** Harmonics of a found hum that stand this far out are subtracted. */
 const NOTCH_DB = 6;
 /**
  * Hum whose harmonics together lie this far under the voice (the mean power of the louder half of the
- * windows) is not removed: in the pauses it sits near the threshold of hearing at 50-60 Hz, and its notches
- * would cost the voice more than they take out.
+ * windows) is not removed: in the pauses it sits near the threshold of hearing at 50-60 Hz, and its
+ * subtraction would cost the voice more than it takes out.
  */
 const WORTH_REMOVING_DB = -25;
 

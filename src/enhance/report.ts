@@ -25,7 +25,7 @@ export function enhancementParams(model: EnhancementModel, report: EnhanceReport
               found: true,
               mains_hz: report.hum.mainsHz,
               fundamental_hz: round(report.hum.fundamentalHz!),
-              notches_hz: report.hum.harmonicsHz.map((f) => round(f, 1)),
+              harmonics_hz: report.hum.harmonicsHz.map((f) => round(f, 1)),
               prominence_db: round(report.hum.prominenceDb, 1),
             },
       noise_reduction: !stages.denoise

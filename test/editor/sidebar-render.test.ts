@@ -394,7 +394,7 @@ describe('sidebar: what the tab shows', () => {
     for (const expected of [
       'model: LARK_V2',
       'high-pass filter at 80 Hz',
-      'hum removal: 50 Hz mains, notches at 50, 100, 150 Hz',
+      'hum removal: 50 Hz mains, harmonics subtracted at 50, 100, 150 Hz',
       'noise reduction: DeepFilterNet3, attenuation limited to 20.0 dB, noise floor lowered by 11.3 dB',
       'speech leveler: gain -3.1 to +6.2 dB, speech in 84% of the file',
       'loudness: gain +9.1 dB, true-peak limiter up to 1.3 dB',

@@ -58,7 +58,7 @@ export interface SpeechEnhancementReport {
     note?: string;
     mains_hz?: number;
     fundamental_hz?: number;
-    notches_hz?: number[];
+    harmonics_hz?: number[];
     prominence_db?: number;
   } | null;
   noise_reduction: {

@@ -80,7 +80,7 @@ describe('engine: speech enhancement before loudness', function () {
       assert.equal(speech.chain, 'high-pass, hum removal, noise reduction, leveler');
       assert.equal(speech.hum_removal?.found, true);
       assert.equal(speech.hum_removal?.mains_hz, 50);
-      assert.ok(speech.hum_removal?.notches_hz?.includes(100));
+      assert.ok(speech.hum_removal?.harmonics_hz?.includes(100));
       assert.equal(speech.noise_reduction?.engine, 'DeepFilterNet3');
       assert.equal(speech.noise_reduction?.attenuation_limit_db, null, 'level 100: no cap');
       assert.ok(speech.noise_reduction.noise_floor_reduction_db! > 10, JSON.stringify(speech.noise_reduction));

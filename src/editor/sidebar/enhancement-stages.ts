@@ -19,12 +19,14 @@ function speechStages(t: Translate, speech: Params): string[] {
     lines.push(t('sidebar.stages.highPass', { hz: Math.round(num(highPass.corner_hz)!) }));
   const hum = speech.hum_removal;
   if (isObject(hum)) {
-    const notches = Array.isArray(hum.notches_hz) ? hum.notches_hz.filter((f) => num(f) !== null) : [];
+    // notches_hz: what engines before hum subtraction reported.
+    const listed = hum.harmonics_hz ?? hum.notches_hz;
+    const harmonics = Array.isArray(listed) ? listed.filter((f) => num(f) !== null) : [];
     lines.push(
       hum.found === true
         ? t('sidebar.stages.humRemoved', {
             mains: num(hum.mains_hz) ?? '?',
-            notches: notches.map((f) => Math.round(f as number)).join(', '),
+            harmonics: harmonics.map((f) => Math.round(f as number)).join(', '),
           })
         : t('sidebar.stages.humNotFound'),
     );
