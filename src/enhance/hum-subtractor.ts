@@ -31,6 +31,9 @@ const HARMONIC_LIMIT = 10;
  */
 const SPAN_PERIODS = 5;
 
+/** A phase turn (radians) of the highest harmonic across a block that is worth fitting again for. */
+const REFIT_RADIANS = 0.05;
+
 /** A stretch this quiet (mean square) is digital silence: it holds no hum, and none is subtracted there. */
 const SILENCE = 1e-12;
 
@@ -117,22 +120,24 @@ export class HumSubtractor {
     const offset = start - this.base;
     const x = this.input.subarray(offset, offset + length);
     const silent = this.weighByQuiet(x, window, length);
-    // Where mains has moved: the drifting fits' phases turn across the block; this block and the next
-    // start from the fundamental they point to.
+    // What is subtracted is a steady tone per harmonic: half the freedom of the drifting fit, so half as
+    // much of the voice is taken for hum (5 s clips under hum: 18-29 dB against 17-28 dB). The drifting
+    // fits, made in the same pass, say where mains has moved: their phases turn across the block. When
+    // the highest harmonic turns by more than REFIT_RADIANS, the tones are fitted again at the fundamental
+    // they point to, which the next blocks start from.
+    let fits = this.numbers.map((h) => fitTones(h * this.fundamental, x, this.fitWeights, length));
     const drift = fundamentalDrift(
-      this.numbers.map((h) => fitDriftingTone(h * this.fundamental, x, this.fitWeights, length)),
+      fits.map((fit) => fit.drifting),
       this.numbers,
       length,
     );
-    const wander = this.fundamental + drift - this.measured;
-    this.fundamental = this.measured + Math.max(-this.maxWander, Math.min(this.maxWander, wander));
-    // What is subtracted is a steady tone per harmonic: half the freedom of the drifting fit, so half as
-    // much of the voice is taken for hum (5 s clips under hum: 18-29 dB against 17-28 dB).
-    this.fit.fill(0, 0, length);
-    for (const h of this.numbers) {
-      const omega = h * this.fundamental;
-      addTone(omega, fitTone(omega, x, this.fitWeights, length), length, this.fit);
+    if (Math.abs(drift) * length * Math.max(...this.numbers) > REFIT_RADIANS) {
+      const wander = this.fundamental + drift - this.measured;
+      this.fundamental = this.measured + Math.max(-this.maxWander, Math.min(this.maxWander, wander));
+      fits = this.numbers.map((h) => fitTones(h * this.fundamental, x, this.fitWeights, length));
     }
+    this.fit.fill(0, 0, length);
+    this.numbers.forEach((h, i) => addTone(h * this.fundamental, fits[i].steady, length, this.fit));
     for (let n = 0; n < length; n++) {
       this.humSum[offset + n] += silent[Math.floor(n / this.period)] ? 0 : fade[n] * this.fit[n];
       this.weightSum[offset + n] += fade[n];
@@ -208,10 +213,16 @@ export class HumSubtractor {
 }
 
 /**
- * The weighted least-squares fit of (a + b t) cos(omega n') + (c + d t) sin(omega n') to `x` over
- * `length` samples, n' and t (-0.5..0.5) counted from the block's centre: [a, c, b, d].
+ * Weighted least-squares fits to `x` at `omega`, n' and t (-0.5..0.5) counted from the block's centre:
+ * the steady tone a cos(omega n') + c sin(omega n') as [a, c], and the drifting one
+ * (a + b t) cos(omega n') + (c + d t) sin(omega n') as [a, c, b, d]. One pass makes the sums of both.
  */
-function fitDriftingTone(omega: number, x: Float64Array, weights: Float64Array, length: number): number[] {
+function fitTones(
+  omega: number,
+  x: Float64Array,
+  weights: Float64Array,
+  length: number,
+): { steady: [number, number]; drifting: number[] } {
   const centre = (length - 1) / 2;
   const stepC = Math.cos(omega);
   const stepS = Math.sin(omega);
@@ -245,7 +256,10 @@ function fitDriftingTone(omega: number, x: Float64Array, weights: Float64Array, 
     s = s * stepC + c * stepS;
     c = next;
   }
-  return solve4(
+  const determinant = cc * ss - cs * cs;
+  const steady: [number, number] =
+    determinant > 1e-12 * cc * ss ? [(ss * xc - cs * xs) / determinant, (cc * xs - cs * xc) / determinant] : [0, 0];
+  const drifting = solve4(
     [
       [cc, cs, tcc, tcs],
       [cs, ss, tcs, tss],
@@ -254,33 +268,10 @@ function fitDriftingTone(omega: number, x: Float64Array, weights: Float64Array, 
     ],
     [xc, xs, xtc, xts],
   );
+  return { steady, drifting };
 }
 
-/** The weighted least-squares fit of a cos(omega n') + c sin(omega n') to `x`, n' from the block's centre: [a, c]. */
-function fitTone(omega: number, x: Float64Array, weights: Float64Array, length: number): [number, number] {
-  const centre = (length - 1) / 2;
-  const stepC = Math.cos(omega);
-  const stepS = Math.sin(omega);
-  let [cc, cs, ss, xc, xs] = [0, 0, 0, 0, 0];
-  let c = Math.cos(-omega * centre);
-  let s = Math.sin(-omega * centre);
-  for (let n = 0; n < length; n++) {
-    const w = weights[n];
-    cc += w * c * c;
-    cs += w * c * s;
-    ss += w * s * s;
-    xc += w * x[n] * c;
-    xs += w * x[n] * s;
-    const next = c * stepC - s * stepS;
-    s = s * stepC + c * stepS;
-    c = next;
-  }
-  const determinant = cc * ss - cs * cs;
-  if (!(determinant > 1e-12 * cc * ss)) return [0, 0];
-  return [(ss * xc - cs * xs) / determinant, (cc * xs - cs * xc) / determinant];
-}
-
-/** Adds the tone [a, c] of fitTone to `fit`. */
+/** Adds the steady tone [a, c] of fitTones to `fit`. */
 function addTone(omega: number, [a, b]: [number, number], length: number, fit: Float64Array): void {
   const centre = (length - 1) / 2;
   const stepC = Math.cos(omega);
