@@ -4,7 +4,7 @@
 /** The interface's `enhancement_model` (v1: `model_arch`): each names a chain, lightest first. */
 export type EnhancementModel = 'FINCH' | 'LARK' | 'LARK_V2';
 
-/** The noise reduction a chain runs: RNNoise (fast) or DeepFilterNet3 (the better, seven times slower). */
+/** The noise reduction a chain runs: RNNoise (fast) or DeepFilterNet3 (the better, four times slower). */
 export type NoiseReducer = 'RNNoise' | 'DeepFilterNet3';
 
 /** FINCH runs RNNoise; LARK and LARK_V2 run DeepFilterNet3. */
