@@ -1,6 +1,7 @@
 // What a channel goes through before noise reduction: a high-pass against rumble and, when the file
-// has mains hum, the hum's harmonics that stand out subtracted (hum-subtractor). The plan is plain data
-// so it crosses to whichever thread runs a channel; each channel builds its own filters from it.
+// has mains hum, the hum's harmonics that stand out subtracted (hum-subtractor, built by channel-task).
+// The plan is plain data so it crosses to whichever thread runs a channel; each channel builds its own
+// high-pass from it.
 import type { WavSource } from '../audio/wav-reader';
 import { highPass, type FilterCascade } from './biquad';
 import { HumDetector, type HumReport } from './hum-detector';

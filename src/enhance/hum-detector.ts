@@ -44,7 +44,7 @@ const FLOOR_OFFSETS_HZ = [5, 6, 7, 8, 9, 10];
 const DETECT_DB = 12;
 const CORE_HARMONICS = 3;
 /** Harmonics of a found hum that stand this far out are subtracted. */
-const NOTCH_DB = 6;
+const SUBTRACT_DB = 6;
 /**
  * Hum whose harmonics together lie this far under the voice (the mean power of the louder half of the
  * windows) is not removed: in the pauses it sits near the threshold of hearing at 50-60 Hz, and its
@@ -66,7 +66,7 @@ interface Candidate {
   fundamentalHz: number;
   /** How far each harmonic stands out (dB) at that fundamental. */
   harmonics: Array<{ number: number; prominenceDb: number }>;
-  /** Evidence for this mains: the harmonics' prominence beyond the notch threshold, summed. */
+  /** Evidence for this mains: the harmonics' prominence beyond the subtraction threshold, summed. */
   score: number;
 }
 
@@ -132,11 +132,16 @@ export class HumDetector {
     const core = best.harmonics.filter((h) => h.number <= CORE_HARMONICS);
     if (!core.some((h) => h.prominenceDb >= DETECT_DB))
       return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb };
-    const notched = best.harmonics.filter((h) => h.prominenceDb >= NOTCH_DB).map((h) => h.number);
-    if (humUnderVoiceDb(quiet, best, notched, complete, this.windowFrames) < WORTH_REMOVING_DB)
+    const subtracted = best.harmonics.filter((h) => h.prominenceDb >= SUBTRACT_DB).map((h) => h.number);
+    if (humUnderVoiceDb(quiet, best, subtracted, complete, this.windowFrames) < WORTH_REMOVING_DB)
       return { mainsHz: null, fundamentalHz: null, harmonicsHz: [], prominenceDb };
-    const fundamentalHz = refineFundamental(new Spectrum(shaped, this.rate, mean), best, notched);
-    return { mainsHz: best.mainsHz, fundamentalHz, harmonicsHz: notched.map((h) => h * fundamentalHz), prominenceDb };
+    const fundamentalHz = refineFundamental(new Spectrum(shaped, this.rate, mean), best, subtracted);
+    return {
+      mainsHz: best.mainsHz,
+      fundamentalHz,
+      harmonicsHz: subtracted.map((h) => h * fundamentalHz),
+      prominenceDb,
+    };
   }
 
   /** Frames [from, to) of the block that starts at `blockStart`, into `window`. */
@@ -205,13 +210,13 @@ function measureMains(spectrum: Spectrum, mainsHz: 50 | 60, limitHz: number): Ca
   // A peak on the grid's edge lies outside mains' range: a tone, not hum.
   if (top === 0 || top === steps) return { mainsHz, fundamentalHz, harmonics: [], score: 0 };
   const harmonics = ratios(fundamentalHz).map((r, i) => ({ number: numbers[i], prominenceDb: 10 * Math.log10(r) }));
-  // Evidence for this mains, in dB beyond the notch threshold: every harmonic that stands out counts.
-  const score = harmonics.reduce((sum, h) => sum + Math.max(0, h.prominenceDb - NOTCH_DB), 0);
+  // Evidence for this mains, in dB beyond the subtraction threshold: every harmonic that stands out counts.
+  const score = harmonics.reduce((sum, h) => sum + Math.max(0, h.prominenceDb - SUBTRACT_DB), 0);
   return { mainsHz, fundamentalHz, harmonics, score };
 }
 
 /**
- * The hum's power (its notched harmonics' power above their floors in the quiet windows, as sine power)
+ * The hum's power (its subtracted harmonics' power above their floors in the quiet windows, as sine power)
  * against the voice's (the mean power of the louder half of the windows), in dB.
  */
 function humUnderVoiceDb(
@@ -233,7 +238,7 @@ function humUnderVoiceDb(
 }
 
 /**
- * The fundamental to a few hundredths of a hertz: each notched harmonic's own peak divided by its
+ * The fundamental to a few hundredths of a hertz: each subtracted harmonic's own peak divided by its
  * number, averaged with weights h^2 * (power above the floor), which is how much each one knows.
  */
 function refineFundamental(spectrum: Spectrum, candidate: Candidate, numbers: number[]): number {

@@ -21,7 +21,7 @@ export const BLOCK_SECONDS = 2;
 
 /** The followed fundamental stays within this of the detector's (Hz): mains never strays further. */
 const MAX_WANDER_HZ = 0.5;
-/** Harmonics above this number are not fitted (the detector reports ten at most). */
+/** The highest harmonic the detector reports: the margin below Nyquist leaves room for it to wander. */
 const HARMONIC_LIMIT = 10;
 
 /**
@@ -34,8 +34,10 @@ const SPAN_PERIODS = 5;
 /** A phase turn (radians) of the highest harmonic across a block that is worth fitting again for. */
 const REFIT_RADIANS = 0.05;
 
-/** A stretch this quiet (mean square) is digital silence: it holds no hum, and none is subtracted there. */
-const SILENCE = 1e-12;
+/** This many exact zeros in a row (5 ms at 48 kHz) are digital silence: it holds no hum, and none is subtracted there. */
+const SILENT_RUN = 240;
+/** The weights' floor never goes under this mean square (-120 dBFS). */
+const QUIET_FLOOR = 1e-12;
 
 export class HumSubtractor {
   private readonly size: number;
@@ -58,6 +60,10 @@ export class HumSubtractor {
   /** Where the next regular block starts. */
   private nextBlock = 0;
   private output = new Float32Array(0);
+  /** Emission's view of the zero run it is in: zeros emitted so far, where it ends (a sample index), whether it is silence. */
+  private zerosBefore = 0;
+  private silentUntil = 0;
+  private silentRun = false;
   private readonly fit: Float64Array;
   private readonly fitWeights: Float64Array;
   /** How far the followed fundamental may stray from the detector's (radians per sample). */
@@ -68,10 +74,14 @@ export class HumSubtractor {
     this.size = 2 * this.hop;
     // sin^2: as the fit's window it is a Hann window; as the cross-fade, w[n] + w[n + hop] = 1.
     this.window = hann(this.size);
-    const fundamentalHz = hum.fundamentalHz ?? 50;
-    this.numbers = hum.harmonicsHz
-      .filter((hz) => hz > 0 && hz < sampleRate / 2 - MAX_WANDER_HZ * HARMONIC_LIMIT)
-      .map((hz) => Math.round(hz / fundamentalHz));
+    // Without a fundamental there is no hum to subtract (no harmonics; the period is then never used).
+    const fundamentalHz = hum.fundamentalHz ?? sampleRate;
+    this.numbers =
+      hum.fundamentalHz === null
+        ? []
+        : hum.harmonicsHz
+            .filter((hz) => hz > 0 && hz < sampleRate / 2 - MAX_WANDER_HZ * HARMONIC_LIMIT)
+            .map((hz) => Math.round(hz / fundamentalHz));
     this.fundamental = this.measured = (2 * Math.PI * fundamentalHz) / sampleRate;
     this.maxWander = (2 * Math.PI * MAX_WANDER_HZ) / sampleRate;
     this.period = Math.max(1, Math.round(sampleRate / fundamentalHz));
@@ -119,12 +129,13 @@ export class HumSubtractor {
   private addBlock(start: number, length: number, fade: Float64Array, window = this.window): void {
     const offset = start - this.base;
     const x = this.input.subarray(offset, offset + length);
-    const silent = this.weighByQuiet(x, window, length);
+    const silent = digitalSilence(x, length);
+    this.weighByQuiet(x, window, silent, length);
     // What is subtracted is a steady tone per harmonic: half the freedom of the drifting fit, so half as
     // much of the voice is taken for hum (5 s clips under hum: 18-29 dB against 17-28 dB). The drifting
     // fits, made in the same pass, say where mains has moved: their phases turn across the block. When
     // the highest harmonic turns by more than REFIT_RADIANS, the tones are fitted again at the fundamental
-    // they point to, which the next blocks start from.
+    // they point to, which the next blocks start from (with a voice over the hum, most blocks are).
     let fits = this.numbers.map((h) => fitTones(h * this.fundamental, x, this.fitWeights, length));
     const drift = fundamentalDrift(
       fits.map((fit) => fit.drifting),
@@ -139,46 +150,40 @@ export class HumSubtractor {
     this.fit.fill(0, 0, length);
     this.numbers.forEach((h, i) => addTone(h * this.fundamental, fits[i].steady, length, this.fit));
     for (let n = 0; n < length; n++) {
-      this.humSum[offset + n] += silent[Math.floor(n / this.period)] ? 0 : fade[n] * this.fit[n];
+      this.humSum[offset + n] += fade[n] * this.fit[n];
       this.weightSum[offset + n] += fade[n];
     }
   }
 
   /**
-   * Sets the fit's weights: `window` over the signal's power (SPAN_PERIODS), floored at a thousandth of
-   * the block's median power. Returns which periods of the hum are digital silence (weight 0).
+   * Sets the fit's weights: `window` over the signal's power (SPAN_PERIODS periods of the hum, the
+   * weights interpolated linearly between the spans' centres), floored at a thousandth of the block's
+   * median power; 0 on digital silence.
    */
-  private weighByQuiet(x: Float64Array, window: Float64Array, length: number): boolean[] {
-    const powers: number[] = [];
-    for (let start = 0; start < length; start += this.period) {
-      const end = Math.min(length, start + this.period);
+  private weighByQuiet(x: Float64Array, window: Float64Array, silent: Uint8Array, length: number): void {
+    const spanSamples = SPAN_PERIODS * this.period;
+    const spans: number[] = [];
+    for (let start = 0; start < length; start += spanSamples) {
+      const end = Math.min(length, start + spanSamples);
       let sum = 0;
       for (let n = start; n < end; n++) sum += x[n] * x[n];
-      powers.push(sum / (end - start));
+      spans.push(sum / (end - start));
     }
-    const silent = powers.map((power) => power < SILENCE);
-    // The power over SPAN_PERIODS periods, a weight per span, interpolated linearly between the spans' centres.
-    const spans: number[] = [];
-    for (let k = 0; k < powers.length; k += SPAN_PERIODS) {
-      const part = powers.slice(k, k + SPAN_PERIODS);
-      spans.push(part.reduce((sum, power) => sum + power, 0) / part.length);
-    }
-    const floor = Math.max(SILENCE, 1e-3 * median(spans));
+    const floor = Math.max(QUIET_FLOOR, 1e-3 * median(spans));
     const weights = spans.map((power) => 1 / Math.max(floor, power));
-    const spanSamples = SPAN_PERIODS * this.period;
     for (let n = 0; n < length; n++) {
       const position = Math.max(0, Math.min(weights.length - 1, (n + 0.5) / spanSamples - 0.5));
       const i = Math.floor(position);
       const weight = i + 1 < weights.length ? weights[i] + (position - i) * (weights[i + 1] - weights[i]) : weights[i];
-      this.fitWeights[n] = silent[Math.floor(n / this.period)] ? 0 : window[n] * weight;
+      this.fitWeights[n] = silent[n] ? 0 : window[n] * weight;
     }
-    return silent;
   }
 
   private append(samples: Float32Array, frames: number): void {
     if (this.received + frames - this.base > this.input.length) {
-      // Keep what is not emitted yet, and the last regular block's second half (a closing block may reach into it).
-      const keepFrom = Math.max(this.base, Math.min(this.emitted, this.nextBlock - this.hop));
+      // Keep the last regular block's second half on (all that is not emitted yet, and what a closing
+      // block may reach back into).
+      const keepFrom = Math.max(this.base, this.nextBlock - this.hop);
       const kept = this.received - keepFrom;
       const length = Math.max(this.input.length, 2 * (kept + frames));
       const from = keepFrom - this.base;
@@ -192,17 +197,38 @@ export class HumSubtractor {
     this.received += frames;
   }
 
-  /** Input less the fitted hum, from what was emitted up to `until`. */
+  /** Input less the fitted hum, from what was emitted up to `until`; digital silence stays as it is. */
   private emit(until: number): Float32Array {
     const count = until - this.emitted;
     if (this.output.length < count) this.output = new Float32Array(count);
     const from = this.emitted - this.base;
     for (let i = 0; i < count; i++) {
-      const weight = this.weightSum[from + i];
-      this.output[i] = this.input[from + i] - (weight > 0 ? this.humSum[from + i] / weight : 0);
+      const at = from + i;
+      const weight = this.weightSum[at];
+      this.output[i] = this.inSilence(at) ? 0 : this.input[at] - (weight > 0 ? this.humSum[at] / weight : 0);
     }
     this.emitted = until;
     return this.output.subarray(0, count);
+  }
+
+  /**
+   * Whether buffer position `at` (emitted in order) lies in a run of SILENT_RUN exact zeros or more. The
+   * run is measured from its first zero (counted as emission passes it) to its last: at least a hop of
+   * input lies beyond what is emitted, more than any run needs.
+   */
+  private inSilence(at: number): boolean {
+    if (this.input[at] !== 0) {
+      this.zerosBefore = 0;
+      return false;
+    }
+    if (this.base + at >= this.silentUntil) {
+      let end = at;
+      while (end < this.received - this.base && this.input[end] === 0) end++;
+      this.silentUntil = this.base + end;
+      this.silentRun = this.zerosBefore + (end - at) >= SILENT_RUN;
+    }
+    this.zerosBefore++;
+    return this.silentRun;
   }
 
   private pass(samples: Float32Array): Float32Array {
@@ -325,6 +351,18 @@ function solve4(matrix: number[][], vector: number[]): number[] {
     solution[row] = sum / rows[row][row];
   }
   return solution;
+}
+
+/** Marks the samples in runs of at least SILENT_RUN exact zeros. */
+function digitalSilence(x: Float64Array, length: number): Uint8Array {
+  const silent = new Uint8Array(length);
+  let runStart = 0;
+  for (let n = 0; n <= length; n++) {
+    if (n < length && x[n] === 0) continue;
+    if (n - runStart >= SILENT_RUN) silent.fill(1, runStart, n);
+    runStart = n + 1;
+  }
+  return silent;
 }
 
 function hann(length: number): Float64Array {
