@@ -4,12 +4,11 @@
 // starts it: Node-RED's own warning lists the node, and under it the reason, naming the setting, the
 // value and the rule, as the edit dialog's field shows it too.
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { LOUDNESS_TARGET } from '../../src/contract/fields';
-import { launchBrowser, openEditor, SCREENSHOTS, startProduct, type RunningProduct } from './product';
-import { dismissNotifications, resetEditor, waitForDialog } from './editor-state';
+import { closeProduct, launchBrowser, openEditor, SCREENSHOTS, startProduct, type RunningProduct } from './product';
+import { afterEditorTest, dismissNotifications, waitForDialog } from './editor-state';
 import type { RedEditor } from './red-editor';
 import { deployedId } from '../fixtures/example-flows';
 
@@ -92,21 +91,10 @@ describe('a deploy with an invalid setting, in Chromium', function () {
   });
 
   afterEach(async function () {
-    const test = this.currentTest;
-    if (test?.state === 'failed' && page)
-      await page.screenshot({
-        path: join(SCREENSHOTS, `failed-deploy-${test.title.replace(/\W+/g, '-').slice(0, 50)}.png`),
-      });
-    if (page) await resetEditor(page);
+    await afterEditorTest(this.currentTest, page, 'deploy-');
   });
 
-  after(async () => {
-    await browser?.close();
-    if (product) {
-      assert.equal(await product.stop(), 0, 'Ctrl-C stops Node-RED and the engine cleanly');
-      await rm(product.userDir, { recursive: true, force: true });
-    }
-  });
+  after(() => closeProduct(browser, product));
 
   it("lists under each invalid node in Node-RED's deploy warning the setting, the value and the rule", async () => {
     await page.click('#red-ui-header-button-deploy');

@@ -5,7 +5,9 @@
 // before that land wherever the focus goes, so a value typed "into" a field can be lost. On a busy
 // machine that tick comes late. And a dialog, a modal notification or nodes still following the mouse,
 // left by a failed test, would make every later test fail too.
+import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { SCREENSHOTS } from './product';
 import type { RedEditor } from './red-editor';
 
 declare const RED: RedEditor;
@@ -56,6 +58,24 @@ export async function dismissNotifications(page: Page): Promise<void> {
   // A closed notification slides up before it leaves the page; a later test's wait must not find it.
   const gone = () => document.querySelector('#red-ui-notifications .red-ui-notification') === null;
   await page.waitForFunction(gone, null, { timeout: SETTLE_MS });
+}
+
+/**
+ * After each test: a screenshot of a failed test's page (`failed-<prefix><title>.png` in SCREENSHOTS),
+ * then the editor brought back to rest, so whatever a test left open, the next one starts from the editor
+ * at rest: one failure is one failure.
+ */
+export async function afterEditorTest(
+  test: Mocha.Test | undefined,
+  page: Page | undefined,
+  prefix: string,
+): Promise<void> {
+  if (!page) return;
+  if (test?.state === 'failed')
+    await page.screenshot({
+      path: join(SCREENSHOTS, `failed-${prefix}${test.title.replace(/\W+/g, '-').slice(0, 60)}.png`),
+    });
+  await resetEditor(page);
 }
 
 /**

@@ -4,7 +4,7 @@
 // sees in the palette, the dialogs, the help, the examples, and a dropped file coming out enhanced.
 import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../../src/contract/extensions';
 import assert from 'node:assert/strict';
-import { copyFile, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, readdir, rename, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -23,6 +23,7 @@ import {
 } from '../../src/contract/fields';
 import { LIMIT_FIELDS } from '../../src/nodes/config-options';
 import {
+  closeProduct,
   launchBrowser,
   openEditor,
   recordRequests,
@@ -32,7 +33,7 @@ import {
   type RequestLog,
   type RunningProduct,
 } from './product';
-import { dismissNotifications, resetEditor, typeInto, waitForDialog } from './editor-state';
+import { afterEditorTest, dismissNotifications, typeInto, waitForDialog } from './editor-state';
 import type { RedEditor } from './red-editor';
 import { deployedId } from '../fixtures/example-flows';
 
@@ -116,21 +117,10 @@ describe('the editor in Chromium, started as npm start starts it', function () {
   });
 
   afterEach(async function () {
-    const test = this.currentTest;
-    if (test?.state === 'failed' && page)
-      await page.screenshot({ path: join(SCREENSHOTS, `failed-${test.title.replace(/\W+/g, '-').slice(0, 60)}.png`) });
-    // Whatever a test left open, the next one starts from the editor at rest: one failure is one failure.
-    if (page) await resetEditor(page);
+    await afterEditorTest(this.currentTest, page, '');
   });
 
-  after(async () => {
-    await browser?.close();
-    if (product) {
-      assert.equal(await product.stop(), 0, 'Ctrl-C stops Node-RED and the engine cleanly');
-      assert.match(product.output.join(''), /Stopped flows/);
-      await rm(product.userDir, { recursive: true, force: true });
-    }
-  });
+  after(() => closeProduct(browser, product, ({ output }) => assert.match(output.join(''), /Stopped flows/)));
 
   it('runs on the Node-RED this project installed', () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node-red', 'package.json'), 'utf8')) as {

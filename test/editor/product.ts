@@ -1,9 +1,10 @@
 // The product as a user runs it: `npm start`'s script (Node-RED with this package npm-installed into a
 // user dir, the examples deployed, the built-in engine), and Debian's Chromium driven by playwright-core.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -118,4 +119,20 @@ export async function openEditor(browser: Browser, url: string, prepare?: (page:
     { timeout: 60_000 },
   );
   return page;
+}
+
+/**
+ * After a browser test file: closes the browser, stops the product with Ctrl-C (which must end it
+ * cleanly), lets `check` read what it printed, and removes its user folder. Either may never have started.
+ */
+export async function closeProduct(
+  browser: Browser | undefined,
+  product: RunningProduct | undefined,
+  check?: (product: RunningProduct) => void,
+): Promise<void> {
+  await browser?.close();
+  if (!product) return;
+  assert.equal(await product.stop(), 0, 'Ctrl-C stops Node-RED and the engine cleanly');
+  check?.(product);
+  await rm(product.userDir, { recursive: true, force: true });
 }

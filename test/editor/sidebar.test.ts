@@ -7,11 +7,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { copyFile, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
+  closeProduct,
   launchBrowser,
   openEditor,
   recordRequests,
@@ -21,7 +22,7 @@ import {
   type RequestLog,
   type RunningProduct,
 } from './product';
-import { resetEditor } from './editor-state';
+import { afterEditorTest } from './editor-state';
 import type { RedEditor } from './red-editor';
 
 declare const RED: RedEditor;
@@ -45,22 +46,10 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
   });
 
   afterEach(async function () {
-    const test = this.currentTest;
-    if (test?.state === 'failed' && page)
-      await page.screenshot({
-        path: join(SCREENSHOTS, `failed-sidebar-${test.title.replace(/\W+/g, '-').slice(0, 50)}.png`),
-      });
-    // Whatever a test left open, the next one starts from the editor at rest: one failure is one failure.
-    if (page) await resetEditor(page);
+    await afterEditorTest(this.currentTest, page, 'sidebar-');
   });
 
-  after(async () => {
-    await browser?.close();
-    if (product) {
-      assert.equal(await product.stop(), 0, 'Ctrl-C stops Node-RED and the engine cleanly');
-      await rm(product.userDir, { recursive: true, force: true });
-    }
-  });
+  after(() => closeProduct(browser, product));
 
   it('adds a "media enhance" tab with its own icon, showing each deployed service and its operations', async () => {
     await page.evaluate(() => {
