@@ -4,7 +4,7 @@
 // length, so output sample n is input sample n: no comb filter in the mix, no shift in the file.
 import type { FrameTrack } from './frame-track';
 import { StreamResampler } from './resampler';
-import { RNNOISE_FRAME, RNNOISE_RATE, type FrameDenoiser, type Rnnoise } from './rnnoise';
+import { RNNOISE_FRAME, RNNOISE_LATENCY, RNNOISE_RATE, type FrameDenoiser, type Rnnoise } from './rnnoise';
 
 export class ChannelDenoiser {
   private readonly frame = new Float32Array(RNNOISE_FRAME);
@@ -22,16 +22,33 @@ export class ChannelDenoiser {
     private readonly denoiser: FrameDenoiser,
     /** Share of the denoised signal, 0..1. */
     private readonly wet: number,
-    private readonly track: FrameTrack,
+    /** Per frame, the voice and energy (the files' leveler and report); a live stream keeps none. */
+    private readonly track: FrameTrack | undefined,
     private readonly up?: StreamResampler,
     private readonly down?: StreamResampler,
   ) {}
 
-  static async create(rnnoise: Rnnoise, sampleRate: number, wet: number, track: FrameTrack): Promise<ChannelDenoiser> {
+  static async create(
+    rnnoise: Rnnoise,
+    sampleRate: number,
+    wet: number,
+    track?: FrameTrack,
+  ): Promise<ChannelDenoiser> {
     const resample = sampleRate !== RNNOISE_RATE;
     const up = resample ? await StreamResampler.create(sampleRate, RNNOISE_RATE) : undefined;
     const down = resample ? await StreamResampler.create(RNNOISE_RATE, sampleRate) : undefined;
     return new ChannelDenoiser(rnnoise.createDenoiser(), wet, track, up, down);
+  }
+
+  /**
+   * The most samples (at the channel's rate) by which the output pushed so far can trail the input:
+   * the up-resampler's filter, a partial RNNoise frame, RNNoise's frame of latency and the
+   * down-resampler's filter, plus a sample of rounding each way. A live stream delays its output by this.
+   */
+  maxLag(): number {
+    const ratio = RNNOISE_RATE / (this.up?.inputRate ?? RNNOISE_RATE);
+    const at48 = RNNOISE_FRAME - 1 + RNNOISE_LATENCY + (this.down?.inputLatency ?? 0);
+    return (this.up?.inputLatency ?? 0) + Math.ceil(at48 / ratio) + 2;
   }
 
   /** Takes `frames` samples at the file's rate; returns the output ready so far (a view, valid until the next call). */
@@ -100,7 +117,7 @@ export class ChannelDenoiser {
         after += value * value;
       }
       this.mixedLength += RNNOISE_FRAME;
-      this.track.add(this.framesIn - 1, voice, before / RNNOISE_FRAME, after / RNNOISE_FRAME);
+      this.track?.add(this.framesIn - 1, voice, before / RNNOISE_FRAME, after / RNNOISE_FRAME);
     }
     this.previous.set(this.frame);
     this.framesIn++;

@@ -75,6 +75,11 @@ export class StreamResampler {
     return new StreamResampler(module, state, inputRate, outputRate);
   }
 
+  /** Input samples the resampler holds back before their output can be made (its filter's half length). */
+  get inputLatency(): number {
+    return this.module._speex_resampler_get_input_latency(this.state);
+  }
+
   /** Resamples `frames` samples; the returned view is valid until the next call. */
   push(samples: Float32Array, frames: number): Float32Array {
     const out = this.run(samples, frames, Infinity);
