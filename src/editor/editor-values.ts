@@ -20,6 +20,9 @@ import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/download';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
 import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS } from '../nodes/file-settle';
+import { BACKLOG_MS, DEFAULT_BACKLOG_MS, DEFAULT_GAP_SECONDS, GAP_SECONDS, LEVEL } from '../nodes/stream-settings';
+import { STREAM_MODELS } from '../stream/live-stream';
+import { DEFAULT_FORMAT, ENCODINGS, STREAM_CHANNELS, STREAM_RATE } from '../stream/pcm-format';
 import type { Bounds } from './validators';
 
 export interface EditorValues {
@@ -64,6 +67,25 @@ export interface EditorValues {
   defaults: Record<string, string>;
   /** A new node's checkboxes, as the runtime reads a node saved without them. */
   switches: { attachLoudness: boolean };
+  /** enhance stream: its models, formats, and the bounds and defaults of its settings. */
+  stream: {
+    models: string[];
+    encodings: string[];
+    channels: string[];
+    rate: Bounds;
+    level: Bounds;
+    gapSeconds: Bounds;
+    backlogMs: Bounds;
+    defaults: {
+      model: string;
+      rate: number;
+      channels: number;
+      encoding: string;
+      level: number;
+      gapSeconds: number;
+      backlogMs: number;
+    };
+  };
 }
 
 export function editorValues(): EditorValues {
@@ -116,5 +138,21 @@ export function editorValues(): EditorValues {
       requestTimeout: String(client.requestTimeoutMs / 1000),
     },
     switches: { ...DOWNLOAD_SWITCH_DEFAULTS },
+    stream: {
+      models: [...STREAM_MODELS],
+      encodings: [...ENCODINGS],
+      channels: STREAM_CHANNELS.map(String),
+      rate: { ...STREAM_RATE },
+      level: { ...LEVEL },
+      gapSeconds: { ...GAP_SECONDS },
+      backlogMs: { ...BACKLOG_MS },
+      defaults: {
+        model: STREAM_MODELS[0],
+        ...DEFAULT_FORMAT,
+        level: LEVEL.max,
+        gapSeconds: DEFAULT_GAP_SECONDS,
+        backlogMs: DEFAULT_BACKLOG_MS,
+      },
+    },
   };
 }

@@ -74,6 +74,19 @@ export function integerOrEmpty(bounds: Bounds): Validator {
   });
 }
 
+/** Empty takes `defaultValue`; otherwise a number within the bounds, whole with `integer`. */
+export function numberOrDefault(bounds: Bounds, integer: boolean, defaultValue: number): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    const n = Number(text);
+    return (
+      text === '' ||
+      (Number.isFinite(n) && n >= bounds.min && n <= bounds.max && (!integer || Math.floor(n) === n)) ||
+      `a ${integer ? 'whole number' : 'number'} from ${bounds.min} to ${bounds.max}, or empty for ${defaultValue}`
+    );
+  });
+}
+
 /** Empty means the default; otherwise a whole number above 0. */
 export function positiveIntegerOrEmpty(): Validator {
   return withReason(function (value) {
@@ -182,6 +195,7 @@ export function redisUrlOrEmpty(): Validator {
 export const VALIDATORS = [
   numberIn,
   integerOrEmpty,
+  numberOrDefault,
   booleanOrEmpty,
   positiveIntegerOrEmpty,
   secondsOrEmpty,

@@ -28,12 +28,7 @@ export class ChannelDenoiser {
     private readonly down?: StreamResampler,
   ) {}
 
-  static async create(
-    rnnoise: Rnnoise,
-    sampleRate: number,
-    wet: number,
-    track?: FrameTrack,
-  ): Promise<ChannelDenoiser> {
+  static async create(rnnoise: Rnnoise, sampleRate: number, wet: number, track?: FrameTrack): Promise<ChannelDenoiser> {
     const resample = sampleRate !== RNNOISE_RATE;
     const up = resample ? await StreamResampler.create(sampleRate, RNNOISE_RATE) : undefined;
     const down = resample ? await StreamResampler.create(RNNOISE_RATE, sampleRate) : undefined;

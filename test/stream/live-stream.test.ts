@@ -20,7 +20,7 @@ async function wholeSignal(settings: StreamSettings, input: Float32Array): Promi
 async function chunked(settings: StreamSettings, input: Float32Array, sizes: () => number) {
   const stream = await LiveStream.create(settings);
   const parts: Float32Array[] = [];
-  for (let at = 0; at < input.length; ) {
+  for (let at = 0; at < input.length;) {
     const n = Math.min(sizes(), input.length - at);
     const chunk = input.subarray(at, at + n);
     at += n;
@@ -57,7 +57,10 @@ describe('live stream (FINCH)', function () {
         const { joined, latency } = await chunked(settings, input, sizes);
         if (rate % 1000 === 0) assert.equal(latency % (rate / 1000), 0, 'a whole number of milliseconds');
         assert.equal(joined.length, input.length + latency);
-        assert.ok(joined.subarray(0, latency).every((s) => s === 0), 'silence first');
+        assert.ok(
+          joined.subarray(0, latency).every((s) => s === 0),
+          'silence first',
+        );
         let worst = 0;
         for (let i = 0; i < input.length; i++) worst = Math.max(worst, Math.abs(joined[latency + i] - reference[i]));
         assert.ok(worst < 1e-6, `past the latency, the whole-signal output (differs by ${worst})`);

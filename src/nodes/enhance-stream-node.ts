@@ -1,0 +1,315 @@
+// media-enhance-stream: live audio in messages (raw PCM chunks, as microphone nodes send them) enhanced
+// chunk by chunk on this machine, each msg.topic a stream of its own with its own state, in worker
+// threads (stream-threads.ts). One output per input, as long as it, delayed by the stream's latency;
+// msg.complete ends a stream with its held tail, msg.reset drops it. Chunks are never reordered within a
+// topic, and a chunk that would leave a stream too far behind real time is refused to Catch.
+import { MediaEnhanceError } from '../client/errors';
+import { bytesPerFrame, sameFormat, type PcmFormat } from '../stream/pcm-format';
+import { listStreamsOf, type OpenStreamView } from '../stream/open-streams';
+import { StreamThreads, type ThreadStream } from '../stream/stream-threads';
+import { inputError } from './input-error';
+import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
+import { readFormat, readStreamSettings, type StreamNodeSettings } from './stream-settings';
+import { translator, type Translate } from './texts';
+
+const TYPE = 'media-enhance-stream';
+/** Streams one node keeps open at once; a new topic past this is refused. */
+export const MAX_STREAMS = 64;
+const STATUS_INTERVAL_MS = 500;
+/** How long the status says that a stream ended or started afresh. */
+const NOTE_MS = 3000;
+/** Weight of a new chunk in the realtime factor's running mean. */
+const SMOOTHING = 0.1;
+
+interface Stream {
+  topic: string;
+  format: PcmFormat;
+  thread: ThreadStream;
+  latencyMs: number | null;
+  realtimeFactor: number | null;
+  /** Audio sent to the thread and not answered yet, in ms. */
+  behindMs: number;
+  lastChunkAt: number;
+  chunks: number;
+  since: number;
+}
+
+/** Per topic, the promise of its last output: a stream's successor never sends before it (no reordering). */
+type Outputs = Map<string, Promise<void>>;
+
+export default function (RED: RedApi): void {
+  RED.nodes.registerType(TYPE, function (this: RedNode, def: NodeDef) {
+    RED.nodes.createNode(this, def);
+    streamNode(RED, this, def);
+  });
+}
+
+function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
+  const t = translator(RED);
+  let settings: StreamNodeSettings | undefined;
+  try {
+    settings = readStreamSettings(t, def);
+  } catch (err) {
+    node.error((err as Error).message);
+    node.status({ fill: 'red', shape: 'ring', text: t('media-enhance.reason.invalidSettings') });
+  }
+  const threads = new StreamThreads();
+  const streams = new Map<string, Stream>();
+  const outputs: Outputs = new Map();
+  const nodeName = def.name || t('media-enhance-stream.paletteLabel');
+  let closed = false;
+  /** The done() of each message still in the node. */
+  const inFlight = new Set<(err?: Error) => void>();
+  /** The last time a stream ended or started afresh, said in the status for a while. */
+  let note: { text: string; at: number } | undefined;
+  const status = throttledStatus(node, t, streams, () => note);
+
+  const end = (stream: Stream, why?: string) => {
+    stream.thread.close();
+    if (streams.get(stream.topic) === stream) streams.delete(stream.topic);
+    if (why) {
+      note = { text: why, at: Date.now() };
+      status.showNow();
+    } else status.show();
+  };
+
+  const stopListing = listStreamsOf(node.id, () =>
+    [...streams.values()].map((stream): OpenStreamView => ({
+      nodeId: node.id,
+      nodeName,
+      topic: stream.topic,
+      ...stream.format,
+      model: settings!.model,
+      latencyMs: stream.latencyMs,
+      realtimeFactor: stream.realtimeFactor,
+      behindMs: stream.behindMs,
+      chunks: stream.chunks,
+      since: stream.since,
+    })),
+  );
+
+  // A stream idle for longer than the gap ends; its next chunk starts it afresh.
+  const sweep = settings
+    ? setInterval(
+        () => {
+          const now = Date.now();
+          for (const stream of streams.values())
+            if (stream.behindMs === 0 && now - stream.lastChunkAt > settings.gapMs)
+              end(stream, t('media-enhance-stream.status.ended', { stream: streamName(t, stream.topic) }));
+        },
+        Math.min(1000, settings.gapMs),
+      )
+    : undefined;
+  sweep?.unref();
+
+  node.on('input', (msg, send, done) => {
+    if (!settings) return done(new MediaEnhanceError('VALIDATION', t('media-enhance.reason.invalidSettings')));
+    const topic = topicOf(msg.topic);
+    const current = streams.get(topic);
+    if (msg.reset === true) {
+      if (current) end(current, t('media-enhance-stream.status.reset', { stream: streamName(t, topic) }));
+      return done();
+    }
+    let format: PcmFormat;
+    let bytes: Buffer;
+    try {
+      format = readFormat(t, msg, settings.format);
+      bytes = readPayload(t, msg, format);
+    } catch (err) {
+      return done(err as Error);
+    }
+    const now = Date.now();
+    let stream = current;
+    if (stream && !sameFormat(stream.format, format)) {
+      end(stream, t('media-enhance-stream.status.restartedFormat', { stream: streamName(t, topic) }));
+      stream = undefined;
+    } else if (stream && now - stream.lastChunkAt > settings.gapMs) {
+      end(stream, t('media-enhance-stream.status.restartedGap', { stream: streamName(t, topic) }));
+      stream = undefined;
+    }
+    const chunkMs = (bytes.length / bytesPerFrame(format) / format.rate) * 1000;
+    if (stream && stream.behindMs > 0 && stream.behindMs + chunkMs > settings.backlogMs) {
+      return done(behindError(t, stream, settings.backlogMs));
+    }
+    if (!stream) {
+      if (streams.size >= MAX_STREAMS)
+        return done(
+          inputError(t, 'msg.topic', msg.topic, t('media-enhance-stream.rule.tooManyStreams', { max: MAX_STREAMS })),
+        );
+      stream = {
+        topic,
+        format,
+        thread: threads.open(format, settings.model, settings.level),
+        latencyMs: null,
+        realtimeFactor: null,
+        behindMs: 0,
+        lastChunkAt: now,
+        chunks: 0,
+        since: now,
+      };
+      streams.set(topic, stream);
+    }
+    const last = msg.complete === true;
+    const open = stream;
+    open.lastChunkAt = now;
+    open.chunks++;
+    open.behindMs += chunkMs;
+    // The closing chunk ends the stream on its thread; the next chunk of the topic starts a new one.
+    if (last) streams.delete(topic);
+    const answer = open.thread.chunk(bytes, last);
+    inFlight.add(done);
+    const previous = outputs.get(topic) ?? Promise.resolve();
+    const sent = previous.then(async () => {
+      try {
+        const result = await answer;
+        if (closed) return;
+        open.behindMs = Math.max(0, open.behindMs - chunkMs);
+        open.latencyMs = (result.latency * 1000) / format.rate;
+        if (chunkMs > 0) {
+          const factor = result.busyMs / chunkMs;
+          open.realtimeFactor =
+            open.realtimeFactor === null ? factor : open.realtimeFactor + SMOOTHING * (factor - open.realtimeFactor);
+        }
+        msg.payload = result.bytes;
+        msg.latency = open.latencyMs;
+        status.show();
+        send(msg);
+        done();
+      } catch (err) {
+        if (closed) return;
+        end(open);
+        done(
+          new MediaEnhanceError(
+            'JOB_FAILED',
+            t('media-enhance-stream.error.failed', { stream: streamName(t, topic), reason: (err as Error).message }),
+          ),
+        );
+      }
+    });
+    outputs.set(topic, sent);
+    void sent.then(() => {
+      inFlight.delete(done);
+      if (outputs.get(topic) === sent) outputs.delete(topic);
+    });
+    status.show();
+  });
+
+  node.on('close', (_removed, done) => {
+    closed = true;
+    // Chunks still in the node end here: done, and nothing is sent for them.
+    for (const finish of inFlight) finish();
+    inFlight.clear();
+    clearInterval(sweep);
+    stopListing();
+    status.close();
+    streams.clear();
+    void threads.close().then(
+      () => done(),
+      () => done(),
+    );
+  });
+}
+
+/** msg.topic as the stream's key: '' for none, a string as it is, anything else as JSON. */
+function topicOf(topic: unknown): string {
+  if (topic === undefined || topic === null) return '';
+  return typeof topic === 'string' ? topic : JSON.stringify(topic);
+}
+
+/** The stream as messages name it: its topic, or "the default stream" for messages without one. */
+function streamName(t: Translate, topic: string): string {
+  return topic === '' ? t('media-enhance-stream.stream.default') : `"${topic}"`;
+}
+
+/** msg.payload: a Buffer of whole frames; a closing message may bring none. */
+function readPayload(t: Translate, msg: NodeMessage, format: PcmFormat): Buffer {
+  if (msg.complete === true && (msg.payload === undefined || msg.payload === null)) return Buffer.alloc(0);
+  if (!Buffer.isBuffer(msg.payload))
+    throw inputError(t, 'msg.payload', msg.payload, t('media-enhance-stream.rule.buffer'));
+  const frame = bytesPerFrame(format);
+  if (msg.payload.length % frame !== 0)
+    throw inputError(
+      t,
+      'msg.payload',
+      msg.payload,
+      t('media-enhance-stream.rule.wholeFrames', {
+        bytes: frame,
+        channels: format.channels,
+        encoding: format.encoding,
+      }),
+    );
+  return msg.payload;
+}
+
+function behindError(t: Translate, stream: Stream, backlogMs: number): MediaEnhanceError {
+  return new MediaEnhanceError(
+    'RATE_LIMITED',
+    t('media-enhance-stream.error.behind', {
+      stream: streamName(t, stream.topic),
+      behind: Math.round(stream.behindMs),
+      bound: backlogMs,
+    }),
+    { retryable: true },
+  );
+}
+
+/** The node's status, at most twice a second: streams open, realtime factor, latency; how far behind. */
+function throttledStatus(
+  node: RedNode,
+  t: Translate,
+  streams: Map<string, Stream>,
+  note: () => { text: string; at: number } | undefined,
+): { show(): void; showNow(): void; close(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let shownAt = 0;
+  let closed = false;
+  const render = () => {
+    timer = undefined;
+    if (closed) return;
+    shownAt = Date.now();
+    const open = [...streams.values()];
+    const noted = note();
+    if (noted && shownAt - noted.at < NOTE_MS) {
+      // A stream that ended or started afresh is said first; the figures come back after NOTE_MS.
+      node.status({ fill: 'blue', shape: 'ring', text: noted.text });
+      timer = setTimeout(render, noted.at + NOTE_MS - shownAt);
+      return;
+    }
+    if (open.length === 0) {
+      node.status({ fill: 'grey', shape: 'ring', text: t('media-enhance-stream.status.idle') });
+      return;
+    }
+    const factors = open.flatMap((s) => (s.realtimeFactor === null ? [] : [s.realtimeFactor]));
+    const factor = factors.length === 0 ? 0 : factors.reduce((a, b) => a + b, 0) / factors.length;
+    const latencies = open.flatMap((s) => (s.latencyMs === null ? [] : [s.latencyMs]));
+    const latency = latencies.length === 0 ? '-' : formatMs(Math.max(...latencies));
+    const behind = Math.max(...open.map((s) => s.behindMs));
+    const values = { count: open.length, factor: factor.toFixed(2), latency };
+    // Up to one chunk waiting is the normal state of a stream; more is falling behind.
+    if (behind > 100)
+      node.status({
+        fill: 'yellow',
+        shape: 'dot',
+        text: t('media-enhance-stream.status.behind', { ...values, behind: Math.round(behind) }),
+      });
+    else node.status({ fill: 'green', shape: 'dot', text: t('media-enhance-stream.status.streams', values) });
+  };
+  return {
+    show() {
+      if (closed || timer) return;
+      timer = setTimeout(render, Math.max(0, shownAt + STATUS_INTERVAL_MS - Date.now()));
+    },
+    showNow() {
+      clearTimeout(timer);
+      render();
+    },
+    close() {
+      closed = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function formatMs(ms: number): string {
+  return Number.isInteger(ms) ? String(ms) : ms.toFixed(2);
+}
