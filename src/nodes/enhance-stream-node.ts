@@ -284,15 +284,21 @@ function throttledStatus(
     const latencies = open.flatMap((s) => (s.latencyMs === null ? [] : [s.latencyMs]));
     const latency = latencies.length === 0 ? '-' : formatMs(Math.max(...latencies));
     const behind = Math.max(...open.map((s) => s.behindMs));
-    const values = { count: open.length, factor: factor.toFixed(2), latency };
+    const count = open.length;
+    const shown = factor.toFixed(2);
     // Up to one chunk waiting is the normal state of a stream; more is falling behind.
     if (behind > 100)
       node.status({
         fill: 'yellow',
         shape: 'dot',
-        text: t('media-enhance-stream.status.behind', { ...values, behind: Math.round(behind) }),
+        text: t('media-enhance-stream.status.behind', { count, factor: shown, behind: Math.round(behind) }),
       });
-    else node.status({ fill: 'green', shape: 'dot', text: t('media-enhance-stream.status.streams', values) });
+    else
+      node.status({
+        fill: 'green',
+        shape: 'dot',
+        text: t('media-enhance-stream.status.streams', { count, factor: shown, latency }),
+      });
   };
   return {
     show() {

@@ -29,6 +29,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/enhance/hum-detector.test.ts',
   'test/enhance/hum-subtractor.test.ts',
   'test/enhance/leveler.test.ts',
+  'test/enhance/live-stream.test.ts',
   'test/enhance/resampler.test.ts',
   'test/examples/example-flows.test.ts',
   'test/lint.test.ts',
