@@ -1,5 +1,5 @@
 // The package as a user installs it: `npm pack`, unpacked into a Node-RED user directory, and the real
-// Node-RED runtime and admin API started as a separate process. It must register the seven nodes with
+// Node-RED runtime and admin API started as a separate process. It must register the eight nodes with
 // their icons and help, keep the API key out of the saved and exported flows, run a flow, and resume a wait
 // after the process is killed and started again.
 import assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ import { EDITOR_SCRIPT_FILE, editorScriptSrc } from '../../src/editor/editor-scr
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
 
-const TYPES = ['config', 'file', 'audio', 'video', 'upload', 'wait', 'download'].map((t) => `media-enhance-${t}`);
+const TYPES = ['config', 'file', 'audio', 'video', 'upload', 'wait', 'download', 'stream'].map((t) => `media-enhance-${t}`);
 
 describe('the packed package in a real Node-RED', function () {
   this.timeout(120_000);
@@ -80,7 +80,7 @@ describe('the packed package in a real Node-RED', function () {
     return { status: res.statusCode, text: await res.body.text(), type: String(res.headers['content-type']) };
   }
 
-  it('registers the seven nodes without error, with their editor, help and icons', async () => {
+  it('registers the eight nodes without error, with their editor, help and icons', async () => {
     const nodes = JSON.parse((await get('/nodes')).text) as {
       module: string;
       types: string[];
