@@ -3,7 +3,7 @@
 import { parentPort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { LiveStream } from './live-stream';
-import { decodePcm, encodePcm } from './pcm-format';
+import { enhanceChunk } from './chunk-work';
 import type { FromStreamWorker, StreamOpen, ToStreamWorker } from './stream-messages';
 
 const port = parentPort!;
@@ -40,10 +40,7 @@ port.on('message', (message: ToStreamWorker) => {
       const { format, model, level } = open.opening;
       open.live ??= LiveStream.create({ rate: format.rate, channels: format.channels, model, level });
       const live = await open.live;
-      const input = decodePcm(new Uint8Array(message.bytes), format);
-      const frames = input[0].length;
-      const output = message.end ? await live.end(input, frames) : await live.push(input, frames);
-      const bytes = encodePcm(output, output[0].length, format);
+      const bytes = await enhanceChunk(live, new Uint8Array(message.bytes), format, message.end);
       const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
       if (message.end) {
         streams.delete(message.stream);
