@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { MediaEnhanceClient } from '../client/client';
 import { MediaEnhanceError } from '../client/errors';
 import type { MediaMetadata } from '../client/types';
+import { openStreams } from '../stream/open-streams';
 import { loudnessSummary } from './loudness-summary';
 import { ResultRing } from './result-ring';
 import { describeService, type ServiceEntry, type ServiceStorage } from './service-state';
@@ -226,6 +227,9 @@ export class SidebarRegistry {
         fileName: row.fileName === null ? null : clip(row.fileName),
         error: row.error === null ? null : clip(row.error),
       })),
+      streams: openStreams()
+        .slice(0, IN_FLIGHT_LISTED)
+        .map((row) => ({ ...row, nodeName: clip(row.nodeName), topic: clip(row.topic) })),
       sentAt: this.now(),
     };
   }

@@ -4,6 +4,7 @@
 // shapes are the contract between the runtime (src/sidebar) and the editor script (src/editor/sidebar):
 // change both together.
 import type { OperationLimitState } from '../client/limit-state';
+import type { OpenStreamView } from '../stream/open-streams';
 
 export const STATE_TOPIC = 'media-enhance/state';
 
@@ -28,6 +29,8 @@ export interface SidebarState {
   inFlightMore: number;
   /** Newest first, at most 50. */
   results: ResultRow[];
+  /** The live streams open in enhance stream nodes, by node and topic (absent from a runtime without them). */
+  streams?: StreamRow[];
   /**
    * The runtime's clock (epoch ms) when this state was sent: every other time in it is on that clock, so
    * an editor on another machine adds the difference to its own before it counts elapsed times.
@@ -76,6 +79,9 @@ export interface InFlightRow extends JobNode {
   /** Epoch ms. */
   startedAt: number;
 }
+
+/** A live stream of an enhance stream node (src/stream/open-streams.ts). */
+export type StreamRow = OpenStreamView;
 
 export interface LoudnessSummary {
   input_lufs: number | null;

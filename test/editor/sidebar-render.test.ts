@@ -13,6 +13,7 @@ import { playedSteps, playUrl, renderDetail, type ResultDetail } from '../../src
 import { renderHelp } from '../../src/editor/sidebar/render-help';
 import { renderInFlight, renderResults } from '../../src/editor/sidebar/render-jobs';
 import { renderServices } from '../../src/editor/sidebar/render-services';
+import { renderStreams } from '../../src/editor/sidebar/render-streams';
 import { renderStorage } from '../../src/editor/sidebar/render-storage';
 import type { LoudnessReport, ResultRow, ServiceState } from '../../src/editor/sidebar/shapes';
 import { SIDEBAR_SCRIPT_FILE } from '../../src/editor/sidebar-script';
@@ -265,6 +266,31 @@ describe('sidebar: what the tab shows', () => {
     assert.equal(html.match(/class="me-inflight-row"/g)?.length, 1);
     assert.match(textOf(html), /and 1400 more in flight$/);
     assert.doesNotMatch(textOf(renderInFlight(t, [row], NOW, 0)), /more/);
+  });
+
+  it('lists the live streams: node, topic, model and format, latency and realtime factor, how far behind', () => {
+    const stream = {
+      nodeId: 'n1',
+      nodeName: 'enhance stream',
+      topic: 'kitchen',
+      rate: 16000,
+      channels: 1,
+      encoding: 's16le',
+      model: 'FINCH',
+      latencyMs: 24,
+      realtimeFactor: 0.0412,
+      behindMs: 0,
+      chunks: 10,
+      since: NOW - 80_000,
+    };
+    const html = renderStreams(t, [stream, { ...stream, topic: '', behindMs: 340, latencyMs: null }], NOW);
+    assert.equal(html.match(/class="me-stream-row"/g)?.length, 2);
+    assert.equal(
+      textOf(html),
+      'enhance stream kitchen FINCH · 16 kHz, 1 ch, s16le 24 ms latency · 0.04x realtime 1m20s ' +
+        'enhance stream default stream FINCH · 16 kHz, 1 ch, s16le – ms latency · 0.04x realtime 340 ms behind 1m20s',
+    );
+    assert.match(textOf(renderStreams(t, [], NOW)), /No live stream open/);
   });
 
   it('lists results newest first as given, a failed one with its error code and sentence', () => {

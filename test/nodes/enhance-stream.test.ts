@@ -9,6 +9,7 @@ import { ChannelDenoiser } from '../../src/enhance/channel-denoiser';
 import { loadRnnoise } from '../../src/enhance/rnnoise';
 import { mix, whiteNoise } from '../enhance/test-media';
 import { readSpeechSample } from '../enhance/speech-sample';
+import { openStreams } from '../../src/stream/open-streams';
 import { collect, helper, initHelper, placed, sleep, stopHelper, TAB, unloadFlow, type FlowNode } from './flow-helper';
 
 const RATE = 16000;
@@ -215,7 +216,18 @@ describe('nodes: enhance stream', function () {
     // Half a stream, reset, then the whole: as if the half had never been.
     for (const payload of chunks.slice(0, 10)) node.receive({ payload });
     await until(() => outputs.length >= first.length * 2 + 10, 'the half stream');
+    const listed = openStreams().filter((row) => row.nodeId === 'stream');
+    assert.equal(listed.length, 1, 'the sidebar lists the open stream');
+    assert.deepEqual(
+      { topic: listed[0].topic, rate: listed[0].rate, model: listed[0].model, latencyMs: listed[0].latencyMs },
+      { topic: '', rate: RATE, model: 'FINCH', latencyMs: first[0].latency },
+    );
     node.receive({ reset: true });
+    assert.deepEqual(
+      openStreams().filter((row) => row.nodeId === 'stream'),
+      [],
+      'a reset stream is no longer listed',
+    );
     const after = await stream(node, outputs, chunks);
     assert.ok(joined(after).equals(joined(first)), 'after reset the stream starts afresh');
     // A complete message without a payload carries only the tail.

@@ -11,4 +11,5 @@ export type {
   SidebarState,
   StorageRule,
   StorageState,
+  StreamRow,
 } from '../../sidebar/state';

@@ -11,6 +11,7 @@ import { renderDetail, type ResultDetail } from './render-detail';
 import { helpToggle, renderHelp } from './render-help';
 import { renderInFlight, renderResults, stageText } from './render-jobs';
 import { renderServices } from './render-services';
+import { renderStreams } from './render-streams';
 import { bytesText, renderStorage } from './render-storage';
 import { STATE_TOPIC } from '../../sidebar/state';
 import type { SidebarState, StorageState } from './shapes';
@@ -67,6 +68,7 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     renderHelp(t),
     section('me-services', escapeHtml(t('sidebar.service.title'))),
     section('me-inflight', escapeHtml(t('sidebar.inFlight.title'))),
+    section('me-streams', escapeHtml(t('sidebar.streams.title'))),
     section('me-results', escapeHtml(t('sidebar.results.title'))),
     section('me-storage-block', escapeHtml(t('sidebar.storage.title'))),
     '</div>',
@@ -84,6 +86,7 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
   const helpButton = toolbar.querySelector<HTMLElement>('.me-help-toggle')!;
   const services = content.querySelector<HTMLElement>('.me-services')!;
   const inFlight = content.querySelector<HTMLElement>('.me-inflight')!;
+  const streams = content.querySelector<HTMLElement>('.me-streams')!;
   const results = content.querySelector<HTMLElement>('.me-results')!;
   const storageBlock = content.querySelector<HTMLElement>('.me-storage-block')!;
   const detailPane = content.querySelector<HTMLElement>('.me-detail-pane')!;
@@ -122,6 +125,7 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     const now = Date.now() + clockOffset;
     renderServicesNow(now);
     inFlight.innerHTML = renderInFlight(t, state.inFlight, now, state.inFlightMore);
+    streams.innerHTML = renderStreams(t, state.streams ?? [], now);
   };
   // Between two updates only the times move: their texts change in place, so a tooltip or a selection in
   // the lists stays (a rebuilt row would drop it every second).
