@@ -22,6 +22,8 @@ import {
 import { StorageUnavailableError } from '../storage/media-files';
 import { drainUnreadBody } from './unread-body';
 import { answerHealth, HEALTH_PATH, type Health } from './health';
+import { answerDeclaredExtensions } from './declared-extensions';
+import { EXTENSIONS_PATH } from '../../contract/extensions';
 import * as routes from './routes';
 
 interface Route {
@@ -224,6 +226,10 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
   }
   if (url.pathname === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
     await answerHealth(res, parts.health);
+    return;
+  }
+  if (url.pathname === EXTENSIONS_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+    answerDeclaredExtensions(res);
     return;
   }
   const route = match(req.method ?? '', url.pathname);
