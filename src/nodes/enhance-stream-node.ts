@@ -27,8 +27,8 @@ interface Stream {
   thread: ThreadStream;
   latencyMs: number | null;
   realtimeFactor: number | null;
-  /** Audio sent to the thread and not answered yet, in ms. */
-  behindMs: number;
+  /** Audio sent to the thread and not answered yet, in frames (whole numbers: no rounding drift). */
+  behindFrames: number;
   lastChunkAt: number;
   chunks: number;
   since: number;
@@ -82,7 +82,7 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
       model: settings!.model,
       latencyMs: stream.latencyMs,
       realtimeFactor: stream.realtimeFactor,
-      behindMs: stream.behindMs,
+      behindMs: behindMs(stream),
       chunks: stream.chunks,
       since: stream.since,
     })),
@@ -94,7 +94,7 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
         () => {
           const now = Date.now();
           for (const stream of streams.values())
-            if (stream.behindMs === 0 && now - stream.lastChunkAt > settings.gapMs)
+            if (stream.behindFrames === 0 && now - stream.lastChunkAt > settings.gapMs)
               end(stream, t('media-enhance-stream.status.ended', { stream: streamName(t, stream.topic) }));
         },
         Math.min(1000, settings.gapMs),
@@ -127,8 +127,9 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
       end(stream, t('media-enhance-stream.status.restartedGap', { stream: streamName(t, topic) }));
       stream = undefined;
     }
-    const chunkMs = (bytes.length / bytesPerFrame(format) / format.rate) * 1000;
-    if (stream && stream.behindMs > 0 && stream.behindMs + chunkMs > settings.backlogMs) {
+    const frames = bytes.length / bytesPerFrame(format);
+    const chunkMs = (frames / format.rate) * 1000;
+    if (stream && stream.behindFrames > 0 && behindMs(stream) + chunkMs > settings.backlogMs) {
       return done(behindError(t, stream, settings.backlogMs));
     }
     if (!stream) {
@@ -142,7 +143,7 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
         thread: threads.open(format, settings.model, settings.level),
         latencyMs: null,
         realtimeFactor: null,
-        behindMs: 0,
+        behindFrames: 0,
         lastChunkAt: now,
         chunks: 0,
         since: now,
@@ -153,7 +154,7 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
     const open = stream;
     open.lastChunkAt = now;
     open.chunks++;
-    open.behindMs += chunkMs;
+    open.behindFrames += frames;
     // The closing chunk ends the stream on its thread; the next chunk of the topic starts a new one.
     if (last) streams.delete(topic);
     const answer = open.thread.chunk(bytes, last);
@@ -163,7 +164,7 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
       try {
         const result = await answer;
         if (closed) return;
-        open.behindMs = Math.max(0, open.behindMs - chunkMs);
+        open.behindFrames -= frames;
         open.latencyMs = (result.latency * 1000) / format.rate;
         if (chunkMs > 0) {
           const factor = result.busyMs / chunkMs;
@@ -210,6 +211,11 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
   });
 }
 
+/** Audio of the stream waiting for its thread, in ms. */
+function behindMs(stream: Stream): number {
+  return (stream.behindFrames / stream.format.rate) * 1000;
+}
+
 /** msg.topic as the stream's key: '' for none, a string as it is, anything else as JSON. */
 function topicOf(topic: unknown): string {
   if (topic === undefined || topic === null) return '';
@@ -246,7 +252,7 @@ function behindError(t: Translate, stream: Stream, backlogMs: number): MediaEnha
     'RATE_LIMITED',
     t('media-enhance-stream.error.behind', {
       stream: streamName(t, stream.topic),
-      behind: Math.round(stream.behindMs),
+      behind: Math.round(behindMs(stream)),
       bound: backlogMs,
     }),
     { retryable: true },
@@ -283,7 +289,7 @@ function throttledStatus(
     const factor = factors.length === 0 ? 0 : factors.reduce((a, b) => a + b, 0) / factors.length;
     const latencies = open.flatMap((s) => (s.latencyMs === null ? [] : [s.latencyMs]));
     const latency = latencies.length === 0 ? '-' : formatMs(Math.max(...latencies));
-    const behind = Math.max(...open.map((s) => s.behindMs));
+    const behind = Math.max(...open.map(behindMs));
     const count = open.length;
     const shown = factor.toFixed(2);
     // Up to one chunk waiting is the normal state of a stream; more is falling behind.

@@ -48,6 +48,7 @@ const PALETTE_TYPES = [
   'media-enhance-upload',
   'media-enhance-wait',
   'media-enhance-download',
+  'media-enhance-stream',
 ];
 const ALL_TYPES = ['media-enhance-config', ...PALETTE_TYPES];
 /** Polls until `done` holds, for at most 30 s; `what` says what was waited for (and what was seen). */
@@ -129,7 +130,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     assert.match(product.output.join(''), new RegExp(`Node-RED version: v${version.replace(/\./g, '\\.')}`));
   });
 
-  it('lists the six nodes under "media enhance" in the palette with their icons, and the config node type', async () => {
+  it('lists the seven nodes under "media enhance" in the palette with their icons, and the config node type', async () => {
     const palette = await page.evaluate(() =>
       [...document.querySelectorAll('#red-ui-palette-container-media_enhance .red-ui-palette-node')].map((node) => ({
         type: node.getAttribute('data-palette-type'),
@@ -354,6 +355,25 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     assert.deepEqual(
       shown['media-enhance-download'].step.options,
       STEPS.map((step) => [step, labels('media-enhance-download', 'step')[step]]),
+    );
+    const stream = shown['media-enhance-stream'];
+    const streamOption = labels('media-enhance-stream', 'option');
+    assert.deepEqual(stream.model.options, [['FINCH', streamOption.FINCH]]);
+    assert.deepEqual(stream.channels.options, [
+      ['1', streamOption.channels1],
+      ['2', streamOption.channels2],
+    ]);
+    assert.deepEqual(stream.encoding.options, [
+      ['s16le', streamOption.s16le],
+      ['f32le', streamOption.f32le],
+    ]);
+    assert.deepEqual(
+      [stream.enhancementLevel, stream.gap, stream.backlog].map((f) => [f.placeholder, f.hint]),
+      [
+        ['100', '% (1 to 100)'],
+        ['5', labels('media-enhance-stream', 'hint').gap],
+        ['1000', labels('media-enhance-stream', 'hint').backlog],
+      ],
     );
     const config = shown['media-enhance-config'];
     // A remote service's limits are the interface's; the built-in engine has none unless set, and says so.
