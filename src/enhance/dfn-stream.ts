@@ -21,6 +21,11 @@ export interface DfnStreamOptions {
   chunk?: number;
   /** The ONNX runtime: 'auto' takes the native one where it is installed. */
   runtime?: OnnxRuntimeKind | 'auto';
+  /**
+   * Frames whose spectra settle the running normalisations first (PRIME_FRAMES). A live stream cannot
+   * wait 2 s for its first output: 0 starts from the model's own start values, as DeepFilterNet3 does.
+   */
+  primeFrames?: number;
 }
 
 /**
@@ -77,7 +82,9 @@ export class DfnStream {
     private readonly network: DfnNetwork,
     private readonly chunk: number,
     capDb: number,
+    private readonly primeFrames = PRIME_FRAMES,
   ) {
+    this.primed = primeFrames === 0;
     this.analysis = new Analysis(fft);
     this.synthesis = new Synthesis(fft);
     this.kept = keptShare(capDb);
@@ -97,7 +104,10 @@ export class DfnStream {
     if (!Number.isInteger(chunk) || chunk < 1)
       throw new RangeError(`chunk: ${chunk} is not a whole number of frames >= 1`);
     const network = await DfnNetwork.create(options.runtime ?? 'auto');
-    return new DfnStream(await RealFft.create(2 * (BINS - 1)), network, chunk, capDb);
+    const prime = options.primeFrames ?? PRIME_FRAMES;
+    if (!Number.isInteger(prime) || prime < 0 || prime > PRIME_FRAMES)
+      throw new RangeError(`primeFrames: ${prime} is not a whole number of frames from 0 to ${PRIME_FRAMES}`);
+    return new DfnStream(await RealFft.create(2 * (BINS - 1)), network, chunk, capDb, prime);
   }
 
   /** The ONNX runtime the network runs on. */
@@ -137,7 +147,7 @@ export class DfnStream {
       if (this.filled < HOP) continue;
       this.filled = 0;
       this.analyse();
-      if (this.analysed === PRIME_FRAMES) this.prime();
+      if (this.analysed === this.primeFrames) this.prime();
       if (this.primed && this.analysed - this.ran >= this.chunk) await this.runNetwork(this.analysed);
     }
   }

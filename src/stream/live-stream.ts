@@ -6,18 +6,22 @@
 import type { Planar } from '../audio/pcm-codec';
 import { ChannelDenoiser } from '../enhance/channel-denoiser';
 import { loadRnnoise } from '../enhance/rnnoise';
+import type { OnnxRuntimeKind } from '../enhance/onnx-runtimes';
+import { LarkDenoiser } from './lark-denoiser';
 import { SampleQueue } from './sample-queue';
 
 /** The models a live stream runs: FINCH (RNNoise), LARK (DeepFilterNet3, stateful). */
-export const STREAM_MODELS = ['FINCH'] as const;
+export const STREAM_MODELS = ['FINCH', 'LARK'] as const;
 export type StreamModel = (typeof STREAM_MODELS)[number];
 
 export interface StreamSettings {
   rate: number;
   channels: number;
   model: StreamModel;
-  /** Enhancement level 1..100, as the files take it: RNNoise's share of the mix. */
+  /** Enhancement level 1..100, as the files take it: RNNoise's share of the mix, DeepFilterNet3's attenuation cap. */
   level: number;
+  /** LARK's ONNX runtime: 'auto' (the default) takes the native one where it is installed. */
+  runtime?: OnnxRuntimeKind | 'auto';
 }
 
 /** One channel's denoiser: output sample n is input sample n, given at most maxLag() samples late. */
@@ -31,6 +35,7 @@ export interface AlignedDenoiser {
 
 async function createDenoiser(settings: StreamSettings): Promise<AlignedDenoiser> {
   const level = Math.min(100, Math.max(0, settings.level));
+  if (settings.model === 'LARK') return LarkDenoiser.create(settings.rate, level, settings.runtime ?? 'auto');
   return ChannelDenoiser.create(await loadRnnoise(), settings.rate, level / 100);
 }
 

@@ -358,7 +358,10 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     );
     const stream = shown['media-enhance-stream'];
     const streamOption = labels('media-enhance-stream', 'option');
-    assert.deepEqual(stream.model.options, [['FINCH', streamOption.FINCH]]);
+    assert.deepEqual(stream.model.options, [
+      ['FINCH', streamOption.FINCH],
+      ['LARK', streamOption.LARK],
+    ]);
     assert.deepEqual(stream.channels.options, [
       ['1', streamOption.channels1],
       ['2', streamOption.channels2],

@@ -4,15 +4,20 @@
 import assert from 'node:assert/strict';
 import { ChannelDenoiser } from '../../src/enhance/channel-denoiser';
 import { loadRnnoise } from '../../src/enhance/rnnoise';
+import { LarkDenoiser } from '../../src/stream/lark-denoiser';
 import { LiveStream, type StreamSettings } from '../../src/stream/live-stream';
 import { readSpeechSample, seededNoise } from '../enhance/speech-sample';
 
+/** The same denoiser over the whole signal in one push. */
 async function wholeSignal(settings: StreamSettings, input: Float32Array): Promise<Float32Array> {
-  const denoiser = await ChannelDenoiser.create(await loadRnnoise(), settings.rate, settings.level / 100);
+  const denoiser =
+    settings.model === 'LARK'
+      ? await LarkDenoiser.create(settings.rate, settings.level, 'auto')
+      : await ChannelDenoiser.create(await loadRnnoise(), settings.rate, settings.level / 100);
   const out = new Float32Array(input.length);
-  const first = denoiser.push(input, input.length).slice();
+  const first = (await denoiser.push(input, input.length)).slice();
   out.set(first);
-  out.set(denoiser.flush(), first.length);
+  out.set(await denoiser.flush(), first.length);
   denoiser.destroy();
   return out;
 }
@@ -38,7 +43,8 @@ async function chunked(settings: StreamSettings, input: Float32Array, sizes: () 
   return { joined, latency: stream.latency };
 }
 
-describe('live stream (FINCH)', function () {
+describe('live stream (FINCH, LARK)', function () {
+  this.timeout(120_000);
   let speech: Float32Array;
   before(async () => {
     const { samples } = await readSpeechSample();
@@ -46,9 +52,16 @@ describe('live stream (FINCH)', function () {
     speech = samples.map((s) => s + 0.02 * noise());
   });
 
-  for (const rate of [16000, 48000, 44100, 8000]) {
-    it(`at ${rate} Hz: equal lengths, the latency in silence first, then the whole-signal output`, async () => {
-      const settings: StreamSettings = { rate, channels: 1, model: 'FINCH', level: 100 };
+  for (const [model, rate] of [
+    ['FINCH', 16000],
+    ['FINCH', 48000],
+    ['FINCH', 44100],
+    ['FINCH', 8000],
+    ['LARK', 16000],
+    ['LARK', 48000],
+  ] as const) {
+    it(`${model} at ${rate} Hz: equal lengths, the latency in silence first, then the whole-signal output`, async () => {
+      const settings: StreamSettings = { rate, channels: 1, model, level: 100 };
       // The sample is 16 kHz; other rates take it as it is (the denoiser does not mind).
       const input = speech.subarray(0, Math.min(speech.length, rate * 3));
       const reference = await wholeSignal(settings, input);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { segmentalSiSdr } from '../../bench/quality-metrics';
 import { ChannelDenoiser } from '../../src/enhance/channel-denoiser';
 import { loadRnnoise } from '../../src/enhance/rnnoise';
+import { LarkDenoiser } from '../../src/stream/lark-denoiser';
 import { mix, whiteNoise } from '../enhance/test-media';
 import { readSpeechSample } from '../enhance/speech-sample';
 import { openStreams } from '../../src/stream/open-streams';
@@ -146,6 +147,32 @@ describe('nodes: enhance stream', function () {
     assert.ok(
       Math.abs(streamed - reference) <= 0.5,
       `streamed ${streamed.toFixed(2)} dB, whole file ${reference.toFixed(2)} dB`,
+    );
+  });
+
+  it('LARK (DeepFilterNet3, stateful) in 20 ms chunks: the latency measured to the sample, the quality of the whole file', async () => {
+    const { stream: node, outputs, errors } = await load({ model: 'LARK', backlog: '60000' });
+    const seconds = 4;
+    const input = noisy.subarray(0, RATE * seconds);
+    const out = await stream(node, outputs, chunksOf(toS16(input)));
+    assert.deepEqual(errors, []);
+    const latency = ((out[0].latency as number) * RATE) / 1000;
+    assert.ok(Number.isInteger(latency) && (out[0].latency as number) <= 60, `latency ${String(out[0].latency)} ms`);
+    const output = fromS16(joined(out));
+    assert.equal(output.length, input.length + latency);
+    assert.equal(measuredLag(input, output, 2 * latency), latency, 'msg.latency is where the output lines up');
+    const denoiser = await LarkDenoiser.create(RATE, 100, 'auto');
+    const whole = new Float32Array(input.length);
+    const first = (await denoiser.push(input, input.length)).slice();
+    whole.set(first);
+    whole.set(await denoiser.flush(), first.length);
+    denoiser.destroy();
+    const reference = clean.subarray(0, input.length);
+    const streamed = segmentalSiSdr(reference, output.subarray(latency), RATE);
+    const wholeFile = segmentalSiSdr(reference, whole, RATE);
+    assert.ok(
+      Math.abs(streamed - wholeFile) <= 0.5,
+      `streamed ${streamed.toFixed(2)} dB, whole file ${wholeFile.toFixed(2)} dB`,
     );
   });
 

@@ -1,0 +1,90 @@
+// LARK for a live stream: one channel through DeepFilterNet3 on its stateful graphs, frame by frame
+// (dfn-stream with one 10 ms frame per run of the network, no priming), resampled to 48 kHz and back.
+// Output sample n is input sample n, given at most maxLag() samples late.
+import { attenuationCapDb } from '../enhance/chain-types';
+import { DFN_RATE, HOP, STFT_DELAY } from '../enhance/dfn-frames';
+import { CONV_LOOKAHEAD } from '../enhance/dfn-model';
+import { DfnStream } from '../enhance/dfn-stream';
+import type { OnnxRuntimeKind } from '../enhance/onnx-runtimes';
+import { StreamResampler } from '../enhance/resampler';
+import type { AlignedDenoiser } from './live-stream';
+
+/** Frames per run of the network: one, so a frame is enhanced as soon as its lookahead has come. */
+const CHUNK = 1;
+
+export class LarkDenoiser implements AlignedDenoiser {
+  private inputFrames = 0;
+  private outputFrames = 0;
+
+  private constructor(
+    private readonly stream: DfnStream,
+    private readonly rate: number,
+    private readonly up?: StreamResampler,
+    private readonly down?: StreamResampler,
+  ) {}
+
+  static async create(rate: number, level: number, runtime: OnnxRuntimeKind | 'auto'): Promise<LarkDenoiser> {
+    const stream = await DfnStream.create(attenuationCapDb(level), { chunk: CHUNK, primeFrames: 0, runtime });
+    const resample = rate !== DFN_RATE;
+    return new LarkDenoiser(
+      stream,
+      rate,
+      resample ? await StreamResampler.create(rate, DFN_RATE) : undefined,
+      resample ? await StreamResampler.create(DFN_RATE, rate) : undefined,
+    );
+  }
+
+  get runtime(): OnnxRuntimeKind {
+    return this.stream.runtime;
+  }
+
+  /**
+   * At 48 kHz: a partial hop, the frames waiting for a run, the network's lookahead and the STFT's delay;
+   * plus the resamplers' filters and a sample of rounding each way.
+   */
+  maxLag(): number {
+    const ratio = DFN_RATE / this.rate;
+    const at48 = HOP - 1 + (CHUNK + CONV_LOOKAHEAD) * HOP + STFT_DELAY + (this.down?.inputLatency ?? 0);
+    return (this.up?.inputLatency ?? 0) + Math.ceil(at48 / ratio) + 2;
+  }
+
+  async push(samples: Float32Array, frames: number): Promise<Float32Array> {
+    this.inputFrames += frames;
+    const at48 = this.up ? this.up.push(samples, frames) : samples.subarray(0, frames);
+    const out48 = await this.stream.push(at48, at48.length);
+    return this.emit(this.down ? this.down.push(out48, out48.length) : out48);
+  }
+
+  async flush(): Promise<Float32Array> {
+    let tail: Float32Array = new Float32Array(0);
+    if (this.up) {
+      const rest = this.up.flush();
+      tail = (await this.stream.push(rest, rest.length)).slice();
+    }
+    tail = concat(tail, await this.stream.flush());
+    if (this.down) tail = concat(this.down.push(tail, tail.length), this.down.flush());
+    // A resampler may round a sample short: the output is as long as the input, exactly.
+    const missing = this.inputFrames - this.outputFrames - tail.length;
+    return this.emit(missing > 0 ? concat(tail, new Float32Array(missing)) : tail);
+  }
+
+  /** Output up to the input's length, never past it. */
+  private emit(samples: Float32Array): Float32Array {
+    const n = Math.min(samples.length, this.inputFrames - this.outputFrames);
+    this.outputFrames += n;
+    return samples.subarray(0, n);
+  }
+
+  destroy(): void {
+    this.stream.destroy();
+    this.up?.destroy();
+    this.down?.destroy();
+  }
+}
+
+function concat(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
