@@ -7,12 +7,15 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { loadRnnoise, RNNOISE_FRAME, RNNOISE_RATE } from '../src/enhance/rnnoise';
 import { enhanceChunk } from '../src/stream/chunk-work';
-import { LiveStream, STREAM_MODELS, type StreamModel } from '../src/stream/live-stream';
+import { nativeRuntime, type OnnxRuntimeKind } from '../src/enhance/onnx-runtimes';
+import { LiveStream, type StreamModel } from '../src/stream/live-stream';
 import type { PcmFormat } from '../src/stream/pcm-format';
 import { speechLike } from '../test/fixtures/audio';
 import type { BenchReport } from './run';
 
 const SECONDS = 8;
+/** LARK costs several times FINCH: less audio keeps the run to minutes. */
+const LARK_SECONDS = 3;
 const CHUNK_MS = 20;
 const STREAM_COUNTS = [1, 4, 16];
 const RATES = [16000, 48000];
@@ -47,6 +50,7 @@ async function rnnoiseAlone(): Promise<{ p50: number; p95: number }> {
 
 interface Case {
   model: StreamModel;
+  runtime: OnnxRuntimeKind;
   rate: number;
   streams: number;
   p50: number;
@@ -55,13 +59,21 @@ interface Case {
   factor: number;
 }
 
-async function measure(model: StreamModel, rate: number, count: number): Promise<Case> {
+async function measure(
+  model: StreamModel,
+  rate: number,
+  count: number,
+  runtime: OnnxRuntimeKind = 'wasm',
+): Promise<Case> {
   const format: PcmFormat = { rate, channels: 1, encoding: 's16le' };
   const chunkFrames = (rate * CHUNK_MS) / 1000;
-  const audio = Array.from({ length: count }, (_, s) => s16(speechLike(rate, 1, 11 + s, -26)(SECONDS * rate)[0]));
-  const streams = await Promise.all(audio.map(() => LiveStream.create({ rate, channels: 1, model, level: 100 })));
+  const seconds = model === 'LARK' ? LARK_SECONDS : SECONDS;
+  const audio = Array.from({ length: count }, (_, s) => s16(speechLike(rate, 1, 11 + s, -26)(seconds * rate)[0]));
+  const streams = await Promise.all(
+    audio.map(() => LiveStream.create({ rate, channels: 1, model, level: 100, runtime })),
+  );
   const times: number[] = [];
-  const chunks = Math.floor((SECONDS * rate) / chunkFrames);
+  const chunks = Math.floor((seconds * rate) / chunkFrames);
   for (let c = 0; c < chunks; c++)
     for (let s = 0; s < count; s++) {
       const bytes = audio[s].subarray(c * chunkFrames * 2, (c + 1) * chunkFrames * 2);
@@ -74,6 +86,7 @@ async function measure(model: StreamModel, rate: number, count: number): Promise
   times.sort((a, b) => a - b);
   return {
     model,
+    runtime,
     rate,
     streams: count,
     p50: percentile(times, 0.5),
@@ -86,8 +99,11 @@ export async function run(): Promise<BenchReport> {
   await measure('FINCH', 16000, 1); // warm-up: WebAssembly compiled, the resampler loaded
   const reference = await rnnoiseAlone();
   const cases: Case[] = [];
-  for (const model of STREAM_MODELS)
-    for (const rate of RATES) for (const streams of STREAM_COUNTS) cases.push(await measure(model, rate, streams));
+  for (const rate of RATES) for (const streams of STREAM_COUNTS) cases.push(await measure('FINCH', rate, streams));
+  const native = nativeRuntime().available;
+  for (const runtime of native ? (['wasm', 'native'] as const) : (['wasm'] as const))
+    for (const rate of RATES)
+      for (const streams of STREAM_COUNTS) cases.push(await measure('LARK', rate, streams, runtime));
   const ms = (value: number) => `${value.toFixed(2)} ms`;
   return {
     title: 'Live streams (enhance stream): 20 ms chunks on one thread, 1, 4 and 16 streams',
@@ -105,7 +121,7 @@ export async function run(): Promise<BenchReport> {
         'goal',
       ],
       ...cases.map((c) => [
-        `${c.model} (WebAssembly)`,
+        `${c.model} (${c.model === 'FINCH' || c.runtime === 'wasm' ? 'WebAssembly' : 'native'})`,
         `${c.rate / 1000} kHz`,
         String(c.streams),
         ms(c.p50),
@@ -121,7 +137,8 @@ export async function run(): Promise<BenchReport> {
       `Load average during the run: ${loadavg()[0].toFixed(1)} on ${cpus().length} cores; a busy machine stretches the p95 of every row and of the reference alike: the ratios are what compares.`,
       `${SECONDS} s of speech-like signal per stream, 16-bit mono; each chunk's time covers decoding, resampling to 48 kHz and back, RNNoise, the mix and encoding, as a stream thread does it (src/stream/chunk-work.ts). The messages' trip to and from the thread is not included.`,
       '"Streams one core carries" is 1 / the realtime factor: a core kept wholly busy, with nothing left for Node-RED; the node runs streams on up to one thread fewer than the machine has cores.',
-      'Native: RNNoise runs as WebAssembly only (there is no native build among the dependencies), so FINCH has no native row.',
+      'Native: RNNoise runs as WebAssembly only (there is no native build among the dependencies), so FINCH has no native row; LARK runs on onnxruntime-web (WebAssembly) and, where it is installed, onnxruntime-node (native).',
+      `LARK: ${LARK_SECONDS} s per stream (FINCH ${SECONDS} s). The issue's goal: at least 8 LARK streams at 16 kHz on one core with the native runtime, p95 per 20 ms chunk under 5 ms.`,
     ],
   };
 }
