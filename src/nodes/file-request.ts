@@ -47,25 +47,35 @@ export function checkNodeEnhancement<Answer extends { uid: string }>(
   );
 }
 
-/** Reads the message's file and overrides (bad input fails before anything is sent) and sends the request. */
-export async function sendMessageFile<Answer extends { uid: string }>(
+/**
+ * The message's enhancement: the node's with the message's overrides, merged and checked once, with what
+ * the service declares (an extension member a remote service does not declare is refused here, named as
+ * the flow author gave it: setting or msg.enhancement member). Bad input fails before anything is sent.
+ */
+export function messageEnhancement<Answer extends { uid: string }>(
   request: FileRequest<Answer>,
   service: NodeService,
   job: Job,
   configured: Enhancement,
+): Enhancement {
+  return withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) => {
+    // A value out of its bounds is named as such first, whatever the service declares; then a member the
+    // service does not declare.
+    const outOfBounds = checkEnhancementSettings(merged, request.part);
+    return outOfBounds.length > 0 ? outOfBounds : checkEnhancementSettings(merged, request.part, service.extensions());
+  });
+}
+
+/** Reads the message's file and sends the request with the message's enhancement (messageEnhancement). */
+export async function sendMessageFile<Answer extends { uid: string }>(
+  request: FileRequest<Answer>,
+  service: NodeService,
+  job: Job,
+  enhancement: Enhancement,
   workingDirectory: string | undefined,
 ): Promise<Answer> {
-  const overrides = readOverrides(job.t, job.msg);
-  withOverrides(job.t, configured, overrides, request.fields, (merged) =>
-    checkEnhancementSettings(merged, request.part),
-  );
   const file = await readFileInput(job.t, job.msg, workingDirectory);
   const client = await service.client();
-  // Checked again with what the service declares: an extension member a remote service does not
-  // declare is refused here, named as the flow author gave it (setting or msg.enhancement member).
-  const enhancement = withOverrides(job.t, configured, overrides, request.fields, (merged) =>
-    checkEnhancementSettings(merged, request.part, client.extensions),
-  );
   return request.send(client, file, Object.keys(enhancement).length > 0 ? enhancement : null, {
     signal: job.signal,
     onWait: job.onWait,
