@@ -24,8 +24,6 @@ export interface MediaEnhanceConfigNode extends RedNode {
   getClient(): Promise<MediaEnhanceClient>;
   /** Default timeout of wait nodes, from the config; undefined waits as long as the media is in progress. */
   waitTimeoutMs?: number;
-  /** The interface's extensions the service declares, as its client does: the built-in engine's, or none. */
-  extensions: readonly string[];
 }
 
 interface OpenService {
@@ -46,6 +44,7 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
       baseUrl: config.baseUrl!,
       apiKey,
       allowInsecureHttp: config.allowInsecureHttp,
+      extensions: config.extensions,
       sharedLimiter: config.sharedLimits && {
         ...config.sharedLimits,
         password: node.credentials?.redisPassword || undefined,
@@ -175,7 +174,6 @@ export default function register(RED: RedApi): void {
       const node = this as MediaEnhanceConfigNode;
       const t = translator(RED);
       let service: Promise<OpenService>;
-      node.extensions = def.mode === 'remote' ? [] : ENGINE_EXTENSIONS;
       try {
         const config = readServiceConfig(t, def);
         node.waitTimeoutMs = config.waitTimeoutMs;

@@ -79,7 +79,7 @@ export default mediaNode(
       handle: async (job) => {
         // The node's enhancement with the message's overrides, checked once for the message; then the rest
         // of the settings, as at deploy.
-        const enhancement = messageEnhancement(UPLOAD, service, job, configured);
+        const enhancement = messageEnhancement(UPLOAD, job, configured);
         checkFileOutput(t, output, def);
         readSettleMs(t, def);
         const { msg } = job;
@@ -106,7 +106,13 @@ export default mediaNode(
         if (uid === undefined) {
           await keeper.keepBeforeUpload(job);
           await waitForInputToSettle(job, readSettleMs(t, def), RED.settings.fileWorkingDirectory);
-          const uploaded = await sendMessageFile(UPLOAD, service, job, enhancement, RED.settings.fileWorkingDirectory);
+          const uploaded = await sendMessageFile(
+            UPLOAD,
+            service,
+            job,
+            { configured, enhancement },
+            RED.settings.fileWorkingDirectory,
+          );
           uid = uploaded.uid;
           job.noteMedia(uid, uploaded.file_name);
         } else {

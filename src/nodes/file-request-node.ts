@@ -30,8 +30,14 @@ export function fileRequestNode<Answer extends { uid: string; file_name?: string
       handle: async (job) => {
         await keeper.keepBeforeUpload(job);
         if (settles) await waitForInputToSettle(job, readSettleMs(t, def), RED.settings.fileWorkingDirectory);
-        const enhancement = messageEnhancement(request, service, job, configured);
-        const answer = await sendMessageFile(request, service, job, enhancement, RED.settings.fileWorkingDirectory);
+        const enhancement = messageEnhancement(request, job, configured);
+        const answer = await sendMessageFile(
+          request,
+          service,
+          job,
+          { configured, enhancement },
+          RED.settings.fileWorkingDirectory,
+        );
         job.noteMedia(answer.uid, answer.file_name);
         job.msg.media_uid = answer.uid;
         job.msg.payload = answer;

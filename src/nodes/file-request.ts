@@ -4,6 +4,7 @@
 // msg.filename, sent with the job's progress.
 import type { MediaEnhanceClient, TransferOptions } from '../client/client';
 import type { MediaMetadata, VideoRecord } from '../client/types';
+import { usesExtension } from '../contract/extensions';
 import { checkEnhancementSettings } from '../contract/fields';
 import { withOverrides, type Enhancement, type EnhancementField } from './enhancement';
 import { UPLOAD_FIELDS, VIDEO_FIELDS } from './enhancement-fields';
@@ -48,22 +49,18 @@ export function checkNodeEnhancement<Answer extends { uid: string }>(
 }
 
 /**
- * The message's enhancement: the node's with the message's overrides, merged and checked once, with what
- * the service declares (an extension member a remote service does not declare is refused here, named as
- * the flow author gave it: setting or msg.enhancement member). Bad input fails before anything is sent.
+ * The message's enhancement: the node's with the message's overrides, merged and checked once for the
+ * message, so bad input fails before anything is read or sent (what the service declares is asked only
+ * when an extension is used, in sendMessageFile).
  */
 export function messageEnhancement<Answer extends { uid: string }>(
   request: FileRequest<Answer>,
-  service: NodeService,
   job: Job,
   configured: Enhancement,
 ): Enhancement {
-  return withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) => {
-    // A value out of its bounds is named as such first, whatever the service declares; then a member the
-    // service does not declare.
-    const outOfBounds = checkEnhancementSettings(merged, request.part);
-    return outOfBounds.length > 0 ? outOfBounds : checkEnhancementSettings(merged, request.part, service.extensions());
-  });
+  return withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) =>
+    checkEnhancementSettings(merged, request.part),
+  );
 }
 
 /** Reads the message's file and sends the request with the message's enhancement (messageEnhancement). */
@@ -71,11 +68,21 @@ export async function sendMessageFile<Answer extends { uid: string }>(
   request: FileRequest<Answer>,
   service: NodeService,
   job: Job,
-  enhancement: Enhancement,
+  given: { configured: Enhancement; enhancement: Enhancement },
   workingDirectory: string | undefined,
 ): Promise<Answer> {
   const file = await readFileInput(job.t, job.msg, workingDirectory);
   const client = await service.client();
+  // What the service declares is asked of it once, and only when an extension is used: an extension
+  // member a remote service does not declare is refused here, named as the flow author gave it (setting
+  // or msg.enhancement member). Without one, the message's single check (messageEnhancement) stands.
+  const { configured, enhancement } = given;
+  if (usesExtension(enhancement)) {
+    const declared = await client.declaredExtensions();
+    withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) =>
+      checkEnhancementSettings(merged, request.part, declared),
+    );
+  }
   return request.send(client, file, Object.keys(enhancement).length > 0 ? enhancement : null, {
     signal: job.signal,
     onWait: job.onWait,

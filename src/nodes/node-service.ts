@@ -10,8 +10,6 @@ export interface NodeService {
   client(): Promise<MediaEnhanceClient>;
   /** The config node's default wait timeout. */
   waitTimeoutMs(): number | undefined;
-  /** The interface's extensions the service declares (known without its client). */
-  extensions(): readonly string[];
 }
 
 export function serviceOf(RED: RedApi, node: RedNode, def: NodeDef): NodeService {
@@ -26,11 +24,7 @@ export function serviceOf(RED: RedApi, node: RedNode, def: NodeDef): NodeService
     });
     const missing = new InputError([reason], [setting]);
     node.status({ fill: 'red', shape: 'ring', text: t('media-enhance.reason.noService') });
-    return { client: () => Promise.reject(missing), waitTimeoutMs: () => undefined, extensions: () => [] };
+    return { client: () => Promise.reject(missing), waitTimeoutMs: () => undefined };
   }
-  return {
-    client: () => config.getClient(),
-    waitTimeoutMs: () => config.waitTimeoutMs,
-    extensions: () => config.extensions,
-  };
+  return { client: () => config.getClient(), waitTimeoutMs: () => config.waitTimeoutMs };
 }

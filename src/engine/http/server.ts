@@ -23,6 +23,8 @@ import {
 import { PartUnavailableError } from '../part-unavailable';
 import { drainUnreadBody } from './unread-body';
 import { answerHealth, HEALTH_PATH, type Health } from './health';
+import { answerDeclaredExtensions } from './declared-extensions';
+import { EXTENSIONS_PATH } from '../../contract/extensions';
 import * as routes from './routes';
 
 interface Route {
@@ -225,6 +227,10 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
   }
   if (url.pathname === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
     await answerHealth(res, parts.health);
+    return;
+  }
+  if (url.pathname === EXTENSIONS_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+    answerDeclaredExtensions(res);
     return;
   }
   const route = match(req.method ?? '', url.pathname);
