@@ -30,9 +30,7 @@ function main(): void {
   let passed = false;
   try {
     const project = join(work, 'project');
-    // .npmrc: its install settings (onnxruntime-node's CPU build only) hold for `npm ci` there too.
     for (const entry of [
-      '.npmrc',
       'dist',
       'nodes',
       'plugins',
