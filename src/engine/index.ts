@@ -81,7 +81,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     store,
     config.retention,
     config.onRemoved,
-    Date.now,
+    config.clock,
     cluster?.retention,
   );
   const jobs = new Jobs(
