@@ -44,22 +44,29 @@ export function queueConnection(url: string): Redis {
 const COMMAND_TIMEOUT_MS = 3000;
 
 /**
- * The call's answer; when Redis is away or does not answer, a 503 with Retry-After instead of a 500
+ * The call's answer; when Redis is away, does not answer or refuses writes at its memory limit (OOM),
+ * a 503 with Retry-After instead of a 500
  * (what a load balancer and the client retry). Any other error (a script's) is what it is.
  */
 export async function shared<T>(redis: Redis, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (redis.status !== 'ready' || isConnectionError(err)) throw unavailable(REDIS_PART);
+    if (redis.status !== 'ready' || isRedisAway(err)) throw unavailable(REDIS_PART);
     throw err;
   }
 }
 
-function isConnectionError(err: unknown): boolean {
+/** Redis is away, or cannot take the call now: at its memory limit (OOM), loading, read-only. */
+export function isRedisAway(err: unknown): boolean {
   const message = (err as Error)?.message ?? '';
-  return /connection|closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|timed out|offline queue|writeable|LOADING|max retries/i.test(
-    message,
+  // A transaction Redis discarded (EXECABORT) is away for the reason of the step it refused.
+  const previous = (err as { previousErrors?: unknown[] })?.previousErrors;
+  if (Array.isArray(previous) && previous.some(isRedisAway)) return true;
+  return (
+    /connection|closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|timed out|offline queue|writeable|LOADING|max retries/i.test(
+      message,
+    ) || /\b(OOM|READONLY|MISCONF|BUSY)\b/.test(message)
   );
 }
 
