@@ -67,9 +67,9 @@ export class MediaRetention {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
+    this.timer = setInterval(() => void this.sweep(true), this.options.sweepIntervalMs);
     this.timer.unref();
-    void this.sweep();
+    void this.sweep(true);
   }
 
   async close(): Promise<void> {
@@ -85,10 +85,13 @@ export class MediaRetention {
     this.shared?.noteUse(uid, now);
   }
 
-  /** Applies the limits once; sweeps run one after another. */
-  sweep(): Promise<RemovedMedia[]> {
+  /**
+   * Applies the limits once; sweeps run one after another. `withLeftovers` (the periodic sweeps, not
+   * those after each job): the storage's leftovers of a crash go too.
+   */
+  sweep(withLeftovers = false): Promise<RemovedMedia[]> {
     this.sweeping = this.sweeping
-      .then(() => this.removeWhatIsDue())
+      .then(() => this.removeWhatIsDue(withLeftovers))
       .then(
         (removed) => {
           this.sweepLog.ok();
@@ -132,10 +135,11 @@ export class MediaRetention {
     return removal;
   }
 
-  private async removeWhatIsDue(): Promise<RemovedMedia[]> {
+  private async removeWhatIsDue(withLeftovers: boolean): Promise<RemovedMedia[]> {
     if (this.shared && !(await this.shared.mayRemove())) return [];
     const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
     const now = this.now();
+    if (withLeftovers) await this.removeLeftovers(now);
     const finished = (await this.records.all()).filter((record) => isFinished(record.enhancement_status));
     const usedElsewhere = (await this.shared?.uses()) ?? new Map<string, number>();
     const lastUse = (record: MediaRecord) =>
@@ -170,6 +174,18 @@ export class MediaRetention {
       this.onRemoved({ record, reason });
     }
     return removed;
+  }
+
+  /** What a crash left in the storage that no media owns (S3: unfinished uploads, unowned objects). */
+  private async removeLeftovers(now: number): Promise<void> {
+    // A media whose record cannot be read now (damaged, the shared state away) counts as owned: kept.
+    const owned = (uid: string) =>
+      this.records.get(uid).then(
+        (record) => record !== undefined,
+        () => true,
+      );
+    const removed = (await this.store.files.sweepLeftovers?.(owned, now)) ?? [];
+    for (const what of removed) this.logError(`retention: removed a crash's leftover: ${what}`);
   }
 
   private async sizeOf(uid: string): Promise<number> {
