@@ -60,13 +60,11 @@ export async function startCluster(
     retention: {
       mayRemove: async () => {
         // The sweep compares times on Redis's clock: measured again first (nobody sweeps while Redis is away).
-        if (
-          !(await clock.sync().then(
-            () => true,
-            () => false,
-          ))
-        )
-          return false;
+        const synced = await clock.sync().then(
+          () => true,
+          () => false,
+        );
+        if (!synced) return false;
         const mine = await turn.take();
         if (mine)
           void queue
