@@ -13,7 +13,7 @@ import { speechLike, writeWavFile } from '../test/fixtures/audio';
 import type { BenchReport } from './run';
 
 const exec = promisify(execFile);
-const MINUTES = Number(process.env.DFN_BENCH_MINUTES ?? 10);
+const MINUTES = Number(process.env.DFN_BENCH_MINUTES ?? 2);
 
 interface Result {
   mode: string;
