@@ -52,10 +52,20 @@ import {
 const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
 const PCM24_WAV = { bitsPerSample: 24, encoding: 'int' } as const;
 /**
- * Room left under the ceiling beyond an encoder's measured overshoot: its overshoot varies by about a
- * tenth of a dB from one encode of the same audio to the next.
+ * A lossy encoder adds its own error to the peaks. Where it stands out over a peak left under the ceiling
+ * (speech at a low bitrate), its amplitude stays about the same whatever the ceiling (it follows the
+ * loudness, which stays) and lands on other peaks from one encode to the next: the second encode leaves
+ * ENCODER_SPREAD times the amplitude the first one added as room. Where the limiter holds many peaks at
+ * the ceiling (loud music), the overshoot grows with the limiting added for it (more peaks for the
+ * encoder to push over): the room is OVERSHOOT_GROWTH times the overshoot, plus OVERSHOOT_MARGIN_DB.
  */
-const ENCODER_MARGIN_DB = 0.2;
+const ENCODER_SPREAD = 1.5;
+const OVERSHOOT_GROWTH = 2;
+const OVERSHOOT_MARGIN_DB = 0.2;
+/** The most room left for an encoder under the ceiling (dB). */
+const MAX_ENCODER_ROOM_DB = 6;
+/** What the last encode is turned down by beyond what was still over. */
+const TURN_DOWN_MARGIN_DB = 0.2;
 /**
  * Limiting allowed beyond the bound per LU to win back in the second encode: limited music and speech
  * gain about a third of an LU per dB of gain.
@@ -292,7 +302,7 @@ async function encodeNormalized(
   if (first.report.unchangedBecause !== undefined || (overshootDb <= 0 && Math.abs(shiftLu) <= AIM_LU))
     return deliver(first.report, first.delivered);
 
-  const roomDb = overshootDb > 0 ? overshootDb + ENCODER_MARGIN_DB : 0;
+  const roomDb = overshootDb > 0 ? encoderRoomDb(target.ceilingDbtp, first.report.output, first.delivered) : 0;
   // What only makes up for the encoder is not counted against the bound: for a target the normalizer reached,
   // the limiting that wins back what the lower ceiling (at most its own dB) and the encoder took off the
   // loudness; for one it did not, the lower ceiling alone (the gain stays where the bound left it).
@@ -310,7 +320,7 @@ async function encodeNormalized(
   if (restDb <= 0) return deliver(second.report, second.delivered, roomDb > 0 ? { encoderRoomDb: roomDb } : {});
 
   // The last resort: the second round's audio turned down by what is still over (gain only, no more limiting).
-  const downDb = restDb + ENCODER_MARGIN_DB;
+  const downDb = restDb + TURN_DOWN_MARGIN_DB;
   await rename(work('normalized.wav'), work('limited.wav'));
   const last = await round(
     work('limited.wav'),
@@ -333,6 +343,17 @@ async function encodeNormalized(
     turnedDownDb: downDb,
     targetReached: onTarget(last.delivered.integratedLufs, target.targetLufs),
   });
+}
+
+/** How far under the ceiling to set the limiter (dB) so that the encoder's overshoot keeps under it (ENCODER_SPREAD). */
+function encoderRoomDb(ceilingDbtp: number, normalized: LoudnessMeasurement, delivered: LoudnessMeasurement): number {
+  const amplitude = (db: number) => 10 ** (db / 20);
+  const overshootDb = delivered.truePeakDbtp - ceilingDbtp;
+  const added = Math.max(0, amplitude(delivered.truePeakDbtp) - amplitude(normalized.truePeakDbtp));
+  const left = amplitude(ceilingDbtp) - ENCODER_SPREAD * added;
+  const standingOutDb = left > 0 ? ceilingDbtp - 20 * Math.log10(left) : Infinity;
+  const growingDb = OVERSHOOT_GROWTH * overshootDb + OVERSHOOT_MARGIN_DB;
+  return Math.min(MAX_ENCODER_ROOM_DB, Math.max(standingOutDb, growingDb));
 }
 
 /** A normalization as delivered through a lossy encoder. */
