@@ -66,10 +66,12 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const resumable = await store.open();
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
-  const pool = new WorkerPool(config.workers, config.processorModule, {
-    ffmpegPath: config.ffmpegPath,
-    maxLimitingDb: config.maxLimitingDb,
-  });
+  const pool = new WorkerPool(
+    config.workers,
+    config.processorModule,
+    { ffmpegPath: config.ffmpegPath, maxLimitingDb: config.maxLimitingDb },
+    { idleMs: config.workerIdleMs },
+  );
   const health = new Health();
   // Files in S3 are shared too: a load balancer should know when they cannot be reached.
   if (files) health.add({ name: 'storage', probe: () => files.ping(), up: () => true });

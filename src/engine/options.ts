@@ -47,6 +47,9 @@ export interface ServerLimits {
   maxUploadsPerKey: number;
 }
 
+/** A worker thread idle this long ends (EngineOptions.workerIdleMs). */
+export const DEFAULT_WORKER_IDLE_MS = 60_000;
+
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxHeaderBytes: 16 * 1024,
   maxHeaderCount: 100,
@@ -101,6 +104,12 @@ export interface EngineOptions {
   metadataWaitS?: number;
   /** Worker threads that process media. Default: the number of cores, at most 4. */
   workers?: number;
+  /**
+   * A worker thread with nothing to do for this long (ms) ends and gives its memory back (a model's
+   * WebAssembly memory never shrinks while its thread lives); the next media starts a fresh one. 0 keeps
+   * them. Default 60 000.
+   */
+  workerIdleMs?: number;
   /** Module (absolute path) run in the workers to process a media; default: speech enhancement, then loudness normalization (processors/enhance-processor). */
   processorModule?: string;
   /** The ffmpeg program, for media other than WAV. Default: `ffmpeg` on the PATH. */
@@ -252,6 +261,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     processingDelayMs: checked('processingDelayMs', options.processingDelayMs ?? 0, RULES.timeoutMs),
     metadataWaitS,
     workers: checked('workers', options.workers ?? Math.min(4, cpus().length), RULES.positiveInteger),
+    workerIdleMs: checked('workerIdleMs', options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS, RULES.timeoutMs),
     processorModule: options.processorModule ?? join(__dirname, 'processors', 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
     maxLimitingDb,
