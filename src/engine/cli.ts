@@ -49,6 +49,8 @@ Options:
                                 even when --host reaches beyond this machine (on loopback they always are)
   --allow-fetch-from <cidr>     an address or range enhance-json may fetch from even so; repeat for several
   --ffmpeg <path>               ffmpeg program for formats other than WAV (default: ffmpeg on the PATH)
+  --ffmpeg-stall-ms <ms>        an ffmpeg or ffprobe run making no progress this long is killed and its
+                                media fails (default 120000)
   --max-limiting-db <dB>        most gain reduction the true-peak limiter may apply, 0 or more (default 8);
                                 a loudness target that needs more is left unreached, and the media says so
   --keep-hours <h>              finished media go this long after their last use (default 168; 0 keeps them)
@@ -57,11 +59,14 @@ Options:
                                 say (default 60)
   --sweep-every-min <min>       how often the limits are checked besides after each job (default 10)
 
-Several instances sharing the work (README: Several machines):
+Several instances sharing the work (docs/several-machines.md):
   --redis <url>                 redis://[user:password@]host[:port][/db] or rediss://: records, jobs
                                 (BullMQ), rate-limit windows and the retention's turn live there, shared
-                                by every instance started with the same URL; they must share --data-dir
-                                too (one folder: the same machine, or a network folder mounted on each).
+                                by every instance started with the same URL. Their media files are shared
+                                too: with --storage each instance has a --data-dir of its own; without it
+                                they must share --data-dir (one folder: the same machine, or a network
+                                folder mounted on each). The upload limit (10 per window) is then the
+                                whole service's: raise --limit-upload for a team's backlog.
                                 With a password, prefer the MEDIA_ENHANCE_REDIS environment variable:
                                 other users of this machine can read the command line (ps)
   --job-lock-ms <ms>            with --redis: a job whose instance stops renewing its lock this long is
@@ -157,6 +162,7 @@ async function main(): Promise<void> {
       'max-header-bytes': numberOption,
       'max-header-count': numberOption,
       ffmpeg: { type: 'string' },
+      'ffmpeg-stall-ms': numberOption,
       'max-limiting-db': numberOption,
       'keep-hours': numberOption,
       'keep-mib': numberOption,
@@ -220,6 +226,7 @@ async function main(): Promise<void> {
     ...(values['allow-private-fetch'] ? { allowPrivateFetch: true } : {}),
     allowFetchFrom: values['allow-fetch-from'],
     ffmpegPath: values.ffmpeg,
+    ffmpegStallMs: num('ffmpeg-stall-ms', RULES.positiveTimeoutMs),
     maxLimitingDb,
     ...(redisUrl !== undefined ? { redis: redisUrl } : {}),
     jobLockMs: num('job-lock-ms', RULES.positiveTimeoutMs),

@@ -16,7 +16,9 @@ import { Health } from './http/health';
 import { LocalRecords } from './storage/media-records';
 import { startCluster } from './cluster/cluster';
 
-export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
+export type { EngineOptions } from './options';
+export type { AccessLogEntry } from './http/access-log';
+export type { ServerLimits } from './http/server-limits';
 export type { FaultOptions } from './faults';
 export type { RemovedMedia, RetentionOptions } from './storage/retention';
 export type { DiskUse } from './storage/disk-use';
@@ -69,7 +71,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const pool = new WorkerPool(
     config.workers,
     config.processorModule,
-    { ffmpegPath: config.ffmpegPath, maxLimitingDb: config.maxLimitingDb },
+    { ffmpegPath: config.ffmpegPath, ffmpegStallMs: config.ffmpegStallMs, maxLimitingDb: config.maxLimitingDb },
     { idleMs: config.workerIdleMs },
   );
   const health = new Health();

@@ -1,65 +1,18 @@
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_STALL_MS } from '../audio/child-runs';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, ENDPOINT_IDS, type EndpointId } from '../contract/endpoints';
 import { parseNetworks } from './jobs/address-policy';
 import type { FaultOptions } from './faults';
+import type { AccessLogEntry } from './http/access-log';
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/server-limits';
 import { DEFAULT_RETENTION, type RemovedMedia, type RetentionOptions } from './storage/retention';
 import { parseS3Location, type S3Location } from './storage/s3-location';
 import type { S3Options } from './storage/s3-media-files';
 
-/** One request as the access log records it: never a header, never a key, never a query value. */
-export interface AccessLogEntry {
-  /** When the request arrived (ms since the epoch): the moment the rate limiter counts. */
-  at: number;
-  method: string;
-  /** The path, with a query reduced to what is safe to keep (see http/access-log.ts). */
-  path: string;
-  /** The status answered; 499 when the client left before any answer was sent. */
-  status: number;
-  /** True when the answer was not sent whole: the client left, or the connection was cut. */
-  aborted: boolean;
-  ms: number;
-}
-
-/**
- * What the HTTP server accepts at once and how long it waits (http/server.ts applies them). Uploads can be
- * several GiB from a slow line, so nothing bounds a request's total time by default: a transfer that
- * stalls (`idleTimeoutMs`) or headers that never end (`headersTimeoutMs`) are what get cut.
- * What a client meets when one is reached: docs/interface.md#server-limits.
- */
-export interface ServerLimits {
-  /** Largest request head (request line and headers). Default 16 KiB; over it: 431. */
-  maxHeaderBytes: number;
-  /** Most header fields in one request. Default 100; over it: 431. */
-  maxHeaderCount: number;
-  /** Time to receive a request's head, however slowly it drips (slowloris). Default 30 s; then 408 and closed. */
-  headersTimeoutMs: number;
-  /** Time to receive a whole request, body included. Default 0: none (a multi-GiB upload on a slow line is honest). */
-  requestTimeoutMs: number;
-  /** A connection on which nothing moves either way for this long is closed (408 if nothing was answered yet). Default 60 s. */
-  idleTimeoutMs: number;
-  /** How long an idle keep-alive connection stays open between requests. Default 15 s. */
-  keepAliveTimeoutMs: number;
-  /** Open connections served at once. Default 1024; a request on a connection beyond them: 503 with Retry-After. */
-  maxConnections: number;
-  /** Uploads (POST /v2/medias, /v1/videos) in progress at once per key. Default 64; beyond: 503 with Retry-After. */
-  maxUploadsPerKey: number;
-}
-
 /** A worker thread idle this long ends (EngineOptions.workerIdleMs). */
 export const DEFAULT_WORKER_IDLE_MS = 60_000;
-
-export const DEFAULT_SERVER_LIMITS: ServerLimits = {
-  maxHeaderBytes: 16 * 1024,
-  maxHeaderCount: 100,
-  headersTimeoutMs: 30_000,
-  requestTimeoutMs: 0,
-  idleTimeoutMs: 60_000,
-  keepAliveTimeoutMs: 15_000,
-  maxConnections: 1024,
-  maxUploadsPerKey: 64,
-};
 
 export interface EngineOptions {
   /** Interface to listen on. Default 127.0.0.1 (loopback only). */
@@ -114,6 +67,11 @@ export interface EngineOptions {
   processorModule?: string;
   /** The ffmpeg program, for media other than WAV. Default: `ffmpeg` on the PATH. */
   ffmpegPath?: string;
+  /**
+   * How long an ffmpeg or ffprobe run may make no progress before it is killed and its media fails
+   * (`DECODE_FAILED`). Default 120000 (2 minutes); a long file is never cut, as progress restarts it.
+   */
+  ffmpegStallMs?: number;
   /**
    * Most gain reduction the true-peak limiter may apply to reach a loudness target (dB, 0 or more).
    * A target that needs more is left unreached and the media says so (`target_reached: false`). Default 8.
@@ -264,6 +222,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     workerIdleMs: checked('workerIdleMs', options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS, RULES.timeoutMs),
     processorModule: options.processorModule ?? join(__dirname, 'processors', 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
+    ffmpegStallMs: checked('ffmpegStallMs', options.ffmpegStallMs ?? DEFAULT_STALL_MS, RULES.positiveTimeoutMs),
     maxLimitingDb,
     fetchTimeoutMs: checked('fetchTimeoutMs', options.fetchTimeoutMs ?? 60_000, RULES.positiveTimeoutMs),
     allowPrivateFetch: options.allowPrivateFetch ?? isLoopbackHost(host),

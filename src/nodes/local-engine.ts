@@ -21,6 +21,7 @@ export type EngineTuning = Partial<
     | 'workerIdleMs'
     | 'processorModule'
     | 'ffmpegPath'
+    | 'ffmpegStallMs'
     | 'maxLimitingDb'
     | 'maxUploadBytes'
     | 'dataDir'

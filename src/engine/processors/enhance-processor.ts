@@ -38,6 +38,7 @@ import type { EnhancementModel } from '../../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { enhancementParams } from '../../enhance/report';
 import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
+import { SETTINGS_DEFAULTS } from '../../contract/fields';
 import { loudnessTrack } from './loudness-track';
 import { StagedProgress, type StageWeights } from './staged-progress';
 import type { MediaType } from '../storage/media-type';
@@ -71,8 +72,6 @@ const TURN_DOWN_MARGIN_DB = 0.2;
  * gain about a third of an LU per dB of gain.
  */
 const LIMITING_PER_LOST_LU = 3;
-/** The interface's default level (v2 scale) when a media names none. */
-const DEFAULT_LEVEL = 100;
 
 /**
  * How long each stage takes against the others, per chain (from its time on a minute of speech): the
@@ -95,7 +94,7 @@ export async function processMedia(
 ): Promise<ProcessResult> {
   const output = outputType(job);
   const work = (name: string) => `${job.outputPath}.${name}`;
-  const model = job.settings.enhancement_model as EnhancementModel | typeof LOUDNESS_ONLY_MODEL;
+  const model = job.settings.enhancement_model;
   const weights = model === LOUDNESS_ONLY_MODEL ? LOUDNESS_ONLY_WEIGHTS : STAGE_WEIGHTS[model];
   const progress = new StagedProgress(
     job.input.ext === 'wav' ? { ...weights, decode: 0 } : weights,
@@ -114,7 +113,7 @@ export async function processMedia(
     let source = job.inputPath;
     if (job.input.ext !== 'wav') {
       try {
-        await decodeToWav(context.ffmpegPath, job.inputPath, work('decoded.wav'));
+        await decodeToWav(context.ffmpegPath, job.inputPath, job.input.ext, work('decoded.wav'));
       } catch (err) {
         if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;
         await copyFile(job.inputPath, job.outputPath);
@@ -138,7 +137,7 @@ export async function processMedia(
         'ENHANCEMENT_FAILED',
         `speech enhancement failed: its output is not usable audio (${(err as Error).message}); the input peaks at ${original.samplePeakDbfs.toFixed(0)} dBFS`,
       );
-    const level = job.settings.enhancement_level ?? DEFAULT_LEVEL;
+    const level = job.settings.enhancement_level ?? SETTINGS_DEFAULTS.enhancement_level;
     const run = {
       threads: help?.threads,
       runElsewhere: help?.runElsewhere.bind(help),
@@ -245,7 +244,9 @@ async function encodeNormalized(
   onProgress: (share: number) => void,
 ): Promise<EncodedReport> {
   const streamTypes =
-    output.kind === 'video' ? await probeStreamTypes(ffprobePathFor(ffmpegPath), job.inputPath) : undefined;
+    output.kind === 'video'
+      ? await probeStreamTypes(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext)
+      : undefined;
   const maxLimitingDb = target.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
   // Normalizes `from` with `options`, encodes and measures the encoded file. The first round is said to take
   // half of the work, a second one a quarter, a last one the rest.
@@ -267,16 +268,12 @@ async function encodeNormalized(
         streamTypes,
       );
     else
-      await encodeAudio(
-        ffmpegPath,
-        work('normalized.wav'),
-        work('encoded'),
-        output.ext as AudioContainer,
-        encoder,
-        job.inputPath,
-      );
+      await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer, encoder, {
+        path: job.inputPath,
+        format: job.input.ext,
+      });
     // Report what the encoded file holds, measured after decoding it again.
-    await decodeToWav(ffmpegPath, work('encoded'), work('check.wav'));
+    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'));
     const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
     onProgress(start + share);
     return { report, delivered };
@@ -371,7 +368,7 @@ interface EncodedReport extends NormalizeReport {
  */
 async function planOutputEncoding(job: ProcessJob, output: MediaType, ffmpegPath: string): Promise<EncodingPlan> {
   const video = output.kind === 'video';
-  const source = await probeSourceEncoding(ffprobePathFor(ffmpegPath), job.inputPath, !video);
+  const source = await probeSourceEncoding(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext, !video);
   const codec = outputCodec(output.ext, source, video);
   const choices: OutputEncodingSettings = Object.fromEntries(
     Object.entries(job.settings).filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined),
