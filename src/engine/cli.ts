@@ -42,6 +42,8 @@ Options:
   --metadata-wait <s>           longest ?wait= a status request may hold until the state changes
                                 (a local-engine extension; default 0: not offered)
   --workers <n>                 processing worker threads (default: cores, at most 4)
+  --worker-idle-ms <ms>         a worker thread idle this long ends and gives its memory back
+                                (default 60000; 0 keeps them)
   --fetch-timeout-ms <ms>       time limit of the enhance-json fetch (default 60000)
   --allow-private-fetch         let enhance-json fetch from loopback, private and link-local addresses
                                 even when --host reaches beyond this machine (on loopback they always are)
@@ -73,6 +75,11 @@ Several instances sharing the work (docs/several-machines.md):
 Server limits (what a client meets when one is reached):
   --max-connections <n>         connections served at once; beyond: 503 + Retry-After (default 1024)
   --max-uploads-per-key <n>     uploads in progress at once per key; beyond: 503 + Retry-After (default 64)
+  --max-connections-per-client <n>
+                                connections one client address may hold; beyond: 503 + Retry-After
+                                and closed (default 1024: behind a proxy, every client has the proxy's address)
+  --max-held-waits-per-key <n>  metadata ?wait= requests held at once per key; beyond: answered at once
+                                (default 1024)
   --headers-timeout-ms <ms>     time to send a request's headers; then 408, closed (default 30000)
   --idle-timeout-ms <ms>        a connection where nothing moves this long is closed, 408 (default 60000)
   --request-timeout-ms <ms>     time for a whole request, body included; 0: none (default 0: a large
@@ -147,11 +154,14 @@ async function main(): Promise<void> {
       'processing-delay-ms': numberOption,
       'metadata-wait': numberOption,
       workers: numberOption,
+      'worker-idle-ms': numberOption,
       'fetch-timeout-ms': numberOption,
       'allow-private-fetch': { type: 'boolean' },
       'allow-fetch-from': { type: 'string', multiple: true },
       'max-connections': numberOption,
       'max-uploads-per-key': numberOption,
+      'max-connections-per-client': numberOption,
+      'max-held-waits-per-key': numberOption,
       'headers-timeout-ms': numberOption,
       'idle-timeout-ms': numberOption,
       'request-timeout-ms': numberOption,
@@ -218,6 +228,7 @@ async function main(): Promise<void> {
     processingDelayMs: num('processing-delay-ms', RULES.timeoutMs),
     metadataWaitS: num('metadata-wait', RULES.nonNegativeInteger),
     workers: num('workers', RULES.positiveInteger),
+    workerIdleMs: num('worker-idle-ms', RULES.timeoutMs),
     fetchTimeoutMs: num('fetch-timeout-ms', RULES.positiveTimeoutMs),
     ...(values['allow-private-fetch'] ? { allowPrivateFetch: true } : {}),
     allowFetchFrom: values['allow-fetch-from'],
@@ -235,6 +246,8 @@ async function main(): Promise<void> {
     server: {
       maxConnections: num('max-connections', RULES.positiveInteger),
       maxUploadsPerKey: num('max-uploads-per-key', RULES.positiveInteger),
+      maxConnectionsPerClient: num('max-connections-per-client', RULES.positiveInteger),
+      maxHeldWaitsPerKey: num('max-held-waits-per-key', RULES.positiveInteger),
       headersTimeoutMs: num('headers-timeout-ms', RULES.positiveTimeoutMs),
       idleTimeoutMs: num('idle-timeout-ms', RULES.positiveTimeoutMs),
       requestTimeoutMs: num('request-timeout-ms', RULES.timeoutMs),
