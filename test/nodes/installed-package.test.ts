@@ -20,7 +20,9 @@ import { EDITOR_SCRIPT_FILE, editorScriptSrc } from '../../src/editor/editor-scr
 import { freePort } from '../fixtures/free-port';
 import { makeWav } from '../fixtures/media';
 
-const TYPES = ['config', 'file', 'audio', 'video', 'upload', 'wait', 'download', 'stream'].map((t) => `media-enhance-${t}`);
+const TYPES = ['config', 'file', 'audio', 'video', 'upload', 'wait', 'download', 'stream'].map(
+  (t) => `media-enhance-${t}`,
+);
 
 describe('the packed package in a real Node-RED', function () {
   this.timeout(120_000);
