@@ -32,6 +32,8 @@ import {
   type NormalizeReport,
 } from '../../audio/normalize';
 import { copyWavChunks } from '../../audio/wav-chunks';
+import { checkCopyWhole, checkWavWhole } from '../../audio/whole-file';
+import { isDiskFull } from '../../audio/write-fully';
 import { readWavLayout } from '../../audio/wav-format';
 import { enhanceWavFile } from '../../enhance/chain';
 import type { EnhancementModel } from '../../enhance/chain-types';
@@ -106,6 +108,7 @@ export async function processMedia(
       } catch (err) {
         if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;
         await copyFile(job.inputPath, job.outputPath);
+        await checkCopyWhole(job.inputPath, job.outputPath);
         return {
           params: { processing: 'none', note: 'the video has no audio stream: returned unchanged' },
           output: job.input,
@@ -137,6 +140,8 @@ export async function processMedia(
     const enhancement = loudnessOnly
       ? undefined
       : await enhanceWavFile(source, work('enhanced.wav'), { model, level }, run).catch((err: unknown) => {
+          // A full disk is not the enhancement's failure: it goes up as it is, and the job waits for room (jobs.ts).
+          if (isDiskFull(err)) throw err;
           throw (
             unusable(err) ||
             new ProcessingError(
@@ -177,6 +182,9 @@ export async function processMedia(
     if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
     // A WAV written here carries over the input WAV's tags and metadata chunks (LIST/INFO, bext, iXML...).
     else if (output.ext === 'wav' && job.input.ext === 'wav') await copyWavChunks(job.inputPath, job.outputPath);
+    // Never delivered unless whole: a file cut short (a full disk) fails the job's try, and it is tried again.
+    if (returnedAsItCame) await checkCopyWhole(job.inputPath, job.outputPath);
+    else if (output.ext === 'wav') await checkWavWhole(job.outputPath);
     return {
       params: {
         // A file returned as it came had nothing done to it: the report must not claim the chain's work.
