@@ -1,7 +1,7 @@
 // ffmpeg for what is not WAV: decoding any accepted format to WAV, encoding the result back, and
 // putting a processed soundtrack back into a video with the picture copied as it was.
-import { execFile } from 'node:child_process';
 import { basename, isAbsolute } from 'node:path';
+import { ChildRunError, runChild } from './child-runs';
 
 /** ffmpeg is not installed (or not where the engine was told). */
 export class FfmpegMissingError extends Error {
@@ -20,23 +20,54 @@ export class NoAudioStreamError extends Error {
 
 export type AudioContainer = 'mp3' | 'flac' | 'ogg' | 'm4a' | 'aiff' | 'wav';
 export type VideoContainer = 'mp4' | 'mov' | 'mkv';
+/** What a file was recognised as by its first bytes (storage/media-type.ts). */
+export type MediaFormat = AudioContainer | VideoContainer;
+
+/** ffmpeg's demuxer for each format the engine accepts. */
+const DEMUXERS: Record<MediaFormat, string> = {
+  mp3: 'mp3',
+  flac: 'flac',
+  ogg: 'ogg',
+  m4a: 'mov',
+  aiff: 'aiff',
+  wav: 'wav',
+  mp4: 'mov',
+  mov: 'mov',
+  mkv: 'matroska',
+};
+
+/**
+ * The arguments that open `path` as `format` and nothing else. Left to guess, ffmpeg's prober looks past
+ * what the first bytes say (an ID3 tag, then an HLS playlist) and may pick a demuxer that opens other
+ * files named inside: a user's upload must never make the engine read files of its own.
+ */
+export function inputArgs(path: string, format: MediaFormat): string[] {
+  return ['-f', DEMUXERS[format], '-i', path];
+}
 
 const available = new Map<string, Promise<boolean>>();
 
 export function ffmpegAvailable(ffmpegPath: string): Promise<boolean> {
   let answer = available.get(ffmpegPath);
   if (!answer) {
-    answer = new Promise((resolve) => execFile(ffmpegPath, ['-hide_banner', '-version'], (err) => resolve(!err)));
+    answer = runChild(ffmpegPath, ['-hide_banner', '-version']).then(
+      () => true,
+      () => false,
+    );
     available.set(ffmpegPath, answer);
   }
   return answer;
 }
 
-/** The first audio stream of `input`, as a 32-bit float WAV (RF64 when it needs to be). */
-export async function decodeToWav(ffmpegPath: string, input: string, output: string): Promise<void> {
+/** The first audio stream of `input` (a file of `format`), as a 32-bit float WAV (RF64 when it needs to be). */
+export async function decodeToWav(
+  ffmpegPath: string,
+  input: string,
+  format: MediaFormat,
+  output: string,
+): Promise<void> {
   await run(ffmpegPath, [
-    '-i',
-    input,
+    ...inputArgs(input, format),
     '-map',
     '0:a:0',
     '-vn',
@@ -62,11 +93,13 @@ export async function encodeAudio(
   output: string,
   container: AudioContainer,
   encoder: string[],
-  original: string,
+  original: { path: string; format: MediaFormat },
 ): Promise<void> {
   const pictures = container === 'ogg' ? [] : ['-map', '1:v?', '-c:v', 'copy', '-disposition:v', 'attached_pic'];
   await run(ffmpegPath, [
-    ...['-i', wav, '-i', original, '-map', '0:a', ...pictures],
+    ...inputArgs(wav, 'wav'),
+    ...inputArgs(original.path, original.format),
+    ...['-map', '0:a', ...pictures],
     ...['-map_metadata', '1', '-map_metadata:s:a:0', '1:s:a:0', '-map_chapters', '1'],
     ...encoder,
     ...['-f', container === 'm4a' ? 'ipod' : container, output],
@@ -98,7 +131,9 @@ export async function replaceSoundtrack(
   const streamTags = written.flatMap(({ index }, out) => [`-map_metadata:s:${out}`, `0:s:${index}`]);
   const newTrack = streamTypes ? String(firstAudio) : 'a:0';
   await run(ffmpegPath, [
-    ...['-i', video, '-i', wav, ...streams, '-c', 'copy'],
+    ...inputArgs(video, container), // a video keeps its own container
+    ...inputArgs(wav, 'wav'),
+    ...[...streams, '-c', 'copy'],
     // The encoder's arguments for the new soundtrack alone: the other streams are copied.
     ...encoder.map((arg) => (/^-(c|b|q):a$|^-(ar|ac)$/.test(arg) ? `${arg.replace(/:a$/, '')}:${newTrack}` : arg)),
     ...['-map_metadata', '0', ...streamTags, '-map_chapters', '0'],
@@ -113,23 +148,21 @@ function withoutPaths(text: string, args: string[]): string {
   return result;
 }
 
-function run(ffmpegPath: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      ffmpegPath,
-      ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args],
-      { maxBuffer: 4 << 20 },
-      (err, _stdout, stderr) => {
-        if (!err) return resolve();
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-          return reject(new FfmpegMissingError(`ffmpeg was not found at "${ffmpegPath}"`));
-        const said = withoutPaths(String(stderr), args).trim().split('\n').filter(Boolean);
-        if (said.some((line) => /matches no streams/.test(line)))
-          return reject(new NoAudioStreamError('the file has no audio stream'));
-        // ffmpeg's own words, never its command line (err.message): both would name the engine's folders.
-        const exit = typeof err.code === 'number' ? `ffmpeg exited with code ${err.code}` : 'ffmpeg failed';
-        reject(new FfmpegError(`ffmpeg could not process the file: ${said.slice(-2).join(' / ') || exit}`));
-      },
+async function run(ffmpegPath: string, args: string[]): Promise<void> {
+  // `-progress` on standard output lets the time bound count from the last progress, not the start.
+  const all = ['-nostdin', '-hide_banner', '-v', 'error', '-progress', 'pipe:1', '-y', ...args];
+  try {
+    await runChild(ffmpegPath, all, { progress: true, maxBuffer: 4 << 20 });
+  } catch (err) {
+    if (!(err instanceof ChildRunError)) throw err;
+    if (err.code === 'ENOENT') throw new FfmpegMissingError(`ffmpeg was not found at "${ffmpegPath}"`);
+    const said = withoutPaths(err.stderr, args).trim().split('\n').filter(Boolean);
+    if (err.stalled) throw new FfmpegError(`ffmpeg could not process the file: it ${err.message}`);
+    if (said.some((line) => /matches no streams/.test(line)))
+      throw new NoAudioStreamError('the file has no audio stream');
+    // ffmpeg's own words, never its command line: both would name the engine's folders.
+    throw new FfmpegError(
+      `ffmpeg could not process the file: ${said.slice(-2).join(' / ') || `ffmpeg ${err.message}`}`,
     );
-  });
+  }
 }

@@ -1,7 +1,7 @@
 // The encoder arguments of a lossy or lossless output: by default the input's own encoding (codec,
 // bitrate mode and bitrate, sample rate, channels, bit depth), else what the user chose
 // (docs/interface.md#output-encoding).
-import { execFile } from 'node:child_process';
+import { runChild } from './child-runs';
 import type { OutputEncodingSettings } from '../contract/extensions';
 import type { SourceEncoding } from './source-encoding';
 
@@ -181,21 +181,13 @@ export async function vorbisQualityFor(
   return Math.round(((low + high) / 2) * 100) / 100;
 }
 
-function vorbisNominalBitrate(ffmpegPath: string, quality: number, sampleRate: number, channels: number) {
-  return new Promise<number>((resolve, reject) =>
-    execFile(
-      ffmpegPath,
-      [
-        ...['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', `anullsrc=r=${sampleRate}`, '-t', '0.05'],
-        ...['-ac', String(channels), '-c:a', 'libvorbis', '-q:a', String(quality), '-f', 'ogg', '-'],
-      ],
-      { encoding: 'buffer', maxBuffer: 1 << 20 },
-      (err, stdout) => {
-        // The identification header: "\x01vorbis", version, channels, rate, then maximum, nominal, minimum bitrates.
-        const at = err ? -1 : stdout.indexOf('\x01vorbis');
-        if (at < 0) return reject(err ?? new Error('libvorbis wrote no identification header'));
-        resolve(stdout.readInt32LE(at + 7 + 4 + 1 + 4 + 4));
-      },
-    ),
-  );
+async function vorbisNominalBitrate(ffmpegPath: string, quality: number, sampleRate: number, channels: number) {
+  const { stdout } = await runChild(ffmpegPath, [
+    ...['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', `anullsrc=r=${sampleRate}`, '-t', '0.05'],
+    ...['-ac', String(channels), '-c:a', 'libvorbis', '-q:a', String(quality), '-f', 'ogg', '-'],
+  ]);
+  // The identification header: "\x01vorbis", version, channels, rate, then maximum, nominal, minimum bitrates.
+  const at = stdout.indexOf('\x01vorbis');
+  if (at < 0) throw new Error('libvorbis wrote no identification header');
+  return stdout.readInt32LE(at + 7 + 4 + 1 + 4 + 4);
 }

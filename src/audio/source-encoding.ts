@@ -1,8 +1,9 @@
 // How the input's first audio stream is encoded, read with ffprobe (beside ffmpeg) and, for MP3, from
 // the header of its first frame: what an output has to match to keep the input's encoding.
-import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { runChild } from './child-runs';
+import { inputArgs, type MediaFormat } from './ffmpeg';
 
 export interface SourceEncoding {
   /** ffprobe's codec name: `mp3`, `aac`, `vorbis`, `opus`, `flac`, `pcm_s16le`... */
@@ -47,33 +48,20 @@ interface ProbeJson {
 export async function probeSourceEncoding(
   ffprobePath: string,
   path: string,
+  format: MediaFormat,
   wholeFileIsAudio: boolean,
 ): Promise<SourceEncoding | undefined> {
-  const json = await new Promise<ProbeJson | undefined>((resolve) =>
-    execFile(
-      ffprobePath,
-      [
-        '-v',
-        'error',
-        '-select_streams',
-        'a:0',
-        '-show_entries',
-        'stream=codec_name,sample_rate,channels,bit_rate,sample_fmt,bits_per_raw_sample:format=bit_rate',
-        '-of',
-        'json',
-        path,
-      ],
-      { maxBuffer: 1 << 20 },
-      (err, stdout) => {
-        if (err) return resolve(undefined);
-        try {
-          resolve(JSON.parse(stdout) as ProbeJson);
-        } catch {
-          resolve(undefined);
-        }
-      },
-    ),
-  );
+  const entries = 'stream=codec_name,sample_rate,channels,bit_rate,sample_fmt,bits_per_raw_sample:format=bit_rate';
+  const json = await probe(ffprobePath, path, format, [
+    '-select_streams',
+    'a:0',
+    '-show_entries',
+    entries,
+    '-of',
+    'json',
+  ])
+    .then((stdout) => JSON.parse(stdout) as ProbeJson)
+    .catch(() => undefined);
   const stream = json?.streams?.[0];
   if (!stream?.codec_name || !stream.sample_rate || !stream.channels) return undefined;
   const number = (text: string | undefined) => (text && /^\d+$/.test(text) ? Number(text) : undefined);
@@ -90,23 +78,25 @@ export async function probeSourceEncoding(
 }
 
 /** The type of each stream of `path` in order (`video`, `audio`, `subtitle`, `data`, `attachment`); undefined without ffprobe. */
-export function probeStreamTypes(ffprobePath: string, path: string): Promise<string[] | undefined> {
-  return new Promise((resolve) =>
-    execFile(
-      ffprobePath,
-      ['-v', 'error', '-show_entries', 'stream=codec_type', '-of', 'csv=p=0', path],
-      { maxBuffer: 1 << 20 },
-      (err, stdout) =>
-        resolve(
-          err
-            ? undefined
-            : stdout
-                .split('\n')
-                .map((line) => line.trim())
-                .filter(Boolean),
-        ),
-    ),
+export function probeStreamTypes(
+  ffprobePath: string,
+  path: string,
+  format: MediaFormat,
+): Promise<string[] | undefined> {
+  return probe(ffprobePath, path, format, ['-show_entries', 'stream=codec_type', '-of', 'csv=p=0']).then(
+    (stdout) =>
+      stdout
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
+    () => undefined,
   );
+}
+
+/** ffprobe's answer about `path`, opened as `format` only (see inputArgs), within the engine's time bound. */
+async function probe(ffprobePath: string, path: string, format: MediaFormat, args: string[]): Promise<string> {
+  const { stdout } = await runChild(ffprobePath, ['-v', 'error', ...args, ...inputArgs(path, format)]);
+  return stdout.toString('utf8');
 }
 
 /** How far into an MP3 (after its ID3v2 tag) its first frame, and a Xing header in it, can be. */

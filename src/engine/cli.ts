@@ -47,6 +47,8 @@ Options:
                                 even when --host reaches beyond this machine (on loopback they always are)
   --allow-fetch-from <cidr>     an address or range enhance-json may fetch from even so; repeat for several
   --ffmpeg <path>               ffmpeg program for formats other than WAV (default: ffmpeg on the PATH)
+  --ffmpeg-stall-ms <ms>        an ffmpeg or ffprobe run making no progress this long is killed and its
+                                media fails (default 120000)
   --max-limiting-db <dB>        most gain reduction the true-peak limiter may apply, 0 or more (default 8);
                                 a loudness target that needs more is left unreached, and the media says so
   --keep-hours <h>              finished media go this long after their last use (default 168; 0 keeps them)
@@ -154,6 +156,7 @@ async function main(): Promise<void> {
       'max-header-bytes': numberOption,
       'max-header-count': numberOption,
       ffmpeg: { type: 'string' },
+      'ffmpeg-stall-ms': numberOption,
       'max-limiting-db': numberOption,
       'keep-hours': numberOption,
       'keep-mib': numberOption,
@@ -216,6 +219,7 @@ async function main(): Promise<void> {
     ...(values['allow-private-fetch'] ? { allowPrivateFetch: true } : {}),
     allowFetchFrom: values['allow-fetch-from'],
     ffmpegPath: values.ffmpeg,
+    ffmpegStallMs: num('ffmpeg-stall-ms', RULES.positiveTimeoutMs),
     maxLimitingDb,
     ...(redisUrl !== undefined ? { redis: redisUrl } : {}),
     jobLockMs: num('job-lock-ms', RULES.positiveTimeoutMs),

@@ -68,6 +68,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
   const pool = new WorkerPool(config.workers, config.processorModule, {
     ffmpegPath: config.ffmpegPath,
+    ffmpegStallMs: config.ffmpegStallMs,
     maxLimitingDb: config.maxLimitingDb,
   });
   const health = new Health();

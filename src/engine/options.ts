@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_STALL_MS } from '../audio/child-runs';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, ENDPOINT_IDS, type EndpointId } from '../contract/endpoints';
 import { parseNetworks } from './jobs/address-policy';
@@ -105,6 +106,11 @@ export interface EngineOptions {
   processorModule?: string;
   /** The ffmpeg program, for media other than WAV. Default: `ffmpeg` on the PATH. */
   ffmpegPath?: string;
+  /**
+   * How long an ffmpeg or ffprobe run may make no progress before it is killed and its media fails
+   * (`DECODE_FAILED`). Default 120000 (2 minutes); a long file is never cut, as progress restarts it.
+   */
+  ffmpegStallMs?: number;
   /**
    * Most gain reduction the true-peak limiter may apply to reach a loudness target (dB, 0 or more).
    * A target that needs more is left unreached and the media says so (`target_reached: false`). Default 8.
@@ -254,6 +260,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     workers: checked('workers', options.workers ?? Math.min(4, cpus().length), RULES.positiveInteger),
     processorModule: options.processorModule ?? join(__dirname, 'processors', 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
+    ffmpegStallMs: checked('ffmpegStallMs', options.ffmpegStallMs ?? DEFAULT_STALL_MS, RULES.positiveTimeoutMs),
     maxLimitingDb,
     fetchTimeoutMs: checked('fetchTimeoutMs', options.fetchTimeoutMs ?? 60_000, RULES.positiveTimeoutMs),
     allowPrivateFetch: options.allowPrivateFetch ?? isLoopbackHost(host),

@@ -20,6 +20,7 @@ export type EngineTuning = Partial<
     | 'workers'
     | 'processorModule'
     | 'ffmpegPath'
+    | 'ffmpegStallMs'
     | 'maxLimitingDb'
     | 'maxUploadBytes'
     | 'dataDir'

@@ -1,6 +1,7 @@
 // Runs in a worker thread: loads the processor module once, then processes one job per message, or a
 // part of another thread's job (a task) that the pool lent this thread for.
 import { parentPort, workerData } from 'node:worker_threads';
+import { configureChildRuns } from '../../audio/child-runs';
 import type { ProcessContext, Processor, ThreadHelp } from '../processors/processor';
 import type { FromWorker, ToWorker } from './worker-messages';
 
@@ -16,6 +17,12 @@ let nextRequest = 1;
 function post(message: FromWorker): void {
   port.postMessage(message);
 }
+
+// The main thread ends this thread's programs when the engine closes: a thread being terminated cannot.
+configureChildRuns({
+  ...(context.ffmpegStallMs !== undefined ? { stallMs: context.ffmpegStallMs } : {}),
+  onChild: (pid, running) => post({ type: 'child', pid, running }),
+});
 
 function describeError(err: unknown): { code: string; message: string } {
   const e = err as { code?: unknown; message?: unknown };

@@ -20,4 +20,6 @@ export type FromWorker =
   | { type: 'job-progress'; id: number; share: number }
   /** Asks for a free thread to run a part of this thread's job. */
   | { type: 'lend'; requestId: number; task: unknown }
-  | { type: 'task-done'; result?: unknown; error?: WorkerError };
+  | { type: 'task-done'; result?: unknown; error?: WorkerError }
+  /** A program (ffmpeg, ffprobe) this thread started or saw end: the pool kills those left when it closes. */
+  | { type: 'child'; pid: number; running: boolean };

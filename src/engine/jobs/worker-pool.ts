@@ -22,7 +22,13 @@ interface Slot {
   worker: Worker;
   busy?: Pending;
   loan?: Loan;
+  /** The programs (ffmpeg, ffprobe) the thread is running now. */
+  children: Set<number>;
 }
+
+/** Every pool's threads, whose programs are killed however the process ends (an exit without close too). */
+const liveSlots = new Set<Slot>();
+process.once('exit', () => liveSlots.forEach(killChildren));
 
 /**
  * A bounded pool of worker threads running the processor module, so processing never blocks the
@@ -58,6 +64,7 @@ export class WorkerPool {
     await Promise.all(
       this.slots.splice(0).map((slot) => {
         slot.busy?.reject(stopping);
+        killChildren(slot);
         return slot.worker.terminate();
       }),
     );
@@ -100,8 +107,10 @@ export class WorkerPool {
     const worker = new Worker(join(__dirname, 'processor-worker.js'), {
       workerData: { processorModule: this.processorModule, context: this.context },
     });
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, children: new Set() };
+    liveSlots.add(slot);
     worker.on('message', (message: FromWorker) => {
+      if (message.type === 'child') return void slot.children[message.running ? 'add' : 'delete'](message.pid);
       if (message.type === 'lend') return this.lend(slot, message.requestId, message.task);
       if (message.type === 'task-done') return this.returnLoan(slot, message);
       const pending = slot.busy;
@@ -117,6 +126,8 @@ export class WorkerPool {
       slot.busy = undefined;
     });
     worker.on('exit', () => {
+      killChildren(slot);
+      liveSlots.delete(slot);
       const index = this.slots.indexOf(slot);
       if (index >= 0) this.slots.splice(index, 1);
       slot.busy?.reject(new ProcessingError('PROCESSING_FAILED', 'the processor stopped unexpectedly'));
@@ -130,6 +141,18 @@ export class WorkerPool {
     this.slots.push(slot);
     return slot;
   }
+}
+
+/** Ends what a thread left running (SIGKILL: ffmpeg may ignore SIGTERM); a pid already gone is no error. */
+function killChildren(slot: Slot): void {
+  for (const pid of slot.children) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // it ended by itself meanwhile
+    }
+  }
+  slot.children.clear();
 }
 
 function post(slot: Slot, message: ToWorker): void {

@@ -104,7 +104,7 @@ export async function processMedia(
     let source = job.inputPath;
     if (job.input.ext !== 'wav') {
       try {
-        await decodeToWav(context.ffmpegPath, job.inputPath, work('decoded.wav'));
+        await decodeToWav(context.ffmpegPath, job.inputPath, job.input.ext, work('decoded.wav'));
       } catch (err) {
         if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;
         await copyFile(job.inputPath, job.outputPath);
@@ -230,7 +230,9 @@ async function encodeNormalized(
   onProgress: (share: number) => void,
 ): Promise<NormalizeReport> {
   const streamTypes =
-    output.kind === 'video' ? await probeStreamTypes(ffprobePathFor(ffmpegPath), job.inputPath) : undefined;
+    output.kind === 'video'
+      ? await probeStreamTypes(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext)
+      : undefined;
   let ceilingDbtp = target.ceilingDbtp;
   let aimLufs = target.targetLufs;
   for (let encodes = 1; ; encodes++) {
@@ -255,16 +257,12 @@ async function encodeNormalized(
         streamTypes,
       );
     else
-      await encodeAudio(
-        ffmpegPath,
-        work('normalized.wav'),
-        work('encoded'),
-        output.ext as AudioContainer,
-        encoder,
-        job.inputPath,
-      );
+      await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer, encoder, {
+        path: job.inputPath,
+        format: job.input.ext,
+      });
     // Report what the encoded file holds, measured after decoding it again.
-    await decodeToWav(ffmpegPath, work('encoded'), work('check.wav'));
+    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'));
     const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
     onProgress(from + span);
     const overshootDb = delivered.truePeakDbtp - target.ceilingDbtp;
@@ -297,7 +295,7 @@ async function encodeNormalized(
  */
 async function planOutputEncoding(job: ProcessJob, output: MediaType, ffmpegPath: string): Promise<EncodingPlan> {
   const video = output.kind === 'video';
-  const source = await probeSourceEncoding(ffprobePathFor(ffmpegPath), job.inputPath, !video);
+  const source = await probeSourceEncoding(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext, !video);
   const codec = outputCodec(output.ext, source, video);
   const choices: OutputEncodingSettings = Object.fromEntries(
     Object.entries(job.settings).filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined),

@@ -32,6 +32,8 @@ export interface ProcessResult {
 export interface ProcessContext {
   /** The ffmpeg program to run for formats other than WAV. */
   ffmpegPath: string;
+  /** How long ffmpeg or ffprobe may make no progress before it is killed (ms). Default: child-runs' DEFAULT_STALL_MS. */
+  ffmpegStallMs?: number;
   /** Most gain reduction the true-peak limiter may apply (dB); a target that needs more is left unreached. Default 8. */
   maxLimitingDb?: number;
 }

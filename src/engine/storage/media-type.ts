@@ -1,8 +1,10 @@
 // What a file is, from its first bytes (never from its name): the containers the service accepts.
+import type { MediaFormat } from '../../audio/ffmpeg';
 
 export interface MediaType {
   kind: 'audio' | 'video';
-  ext: string;
+  /** Also the one demuxer ffmpeg may open the file with. */
+  ext: MediaFormat;
   contentType: string;
 }
 
