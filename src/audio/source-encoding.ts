@@ -77,6 +77,48 @@ export async function probeSourceEncoding(
   return source;
 }
 
+/** What decoding a file's first audio stream will make: its channels, rate and (when the file says) length. */
+export interface AudioShape {
+  channels: number;
+  sampleRate: number;
+  /** Seconds, from the stream or else the container; undefined when neither says. */
+  durationS?: number;
+}
+
+/**
+ * The shape of `path`'s first audio stream as its headers declare it, read without decoding it (ffprobe
+ * reads headers, not samples); undefined when ffprobe is missing or finds no audio stream.
+ */
+export async function probeAudioShape(
+  ffprobePath: string,
+  path: string,
+  format: MediaFormat,
+): Promise<AudioShape | undefined> {
+  const json = await probe(ffprobePath, path, format, [
+    '-select_streams',
+    'a:0',
+    '-show_entries',
+    'stream=channels,sample_rate,duration:format=duration',
+    '-of',
+    'json',
+  ])
+    .then(
+      (stdout) =>
+        JSON.parse(stdout) as {
+          streams?: { channels?: number; sample_rate?: string; duration?: string }[];
+          format?: { duration?: string };
+        },
+    )
+    .catch(() => undefined);
+  const stream = json?.streams?.[0];
+  const sampleRate = Number(stream?.sample_rate);
+  if (!stream || typeof stream.channels !== 'number' || !Number.isFinite(sampleRate)) return undefined;
+  const seconds = [stream.duration, json?.format?.duration]
+    .map(Number)
+    .find((value) => Number.isFinite(value) && value >= 0);
+  return { channels: stream.channels, sampleRate, ...(seconds !== undefined ? { durationS: seconds } : {}) };
+}
+
 /** The type of each stream of `path` in order (`video`, `audio`, `subtitle`, `data`, `attachment`); undefined without ffprobe. */
 export function probeStreamTypes(
   ffprobePath: string,

@@ -27,7 +27,7 @@ export class WavWriter {
 
   static async create(path: string, format: WavFormat, options: WavWriterOptions = {}): Promise<WavWriter> {
     const header = buildHeader(format);
-    const file = await open(path, 'w');
+    const file = await open(path, 'w', 0o600); // a user's audio: for the engine's account only
     try {
       await writeFully(file, header, 0, header.length, 0);
     } catch (err) {

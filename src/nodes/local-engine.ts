@@ -23,6 +23,7 @@ export type EngineTuning = Partial<
     | 'ffmpegStallMs'
     | 'maxLimitingDb'
     | 'maxUploadBytes'
+    | 'maxDecodedBytes'
     | 'dataDir'
     | 'retention'
     | 'storage'

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyWavChunks } from '../../src/audio/wav-chunks';
 import { WavWriter } from '../../src/audio/wav-writer';
-import { makeWav } from '../fixtures/media';
+import { flacBomb, makeWav } from '../fixtures/media';
+import { detailText } from './answers';
 import { call, KEY, metadata, settled, startTestEngine, upload, type TestEngine } from './helpers';
 
 const TMPFS_BYTES = 64 << 20;
@@ -133,6 +134,22 @@ describe('a full disk under the data folder (tmpfs)', function () {
     } finally {
       await fsp.rm(inputDir, { recursive: true, force: true });
     }
+  });
+
+  it('an upload that decodes to more than the data folder has free is refused 507 with Retry-After, nothing kept', async () => {
+    engine = await startTestEngine({ workers: 1 }, dataDir);
+    const bomb = flacBomb(); // 16 KB that decode to 117 MiB, where 64 MiB is all there is
+    const sent = await upload(engine, bomb, 'bomb.flac', settings('LOUDNESS_ONLY'));
+    assert.equal(sent.status, 507, sent.text);
+    assert.ok(Number(sent.headers['retry-after']) > 0, 'it says when to try again');
+    assert.match(detailText(sent.json), /decodes to 117\.2 MiB and the service has [\d.]+ MiB free/);
+    const left = await fsp.readdir(join(dataDir, 'media'));
+    assert.deepEqual(
+      left.filter((name) => name !== '.incoming'),
+      [],
+      'no media was made',
+    );
+    assert.deepEqual(await fsp.readdir(join(dataDir, 'media', '.incoming')), [], 'the upload was removed');
   });
 
   it('never COMPLETES with an output shorter than its header: it waits for room, then delivers it whole', async () => {

@@ -2,7 +2,7 @@
 // noise reduction, leveler, as the model says) and then loudness normalization (src/audio), for audio
 // and for a video's soundtrack. WAV is read and written directly; every other format goes through
 // ffmpeg when it is installed.
-import { copyFile, open, readdir, rename, rm } from 'node:fs/promises';
+import { copyFile, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import {
   decodeToWav,
@@ -20,7 +20,7 @@ import {
   vorbisQualityFor,
   type EncodingPlan,
 } from '../../audio/output-encoding';
-import { ffprobePathFor, probeSourceEncoding, probeStreamTypes } from '../../audio/source-encoding';
+import { ffprobePathFor, probeAudioShape, probeSourceEncoding, probeStreamTypes } from '../../audio/source-encoding';
 import { EXTENSION_OF, type OutputEncodingSettings } from '../../contract/extensions';
 import { measureWavFile } from '../../audio/measure';
 import {
@@ -40,6 +40,7 @@ import type { EnhancementModel } from '../../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { enhancementParams } from '../../enhance/report';
 import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
+import { checkAfterDecoding, checkBeforeDecoding, DEFAULT_MAX_DECODED_BYTES } from './decode-limits';
 import { loudnessTrack } from './loudness-track';
 import { StagedProgress, type StageWeights } from './staged-progress';
 import type { MediaType } from '../storage/media-type';
@@ -103,8 +104,13 @@ export async function processMedia(
   try {
     let source = job.inputPath;
     if (job.input.ext !== 'wav') {
+      const maxDecodedBytes = context.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
+      const shape = await probeAudioShape(ffprobePathFor(context.ffmpegPath), job.inputPath, job.input.ext);
+      const bounds = checkBeforeDecoding(shape, job.input.ext, maxDecodedBytes);
       try {
-        await decodeToWav(context.ffmpegPath, job.inputPath, job.input.ext, work('decoded.wav'));
+        await privateFile(work('decoded.wav'));
+        await decodeToWav(context.ffmpegPath, job.inputPath, job.input.ext, work('decoded.wav'), bounds);
+        await checkAfterDecoding(work('decoded.wav'), job.input.ext, maxDecodedBytes);
       } catch (err) {
         if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;
         await copyFile(job.inputPath, job.outputPath);
@@ -246,6 +252,7 @@ async function encodeNormalized(
       ceilingDbtp,
       outputFormat: FLOAT_WAV,
     });
+    await privateFile(work('encoded'));
     if (output.kind === 'video')
       await replaceSoundtrack(
         ffmpegPath,
@@ -262,6 +269,7 @@ async function encodeNormalized(
         format: job.input.ext,
       });
     // Report what the encoded file holds, measured after decoding it again.
+    await privateFile(work('check.wav'));
     await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'));
     const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
     onProgress(from + span);
@@ -321,6 +329,14 @@ async function sampleFormatOf(path: string): Promise<{ bitsPerSample: number; en
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Creates `path` empty and for the engine's account only (600, as every media file): ffmpeg writes into it
+ * as it is (-y truncates, keeping the mode), where a file it made would take the umask's 644.
+ */
+async function privateFile(path: string): Promise<void> {
+  await writeFile(path, '', { mode: 0o600 });
 }
 
 /** Work files (`output.*`) that an engine stopped mid-job left behind: the job starts over, so they go. */
