@@ -5,7 +5,7 @@
 // Environment: PORT (default 1880), NODE_RED_USER_DIR (default .node-red-user/ in the repo).
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deployExamples } from '../test/fixtures/example-flows';
 import { PACKAGE_NAME, ROOT, packPackage, spawnNodeRed } from '../test/fixtures/node-red-process';
@@ -45,21 +45,45 @@ function credentialSecret(): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-function writeSettings(): string {
+/** The first line of the settings.js that earlier versions of npm start rewrote on every start. */
+const REWRITTEN_EACH_RUN = '// Made by npm start on each run';
+
+/**
+ * Node-RED's settings.js for this user dir, written on the first start only: a user tunes the engine
+ * there (workers, ffmpeg, limits, Redis, S3), so a later start must keep their edits. What changes
+ * between starts (the port) comes from the environment, and the file reads the rest from its own folder.
+ */
+function settingsFile(): string {
   const settings = join(userDir, 'settings.js');
-  writeFileSync(
-    settings,
-    `// Made by npm start on each run: edit scripts/start.ts instead.
+  credentialSecret(); // the file reads it from .credential-secret beside it
+  if (existsSync(settings)) {
+    if (!readFileSync(settings, 'utf8').startsWith(REWRITTEN_EACH_RUN)) return settings;
+    // The old generated file said to edit scripts/start.ts; still keep what it held, beside the new one.
+    renameSync(settings, `${settings}.old`);
+    console.log(`npm start: ${settings} is now written once and kept; the previous one is ${settings}.old`);
+  }
+  writeFileSync(settings, SETTINGS_TEMPLATE);
+  console.log(`npm start: wrote ${settings} (yours to edit: a later start keeps it)`);
+  return settings;
+}
+
+const SETTINGS_TEMPLATE = `// Node-RED's settings for npm start, written on the first start and never overwritten: yours to edit
+// (delete it to get this one back). Node-RED reads it when it starts: Ctrl-C and npm start again.
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
 module.exports = {
   uiHost: '127.0.0.1',
-  uiPort: ${port},
+  uiPort: Number(process.env.PORT || 1880), // npm start passes PORT
   flowFile: 'flows.json',
-  credentialSecret: ${JSON.stringify(credentialSecret())},
+  // Encrypts flow credentials (an API key typed in the editor): a secret npm start made for this folder.
+  credentialSecret: readFileSync(join(__dirname, '.credential-secret'), 'utf8').trim(),
   // Relative paths of file nodes and of the download node: inbox/ and outbox/ live here.
-  fileWorkingDirectory: ${JSON.stringify(userDir)},
+  fileWorkingDirectory: __dirname,
   // The built-in engine: finished media are removed 7 days after their last use, or sooner, oldest
   // first, while all of them take more than 5 GiB (null: no limit); none still processing, none asked
-  // for within the last hour. Limits, workers and the ffmpeg program go here too (see the README).
+  // for within the last hour. Workers, limits, the ffmpeg program, Redis and S3 go here too, e.g.
+  // engine: { workers: 1, ffmpegPath: '/usr/bin/ffmpeg', retention: { ... } } (see the README).
   mediaEnhance: { engine: { retention: { maxAgeMs: 7 * 24 * 3600e3, maxTotalBytes: 5 * 1024 ** 3 } } },
   logging: { console: { level: 'info', metrics: false, audit: false } },
   // No request leaves this machine: no palette catalogue, no update check.
@@ -67,14 +91,11 @@ module.exports = {
   telemetry: { enabled: false, updateNotification: false },
   diagnostics: { enabled: false },
 };
-`,
-  );
-  return settings;
-}
+`;
 
 function main(): void {
   installPackage();
-  const settings = writeSettings();
+  const settings = settingsFile();
   for (const line of deployExamples(userDir, join(ROOT, 'examples'))) console.log(`npm start: ${line}`);
   const inbox = join(userDir, 'inbox');
   mkdirSync(inbox, { recursive: true });

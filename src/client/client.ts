@@ -9,6 +9,7 @@ import {
   type EnhancementSettings,
   type FieldIssue,
 } from '../contract/fields';
+import { declaredIn, EXTENSIONS_PATH, usesExtension } from '../contract/extensions';
 import { LOUDNESS_REPORT_HEADER, LOUDNESS_REPORT_PATH, type LoudnessReport } from '../contract/loudness-report';
 import { declaredMetadataWait, METADATA_WAIT_HEADER, METADATA_WAIT_PARAM } from '../contract/metadata-wait';
 import { MAX_TIMER_MS, systemClock, type Clock } from './clock';
@@ -115,6 +116,8 @@ export class MediaEnhanceClient {
   private declaredWaitS: number | undefined;
   /** The service refused a wait it offered: it is polled plainly from then on, whatever its answers say. */
   private waitRefused = false;
+  /** The service's declared extensions once asked (ClientOptions.extensions 'ask'). */
+  private declared: Promise<readonly string[]> | undefined;
 
   /** One status request of the poller, learning from its answer whether the service holds answers. */
   private pollMetadata(uid: string, slot: Slot, signal: AbortSignal, waitS?: number): Promise<MediaMetadata> {
@@ -148,9 +151,44 @@ export class MediaEnhanceClient {
     return this.options.origin;
   }
 
-  /** The extensions of the interface the service declares (ClientOptions.extensions). */
-  get extensions(): readonly string[] {
-    return this.options.extensions;
+  /**
+   * The extensions of the interface the service declares: ClientOptions.extensions, or with `'ask'` the
+   * service's own answer at GET /v2/extensions, asked once (a failed ask is asked again next time; a
+   * service without the route declares none).
+   */
+  declaredExtensions(): Promise<readonly string[]> {
+    const given = this.options.extensions;
+    if (given !== 'ask') return Promise.resolve(given);
+    // One ask for every caller, so it follows none's signal: only the client's close ends it.
+    this.declared ??= this.guard(() => this.askExtensions()).catch((err: unknown) => {
+      this.declared = undefined;
+      throw err;
+    });
+    return this.declared;
+  }
+
+  /** Asks the service which extensions it declares; counted as a status request, the lightest there is. */
+  private askExtensions(): Promise<readonly string[]> {
+    const spec = {
+      endpoint: 'getMetadata',
+      method: 'GET',
+      path: EXTENSIONS_PATH,
+      signal: this.signal(undefined),
+      // A service without the route answers 404 (or 401, 403, 405): it declares none.
+      readsAnswer: (res) => res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429,
+    } satisfies RequestSpec;
+    return this.transport.sendAndRead(spec, async (res) => {
+      if (res.statusCode >= 400) {
+        await res.body.dump();
+        return [];
+      }
+      return declaredIn(await readJson<unknown>(res, spec).catch(() => null));
+    });
+  }
+
+  /** What the service declares, when `settings` uses an extension (asking it only then); else none. */
+  private async extensionsFor(settings: unknown): Promise<readonly string[]> {
+    return usesExtension(settings) ? this.declaredExtensions() : [];
   }
 
   /** The service's base URL (origin and path prefix); never the key. */
@@ -180,7 +218,10 @@ export class MediaEnhanceClient {
   enhanceVideo(request: EnhanceVideoRequest, options: TransferOptions = {}): Promise<VideoRecord> {
     return this.guard(async () => {
       const settings = request?.video_enhancement;
-      this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement', this.options.extensions));
+      // Every value checked first; then, for a member or value of an extension, whether the service declares it.
+      this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement'));
+      const declared = await this.extensionsFor(settings);
+      this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement', declared));
       const record = await this.sendFile<VideoRecord>(
         'enhanceVideo',
         PATHS.enhanceVideo,
@@ -198,7 +239,10 @@ export class MediaEnhanceClient {
   uploadMedia(request: UploadMediaRequest, options: TransferOptions = {}): Promise<MediaMetadata> {
     return this.guard(async () => {
       const settings = request?.media_enhancement;
-      this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement', this.options.extensions));
+      // Every value checked first; then, for a member or value of an extension, whether the service declares it.
+      this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement'));
+      const declared = await this.extensionsFor(settings);
+      this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement', declared));
       const answer = await this.sendFile<MediaMetadata & { media_uid?: string }>(
         'uploadMedia',
         PATHS.uploadMedia,

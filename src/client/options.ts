@@ -36,9 +36,11 @@ export interface ClientOptions {
   /**
    * The extensions of the interface the service declares (docs/interface.md#output-encoding,
    * docs/interface.md#loudness-only), e.g. `['output-encoding', 'loudness-only']` for the built-in engine
-   * (ENGINE_EXTENSIONS). Default none: a member or value of an extension is refused before sending, naming it.
+   * (ENGINE_EXTENSIONS); or `'ask'`: the client asks the service (GET /v2/extensions, which the built-in
+   * engine answers, behind a load balancer too) the first time a request uses an extension, and keeps
+   * the answer. Default none: a member or value of an extension is refused before sending, naming it.
    */
-  extensions?: readonly string[];
+  extensions?: readonly string[] | 'ask';
   /** For tests and simulations. */
   clock?: Clock;
   random?: () => number;
@@ -56,7 +58,7 @@ export interface ResolvedOptions {
   maxConnections: number;
   poll: PollIntervals;
   sharedLimiter?: SharedLimiterOptions;
-  extensions: readonly string[];
+  extensions: readonly string[] | 'ask';
 }
 
 /** Connections at once to one origin, unless `maxConnections` says otherwise. */
@@ -112,8 +114,8 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   }
   const sharedLimiter = checkSharedLimiter(options.sharedLimiter);
   const extensions = options.extensions ?? [];
-  if (!Array.isArray(extensions) || !extensions.every((name) => typeof name === 'string'))
-    throw configError('extensions', extensions, 'must be an array of extension names');
+  if (extensions !== 'ask' && (!Array.isArray(extensions) || !extensions.every((name) => typeof name === 'string')))
+    throw configError('extensions', extensions, "must be an array of extension names, or 'ask'");
   return {
     origin: url.origin,
     base: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
@@ -125,7 +127,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     maxConnections,
     poll: { ...DEFAULT_POLL_INTERVALS, ...options.poll },
     sharedLimiter,
-    extensions: [...extensions],
+    extensions: extensions === 'ask' ? 'ask' : [...extensions],
   };
 }
 

@@ -1,7 +1,9 @@
 // Extensions: what a service may take beyond the interface (docs/interface.md#output-encoding,
-// docs/interface.md#loudness-only). The built-in engine declares the ones it implements; a client is told
-// which ones its service declares (ClientOptions.extensions) and refuses a member or value of any other
-// before sending, naming it, since a service that does not know it would refuse it, or worse, ignore it.
+// docs/interface.md#loudness-only). The built-in engine declares the ones it implements, and answers
+// them at GET /v2/extensions (docs/interface.md#declared-extensions); a client is told which ones its
+// service declares (ClientOptions.extensions), or asks the service once, and refuses a member or value of
+// any other before sending, naming it, since a service that does not know it would refuse it, or worse,
+// ignore it.
 
 /** The encoding of a lossy output: bitrate, CBR or VBR, sample rate, mono downmix. */
 export const OUTPUT_ENCODING = 'output-encoding';
@@ -13,6 +15,12 @@ export type ServiceExtension = typeof OUTPUT_ENCODING | typeof LOUDNESS_ONLY;
 
 /** What the built-in engine implements. */
 export const ENGINE_EXTENSIONS: readonly ServiceExtension[] = [OUTPUT_ENCODING, LOUDNESS_ONLY];
+
+/**
+ * Where a service declares its extensions: `200 {"extensions": [...]}`, no key needed. A service without
+ * the route (a 4xx) declares none.
+ */
+export const EXTENSIONS_PATH = '/v2/extensions';
 
 /** The model value of the loudness-only extension. */
 export const LOUDNESS_ONLY_MODEL = 'LOUDNESS_ONLY';
@@ -49,3 +57,22 @@ export const EXTENSION_OF = new Map<string, ServiceExtension>([
 
 /** The output formats that keep every sample: the encoding members do not apply to them. */
 export const LOSSLESS_AUDIO = ['wav', 'aiff', 'flac'] as const;
+
+/**
+ * Whether enhancement settings use any extension: a member of one, or an extension's model value. Only
+ * then does a client need to know what its service declares.
+ */
+export function usesExtension(settings: unknown): boolean {
+  if (typeof settings !== 'object' || settings === null) return false;
+  return Object.entries(settings).some(
+    ([member, value]) =>
+      value !== undefined &&
+      (EXTENSION_OF.has(member) || (member === 'enhancement_model' && EXTENSION_MODELS.has(value as string))),
+  );
+}
+
+/** The extension names in a service's declaration (its answer at EXTENSIONS_PATH); none when it is not one. */
+export function declaredIn(answer: unknown): string[] {
+  const list = (answer as { extensions?: unknown } | null)?.extensions;
+  return Array.isArray(list) ? list.filter((name): name is string => typeof name === 'string') : [];
+}

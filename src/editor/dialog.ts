@@ -154,7 +154,31 @@ interface RegisteredType {
   /** The type's translation of a key of its own catalog; the key itself when the catalog has none. */
   _(key: string): string;
 }
-declare const RED: { nodes: { getType(type: string): RegisteredType } };
+/** What preselectService reads of a config node (RED.nodes.eachConfig). */
+interface ConfigNodeSeen {
+  id: string;
+  type: string;
+  /** The flow it is scoped to; none for a global config node. */
+  z?: string;
+}
+declare const RED: {
+  nodes: { getType(type: string): RegisteredType; eachConfig(visit: (config: ConfigNodeSeen) => void): void };
+};
+
+/**
+ * A node dropped from the palette (its onadd) takes the one service it could use, as Node-RED's own
+ * dialog selects a lone config node: without it the first Deploy warns "Service: missing configuration
+ * node" though there is nothing to choose. With two or more the user chooses; a set service stays.
+ * Called as MediaEnhanceEditor.preselectService(this) from each node's onadd.
+ */
+export function preselectService(node: { service?: unknown; z?: string }): void {
+  if (node.service) return;
+  const usable: string[] = [];
+  RED.nodes.eachConfig((config) => {
+    if (config.type === 'media-enhance-config' && (!config.z || config.z === node.z)) usable.push(config.id);
+  });
+  if (usable.length === 1) node.service = usable[0];
+}
 
 /**
  * Gives each setting of a registered node type the label its dialog shows (<type>.label.<prop> in the
@@ -174,11 +198,26 @@ export function labelSettings(type: string): void {
   }
 }
 
+/**
+ * Lets the palette's filter find a node by the words of `words` without showing them: Node-RED filters
+ * on each entry's data-palette-label, which it sets to the label it shows, so the words are added to that
+ * attribute only and the entry stays one or two lines tall. Called as
+ * MediaEnhanceEditor.addPaletteSearchWords(type, words) from the type's onpaletteadd, which Node-RED
+ * runs right after it has made the type's palette entry.
+ */
+export function addPaletteSearchWords(type: string, words: string): void {
+  const entry = $(`.red-ui-palette-node[data-palette-type="${type}"]`);
+  const label = entry.attr('data-palette-label');
+  if (label !== undefined && words) entry.attr('data-palette-label', `${label} ${words}`);
+}
+
 /** The helpers the editor script offers, each as MediaEnhanceEditor.<its name>. */
 export const DIALOG_HELPERS = [
+  addPaletteSearchWords,
   fillChoices,
   fillEnhancementMenus,
   labelSettings,
+  preselectService,
   showHints,
   showLimitPlaceholders,
   showUnsavedDefaults,

@@ -178,6 +178,62 @@ export function redisUrlOrEmpty(): Validator {
   });
 }
 
+/** The little of the editor's RED that declaredExtension reads: a config node by its id. */
+interface ServiceNode {
+  type: string;
+  name?: string;
+  mode?: string;
+  baseUrl?: string;
+  /** 'listed': the extensions ticked in its dialog; else (unset too) the service is asked at run time. */
+  extensions?: string;
+  declaresOutputEncoding?: boolean;
+  declaresLoudnessOnly?: boolean;
+}
+declare const RED: { nodes: { node(id: string): ServiceNode | null | undefined } } | undefined;
+
+/** The node's service as its dialog shows it while open, else as saved. */
+function currentService(node: EditedNode): string {
+  const field = $('#node-input-service');
+  const id = field.length ? field.val() : node.service;
+  return typeof id === 'string' ? id : '';
+}
+
+/**
+ * Whether a config node says it does not declare `extension`: only a remote service whose extensions are
+ * listed in its dialog. The built-in engine declares every one; a service asked at run time (the
+ * default) answers then, where the client refuses what it does not declare.
+ */
+function serviceLacks(service: ServiceNode | null | undefined, extension: string): boolean {
+  if (!service || service.mode !== 'remote' || service.extensions !== 'listed') return false;
+  if (extension === 'output-encoding') return service.declaresOutputEncoding !== true;
+  if (extension === 'loudness-only') return service.declaresLoudnessOnly !== true;
+  return true;
+}
+
+/**
+ * `check`, and then, for a value that uses `extension` (one of `usedBy`; null: any value but empty and
+ * false), that the node's service declares it: else Node-RED marks the node invalid, and its deploy
+ * warning names the setting, the extension and the service, before the runtime refuses the message.
+ */
+export function declaredExtension(check: Validator, extension: string, usedBy: readonly string[] | null): Validator {
+  return function (this: EditedNode, value: FieldValue, opt: unknown): Verdict {
+    const verdict = check.call(this, value, opt);
+    if (verdict !== true) return verdict;
+    const used = usedBy === null ? value !== false && textOf(value) !== '' : usedBy.indexOf(textOf(value)) !== -1;
+    if (!used || typeof RED === 'undefined') return true;
+    const service = RED.nodes.node(currentService(this));
+    if (!service || !serviceLacks(service, extension)) return true;
+    const name =
+      service.name ||
+      String(service.baseUrl || '')
+        .replace(/^https?:\/\//, '')
+        .replace(/\/.*$/, '');
+    return withReason(function () {
+      return `uses the "${extension}" extension, which the service "${name}" does not declare (tick it in the service's Extensions if it does, or leave the setting empty)`;
+    }).call(this, value, opt);
+  };
+}
+
 /** The checks the editor script offers, each as MediaEnhanceEditor.<its name>. */
 export const VALIDATORS = [
   numberIn,
@@ -191,7 +247,8 @@ export const VALIDATORS = [
   folderForFiles,
   fileNameOrEmpty,
   redisUrlOrEmpty,
+  declaredExtension,
 ];
 
 /** What the checks call, copied into the editor script beside them. */
-export const VALIDATOR_HELPERS = [withReason, valueShown, textOf, currentOutput];
+export const VALIDATOR_HELPERS = [withReason, valueShown, textOf, currentOutput, currentService, serviceLacks];

@@ -58,11 +58,14 @@ Options:
                                 say (default 60)
   --sweep-every-min <min>       how often the limits are checked besides after each job (default 10)
 
-Several instances sharing the work (README: Several machines):
+Several instances sharing the work (docs/several-machines.md):
   --redis <url>                 redis://[user:password@]host[:port][/db] or rediss://: records, jobs
                                 (BullMQ), rate-limit windows and the retention's turn live there, shared
-                                by every instance started with the same URL; they must share --data-dir
-                                too (one folder: the same machine, or a network folder mounted on each).
+                                by every instance started with the same URL. Their media files are shared
+                                too: with --storage each instance has a --data-dir of its own; without it
+                                they must share --data-dir (one folder: the same machine, or a network
+                                folder mounted on each). The upload limit (10 per window) is then the
+                                whole service's: raise --limit-upload for a team's backlog.
                                 With a password, prefer the MEDIA_ENHANCE_REDIS environment variable:
                                 other users of this machine can read the command line (ps)
   --job-lock-ms <ms>            with --redis: a job whose instance stops renewing its lock this long is

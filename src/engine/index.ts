@@ -10,14 +10,16 @@ import { RateLimits } from './http/rate-limit';
 import { diskUse, type DiskUse } from './storage/disk-use';
 import { MediaRetention, type RetentionOptions } from './storage/retention';
 import { createEngineServer } from './http/server';
-import { DecodedRoom } from './storage/decoded-room';
+import { DecodedRoom } from './http/decoded-room';
 import { MediaStore } from './storage/store';
 import { WorkerPool } from './jobs/worker-pool';
 import { Health } from './http/health';
 import { LocalRecords } from './storage/media-records';
 import { startCluster } from './cluster/cluster';
 
-export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
+export type { EngineOptions } from './options';
+export type { AccessLogEntry } from './http/access-log';
+export type { ServerLimits } from './http/server-limits';
 export type { FaultOptions } from './faults';
 export type { RemovedMedia, RetentionOptions } from './storage/retention';
 export type { DiskUse } from './storage/disk-use';

@@ -44,6 +44,7 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
       baseUrl: config.baseUrl!,
       apiKey,
       allowInsecureHttp: config.allowInsecureHttp,
+      extensions: config.extensions,
       sharedLimiter: config.sharedLimits && {
         ...config.sharedLimits,
         password: node.credentials?.redisPassword || undefined,

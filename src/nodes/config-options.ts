@@ -3,6 +3,7 @@
 // same way as a bad msg property.
 import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
+import { LOUDNESS_ONLY, OUTPUT_ENCODING } from '../contract/extensions';
 import { fieldName, InputError, inputError } from './input-error';
 import type { NodeDef } from './red';
 import type { Translate } from './texts';
@@ -18,6 +19,11 @@ export interface ServiceConfig {
   waitTimeoutMs?: number;
   /** Shares the limits with other instances through this Redis; undefined: this instance keeps its own. */
   sharedLimits?: { redisUrl: string; keyPrefix?: string };
+  /**
+   * A remote service's extensions: 'ask' it (the default, and for a config node saved before the setting
+   * existed), or the ones ticked in the dialog.
+   */
+  extensions?: readonly string[] | 'ask';
 }
 
 /** The editor property of each operation's limit, and the key of its label. */
@@ -73,8 +79,18 @@ export function readServiceConfig(t: Translate, def: NodeDef): ServiceConfig {
     }
     config.baseUrl = String(def.baseUrl).trim();
     config.sharedLimits = readSharedLimits(t, def);
+    config.extensions = readExtensions(def);
   }
   return config;
+}
+
+/** What the dialog says the remote service declares: asked of it unless listed there. */
+function readExtensions(def: NodeDef): readonly string[] | 'ask' {
+  if (def.extensions !== 'listed') return 'ask';
+  const listed: string[] = [];
+  if (def.declaresOutputEncoding === true) listed.push(OUTPUT_ENCODING);
+  if (def.declaresLoudnessOnly === true) listed.push(LOUDNESS_ONLY);
+  return listed;
 }
 
 /** The Redis through which the limits are shared (a remote service only: the local engine has its own key). */

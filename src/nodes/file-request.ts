@@ -4,6 +4,7 @@
 // msg.filename, sent with the job's progress.
 import type { MediaEnhanceClient, TransferOptions } from '../client/client';
 import type { MediaMetadata, VideoRecord } from '../client/types';
+import { usesExtension } from '../contract/extensions';
 import { checkEnhancementSettings } from '../contract/fields';
 import { withOverrides, type Enhancement, type EnhancementField } from './enhancement';
 import { UPLOAD_FIELDS, VIDEO_FIELDS } from './enhancement-fields';
@@ -56,15 +57,17 @@ export async function sendMessageFile<Answer extends { uid: string }>(
   workingDirectory: string | undefined,
 ): Promise<Answer> {
   const overrides = readOverrides(job.t, job.msg);
-  withOverrides(job.t, configured, overrides, request.fields, (merged) =>
+  const checked = withOverrides(job.t, configured, overrides, request.fields, (merged) =>
     checkEnhancementSettings(merged, request.part),
   );
   const file = await readFileInput(job.t, job.msg, workingDirectory);
   const client = await service.client();
-  // Checked again with what the service declares: an extension member a remote service does not
-  // declare is refused here, named as the flow author gave it (setting or msg.enhancement member).
+  // Checked again with what the service declares (asked of it once, when an extension is used): an
+  // extension member a remote service does not declare is refused here, named as the flow author gave
+  // it (setting or msg.enhancement member).
+  const declared = usesExtension(checked) ? await client.declaredExtensions() : [];
   const enhancement = withOverrides(job.t, configured, overrides, request.fields, (merged) =>
-    checkEnhancementSettings(merged, request.part, client.extensions),
+    checkEnhancementSettings(merged, request.part, declared),
   );
   return request.send(client, file, Object.keys(enhancement).length > 0 ? enhancement : null, {
     signal: job.signal,

@@ -68,7 +68,7 @@ describe('loudness only (the built-in engine extension)', function () {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const clientFor = (extensions?: readonly string[]) =>
+  const clientFor = (extensions?: readonly string[] | 'ask') =>
     new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey, poll: FAST_POLL, extensions });
 
   it('normalises to the target and limits peaks, and leaves noise, hum and everything else in place', async () => {
@@ -150,6 +150,57 @@ describe('loudness only (the built-in engine extension)', function () {
       assert.equal(engine.requests().length, before, 'nothing reached the service');
     } finally {
       await client.close();
+    }
+  });
+
+  it("with extensions 'ask', asks the service once and sends what it declares (the built-in engine)", async () => {
+    const client = clientFor('ask');
+    const asked = () => engine.requests().filter((entry) => entry.path === '/v2/extensions').length;
+    const before = asked();
+    try {
+      // A request that uses no extension asks nothing.
+      const plain = await client.uploadMedia({ file: input, media_enhancement: { loudness_target: -20 } });
+      assert.ok(plain.uid);
+      assert.equal(asked(), before, 'no extension used: nothing asked');
+      for (let i = 0; i < 2; i++) {
+        const media = await client.uploadMedia({
+          file: input,
+          media_enhancement: { enhancement_model: 'LOUDNESS_ONLY' },
+        });
+        const done = await client.waitForCompletion(media.uid, { timeoutMs: 60_000 });
+        assert.equal(done.enhancement_params?.processing, 'loudness');
+      }
+      assert.equal(asked(), before + 1, 'asked once, for both');
+      assert.deepEqual(await client.declaredExtensions(), ENGINE_EXTENSIONS);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("with extensions 'ask', refuses before sending what a service without the declaration route does not declare", async () => {
+    // A service of the interface that knows nothing of /v2/extensions: it answers 404.
+    const { createServer } = await import('node:http');
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const client = new MediaEnhanceClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', extensions: 'ask' });
+    try {
+      const err = await client
+        .uploadMedia({ file: input, media_enhancement: { enhancement_model: 'LOUDNESS_ONLY' } })
+        .then(
+          () => assert.fail('sent'),
+          (e: unknown) => e as MediaEnhanceError,
+        );
+      assert.equal(err.code, 'VALIDATION');
+      assert.match(err.message, /"loudness-only" extension, which this service does not declare/);
+      assert.deepEqual(seen, ['GET /v2/extensions'], 'only the question reached the service');
+    } finally {
+      await client.close();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

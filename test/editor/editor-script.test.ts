@@ -67,6 +67,9 @@ function templateOf(html: string): string {
  * Each node's definition, and its dialog template as Node-RED will read it, from its .html's scripts run
  * on the editor script in a page that holds every template and no open dialog, as the editor runs them.
  */
+/** The config nodes the stand-in RED knows, by id. */
+const CONFIG_NODES = new Map<string, Record<string, unknown>>();
+
 function registerTypes(): { types: Map<string, NodeDefinition>; templates: Map<string, string> } {
   const types = new Map<string, NodeDefinition>();
   const templates = new Map<string, string>();
@@ -79,6 +82,8 @@ function registerTypes(): { types: Map<string, NodeDefinition>; templates: Map<s
         types.set(type, { ...def, _: (key: string) => translate(catalog, key) });
       },
       getType: (type: string) => types.get(type),
+      // The config nodes a check may look up by the node's service (CONFIG_NODES, filled by a test).
+      node: (id: string) => CONFIG_NODES.get(id),
     },
   };
   // `$` finds a template by its name; a check that looks at a field finds none and reads the saved value.
@@ -261,6 +266,45 @@ describe('the editor script and the node dialogs, against the contract', () => {
       }
     }
     assert.deepEqual(disagreements, []);
+  });
+
+  it("refuses an extension's setting on a remote service listed as not declaring it, and only there", () => {
+    const def = types.get('media-enhance-upload')!;
+    const check = (prop: string, value: unknown, service: string) =>
+      def.defaults[prop].validate!.call({ ...newNode('media-enhance-upload', def), service }, value as string, {
+        label: 'Setting',
+      });
+    CONFIG_NODES.set('cluster', {
+      type: 'media-enhance-config',
+      name: 'cluster',
+      mode: 'remote',
+      extensions: 'listed',
+    });
+    CONFIG_NODES.set('asked', { type: 'media-enhance-config', mode: 'remote', extensions: 'ask' });
+    CONFIG_NODES.set('local', { type: 'media-enhance-config', mode: 'local' });
+    CONFIG_NODES.set('encoding', {
+      type: 'media-enhance-config',
+      mode: 'remote',
+      extensions: 'listed',
+      declaresOutputEncoding: true,
+    });
+    try {
+      assert.match(
+        String(check('model', 'LOUDNESS_ONLY', 'cluster')),
+        /^Setting: uses the "loudness-only" extension, which the service "cluster" does not declare .*\(got "LOUDNESS_ONLY"\)$/,
+      );
+      assert.match(String(check('bitrate', '128', 'cluster')), /"output-encoding" extension/);
+      assert.match(String(check('downmixMono', true, 'cluster')), /"output-encoding" extension/);
+      assert.equal(check('downmixMono', false, 'cluster'), true, 'unticked uses nothing');
+      assert.equal(check('model', 'FINCH', 'cluster'), true, 'a model of the interface');
+      for (const service of ['asked', 'local'])
+        assert.equal(check('model', 'LOUDNESS_ONLY', service), true, `${service}: declared, or asked at run time`);
+      assert.equal(check('bitrate', '128', 'encoding'), true);
+      assert.match(String(check('model', 'LOUDNESS_ONLY', 'encoding')), /"loudness-only"/);
+      assert.match(String(check('bitrate', '1000', 'cluster')), /from 64 to 320/, "the value's own rule first");
+    } finally {
+      CONFIG_NODES.clear();
+    }
   });
 
   it('accepts in the download step exactly the steps of the contract', () => {

@@ -21,8 +21,9 @@ export interface RunningProduct {
   stop(): Promise<number | null>;
 }
 
-export async function startProduct(): Promise<RunningProduct> {
-  const userDir = await mkdtemp(join(tmpdir(), 'node-red-user-'));
+/** Starts `npm start`'s script in a new user folder, or in `userDir` (a second start of the same one). */
+export async function startProduct(userDir?: string): Promise<RunningProduct> {
+  userDir ??= await mkdtemp(join(tmpdir(), 'node-red-user-'));
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist', 'scripts', 'start.js')], {
     cwd: ROOT,

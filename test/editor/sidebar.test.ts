@@ -141,6 +141,52 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
     );
   });
 
+  it("keeps the tab's button in view at 1440 px beside Info and Help, its icon drawn, and in the drop-down", async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    try {
+      await page.evaluate(() => {
+        RED.menu.setSelected('menu-item-sidebar', true);
+        RED.sidebar.show('info'); // another tab active: ours is one button among the others
+      });
+      // Node-RED 4: a row of buttons beside the active tab (the rest in its drop-down); Node-RED 5: a
+      // column of tab buttons.
+      const button = page.locator('#red-ui-tab-media-enhance-link-button, [data-tab-id="media-enhance"]').first();
+      await button.waitFor({ state: 'visible', timeout: 20_000 });
+      const icon = await button.evaluate((element) => {
+        const drawn = element.querySelector<HTMLElement>('i, .red-ui-sidebar-tab-icon, .red-ui-tab-icon')!;
+        const style = getComputedStyle(drawn);
+        const box = drawn.getBoundingClientRect();
+        return {
+          classes: drawn.className,
+          mask: style.maskImage || style.webkitMaskImage,
+          width: box.width,
+          height: box.height,
+        };
+      });
+      assert.match(icon.mask, /media-enhance-sidebar\.svg/, `drawn from its own icon: ${JSON.stringify(icon)}`);
+      assert.doesNotMatch(icon.classes, /fa-square-o/, 'not the empty square Node-RED draws for a tab without one');
+      assert.ok(icon.width >= 10 && icon.height >= 10, `a visible size: ${icon.width} x ${icon.height}`);
+      await page.locator('#red-ui-sidebar').screenshot({ path: join(SCREENSHOTS, 'sidebar-tab-button.png') });
+      // Node-RED 4's drop-down of every tab draws each entry's icon class: ours is the same icon.
+      const menuButton = page.locator('#red-ui-sidebar .red-ui-tab-link-button-menu');
+      if ((await menuButton.count()) > 0) {
+        await menuButton.click();
+        const entry = page.locator('#red-ui-tabs-menu-option-media-enhance');
+        await entry.waitFor({ state: 'visible', timeout: 10_000 });
+        const entryMask = await entry.evaluate((element) => {
+          const drawn = element.querySelector<HTMLElement>('.me-sidebar-tab-icon');
+          return drawn ? getComputedStyle(drawn).maskImage || getComputedStyle(drawn).webkitMaskImage : '';
+        });
+        assert.match(entryMask, /media-enhance-sidebar\.svg/, 'the drop-down entry shows the icon');
+        await page.screenshot({ path: join(SCREENSHOTS, 'sidebar-tab-menu.png') });
+        await page.keyboard.press('Escape');
+        await page.mouse.click(5, 5);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 860 });
+    }
+  });
+
   it('shows a WAV dropped into inbox/ in flight through its stages, then as a result with its chart', async () => {
     const stages = new Set<string>();
     const uids = new Set<string>();

@@ -3,6 +3,7 @@
 // 401; one it did not match gets 404, or 405 for a known path with the wrong method.
 import assert from 'node:assert/strict';
 import { PATHS } from '../../src/contract/endpoints';
+import { ENGINE_EXTENSIONS, EXTENSIONS_PATH } from '../../src/contract/extensions';
 import { call, startTestEngine, type TestEngine } from './helpers';
 
 describe('engine: routing', () => {
@@ -55,5 +56,15 @@ describe('engine: routing', () => {
     });
     assert.equal(status, 404);
     assert.match(text, /no media with uid \\"a\/b\\"/, 'answered as a metadata request for the uid a/b');
+  });
+
+  it('declares its extensions at GET /v2/extensions, to anyone, counting against no limit', async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await call(`${engine.url}${EXTENSIONS_PATH}`);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.json, { extensions: [...ENGINE_EXTENSIONS] });
+      assert.equal(answer.headers['x-ratelimit-limit'], undefined, 'no rate limit');
+    }
+    assert.equal(await statusOf('POST', EXTENSIONS_PATH), 404, 'GET and HEAD only');
   });
 });

@@ -1,18 +1,25 @@
-// The Node-RED 5 run of `npm test`: node-red 5 needs Node >= 22.9, so this installs Node 22 (the npm
-// package `node@22`) into a temporary prefix, copies the built package into a temporary project whose
-// devDependencies name node-red 5, and runs the node tests and the browser tests there on Node 22.
-// Given test files (globs under dist/, as mocha takes them) as arguments, it runs those instead, as
-// `npm run test:editor-load` does with the editor's.
+// The Node-RED 5 run of `npm test`: node-red 5 needs Node >= 22.9. This copies the built package into a
+// temporary project whose dependencies are the ones pinned beside this file (package.json and its
+// package-lock.json: the package's own, node-red 5 and the npm package `node` 22), installs exactly those
+// with `npm ci`, and runs the node tests and the browser tests there on that Node 22. Given test files
+// (globs under dist/, as mocha takes them) as arguments, it runs those instead, as
+// `npm run test:editor-load` does with the editor's. After a change to the package's dependencies, pin
+// again: `npm install --package-lock-only` in test/node-red-5 (lockfile.test.ts says when).
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
-const NODE_RED = process.env.NODE_RED_5_VERSION ?? '^5.0.7';
-const NODE = process.env.NODE_22_VERSION ?? 'node@22';
+/** The pinned project: test/node-red-5/ in the checkout (this file runs from dist/test/node-red-5/). */
+const PINNED = join(ROOT, 'test', 'node-red-5');
 const ALL_SUITES = ['dist/test/nodes/**/*.test.js', 'dist/test/editor/**/*.test.js'];
 const SUITES = process.argv.length > 2 ? process.argv.slice(2) : ALL_SUITES;
+
+interface Manifest {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+}
 
 function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): void {
   execFileSync(command, args, { stdio: 'inherit', ...options });
@@ -22,13 +29,6 @@ function main(): void {
   const work = mkdtempSync(join(tmpdir(), 'node-red-5-'));
   let passed = false;
   try {
-    console.log(`\nNode-RED 5 run in ${work}: installing ${NODE} ...`);
-    const prefix = join(work, 'node22');
-    run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', NODE], { cwd: work });
-    const binDir = join(prefix, 'node_modules', 'node', 'bin');
-    // npm and every child process of the tests find Node 22 first.
-    const env = { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}` };
-
     const project = join(work, 'project');
     for (const entry of [
       'dist',
@@ -43,14 +43,21 @@ function main(): void {
     ]) {
       cpSync(join(ROOT, entry), join(project, entry), { recursive: true });
     }
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      devDependencies: Record<string, string>;
-    };
-    pkg.devDependencies['node-red'] = NODE_RED;
-    pkg.devDependencies['@node-red/registry'] = NODE_RED;
+    // The package's own manifest (its node-red section, its name) with the pinned dependencies, and the
+    // pinned lockfile: `npm ci` installs exactly what it names, or fails when the two disagree.
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest;
+    const pinned = JSON.parse(readFileSync(join(PINNED, 'package.json'), 'utf8')) as Manifest;
+    pkg.dependencies = pinned.dependencies;
+    pkg.devDependencies = pinned.devDependencies;
     writeFileSync(join(project, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-    console.log(`installing node-red ${NODE_RED} and the test dependencies on Node 22 ...`);
-    run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, env });
+    copyFileSync(join(PINNED, 'package-lock.json'), join(project, 'package-lock.json'));
+    console.log(
+      `\nNode-RED 5 run in ${work}: installing the pinned node-red ${pinned.devDependencies['node-red']} and Node ${pinned.devDependencies.node} ...`,
+    );
+    run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project });
+    const binDir = join(project, 'node_modules', 'node', 'bin');
+    // Every child process of the tests finds Node 22 first.
+    const env = { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}` };
     run(join(binDir, 'node'), ['--version'], { cwd: project, env });
     run(
       join(binDir, 'node'),

@@ -37,7 +37,8 @@ describe('nodes: bad input, failed media and timeouts reach Catch nodes', functi
   function flowOf(nodes: object[]): object[] {
     return [
       TAB,
-      remoteConfig(engine.url),
+      // The engine as a remote service whose config node lists no extension: as a service that declares none.
+      remoteConfig(engine.url, { extensions: 'listed' }),
       ...nodes.map((n) => ({ z: 'tab', service: 'svc', wires: [['out']], ...n })),
       { id: 'out', type: 'helper', z: 'tab' },
       ...catchAll(),

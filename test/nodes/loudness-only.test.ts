@@ -1,5 +1,6 @@
 // Loudness only in the nodes: chosen in the dialog or in msg.enhancement, run by the built-in engine,
-// refused before anything is sent for a remote service (which does not declare the extension).
+// also when it is reached as a remote service (a cluster behind a load balancer), which declares it when
+// asked; refused before anything is sent for a remote service whose config node lists it as not declared.
 import assert from 'node:assert/strict';
 import { makeWav } from '../fixtures/media';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
@@ -61,8 +62,27 @@ describe('nodes: loudness only', function () {
     assert.equal(overridden.speech_enhancement?.chain, '');
   });
 
-  it('is refused before anything is sent for a remote service, naming the member', async () => {
-    await loadFlow(flowWith(remoteConfig(engine.url), {}), { svc: { apiKey: engine.apiKey } });
+  it('runs on the built-in engine reached as a remote service, which declares it when asked (once)', async () => {
+    await loadFlow(flowWith(remoteConfig(engine.url), { model: 'LOUDNESS_ONLY' }), { svc: { apiKey: engine.apiKey } });
+    for (const name of ['jingle.wav', 'outro.wav']) {
+      const out = nextInput(helper.getNode('out'));
+      helper.getNode('file').receive({ payload: input, filename: name });
+      const params = ((await out).media as { enhancement_params: Params }).enhancement_params;
+      assert.equal(params.processing, 'loudness', name);
+    }
+    const asked = engine.requests().filter((entry) => entry.path === '/v2/extensions');
+    assert.deepEqual(
+      asked.map((entry) => [entry.method, entry.status]),
+      [['GET', 200]],
+      'the service was asked once, for both messages',
+    );
+  });
+
+  it('is refused before anything is sent for a remote service listed as not declaring it, naming the member', async () => {
+    await loadFlow(flowWith(remoteConfig(engine.url, { extensions: 'listed', declaresOutputEncoding: true }), {}), {
+      svc: { apiKey: engine.apiKey },
+    });
+    const before = engine.requests().length;
     const caught = nextInput(helper.getNode('caught'));
     helper.getNode('file').receive({
       payload: input,
@@ -72,6 +92,6 @@ describe('nodes: loudness only', function () {
     const { error } = (await caught) as { error: { code: string; message: string } };
     assert.equal(error.code, 'VALIDATION');
     assert.match(error.message, /enhancement_model: a value of the built-in engine's "loudness-only" extension/);
-    assert.equal(engine.requests().length, 0, 'nothing reached the service');
+    assert.equal(engine.requests().length, before, 'nothing reached the service');
   });
 });

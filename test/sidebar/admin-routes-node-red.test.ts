@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { request, WebSocket } from 'undici';
 import { ROOT as REPO, packPackage, spawnNodeRed, unpackPackage, waitForNodeRed } from '../fixtures/node-red-process';
 import { freePort } from '../fixtures/free-port';
+import { readUntil } from '../fixtures/read-until';
 import { makeWav } from '../fixtures/media';
 import type { ResultRow, SidebarState, StorageState } from '../../src/sidebar/state';
 import { playableType } from '../../src/sidebar/admin-routes';
@@ -151,11 +152,11 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
     const deployed = await call('POST', '/flows', adminToken, flows);
     assert.equal(deployed.status, 204, deployed.body.toString());
     // The service shows as soon as its engine listens: by its config node's id and name, on loopback.
-    let shown = await state(adminToken);
-    for (const deadline = Date.now() + 30_000; !shown.services[0]?.url && Date.now() < deadline;) {
-      await new Promise((r) => setTimeout(r, 100));
-      shown = await state(adminToken);
-    }
+    const shown = await readUntil(
+      () => state(adminToken),
+      (read) => Boolean(read.services[0]?.url),
+      'the deployed service with its engine URL',
+    );
     assert.equal(shown.services.length, 1);
     assert.equal(shown.services[0].id, 'svc');
     assert.equal(shown.services[0].name, 'studio engine');
@@ -304,9 +305,13 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
         assert.deepEqual(Object.keys(message.data as object), ['version'], 'a signal, no content');
         assert.ok(!JSON.stringify(message.data).includes('watched engine'), 'no service name');
       }
-      // The editor of a user who may read it fetches the state the signal announced.
-      const shown = await state(readerToken);
-      assert.ok(shown.services.some((service) => service.name === 'watched engine'));
+      // The editor of a user who may read it fetches the state the signals announced, and its next ones
+      // (a signal may come before the deploy's service is in the state: the editor reads again at the next).
+      await readUntil(
+        () => state(readerToken),
+        (shown) => shown.services.some((service) => service.name === 'watched engine'),
+        'the deployed service in the state a reader fetches',
+      );
     } finally {
       socket.close();
     }

@@ -14,7 +14,7 @@ import type { JobStarter } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';
 import { attachmentDisposition as contentDisposition, baseName } from '../../contract/attachment';
 import { excerpt } from '../../contract/excerpt';
-import type { DecodedRoom } from '../storage/decoded-room';
+import type { DecodedRoom } from './decoded-room';
 import { sniffMediaType } from '../storage/media-type';
 import { receiveUpload } from './multipart';
 import { writeAnswer } from './write-answer';

@@ -8,8 +8,8 @@ import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
-import { HttpError } from '../http/http-error';
 import { isDiskFull } from '../../audio/write-fully';
+import { PartUnavailableError } from '../part-unavailable';
 import { STORAGE_RETRY_AFTER_S, StorageUnavailableError, type WorkFiles } from '../storage/media-files';
 import { MediaEndedError, type MediaRecords } from '../storage/media-records';
 import type { MediaRecord, MediaStore } from '../storage/store';
@@ -143,11 +143,9 @@ export class Jobs implements JobStarter {
         this.waiting(record, why);
         throw new StorageUnavailableError(why);
       }
-      if (err instanceof StorageUnavailableError) {
+      if (err instanceof StorageUnavailableError)
         this.waiting(record, `${err.message}; the job is tried again every ${STORAGE_RETRY_AFTER_S} s`);
-        throw err;
-      }
-      if (err instanceof HttpError && err.status === 503) throw err;
+      if (err instanceof PartUnavailableError) throw err;
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
       await this.records

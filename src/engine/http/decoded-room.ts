@@ -3,9 +3,9 @@
 // every other media. Checked before the upload is accepted: a refusal is a 507 the client retries later.
 import { statfs } from 'node:fs/promises';
 import { ffprobePathFor, probeAudioShape } from '../../audio/source-encoding';
-import { HttpError } from '../http/http-error';
+import { HttpError } from './http-error';
 import { decodedBytesOf } from '../processors/decode-limits';
-import type { MediaType } from './media-type';
+import type { MediaType } from '../storage/media-type';
 
 /** How long a client should wait before sending an upload again that found no room. */
 const NO_ROOM_RETRY_AFTER_S = 60;

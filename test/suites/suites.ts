@@ -1,0 +1,80 @@
+// Which test files each `npm run test:*` script runs. Areas go by folder, so every test file has one; the
+// unit suite is named file by file: a test joins it only by being listed here, and the unit guard
+// (unit-guard.ts) fails it there if it starts a process, a server, a browser or a connection.
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+/** The checkout's root (this file runs from dist/test/suites/). */
+export const ROOT = join(__dirname, '..', '..', '..');
+
+/** Tests that start no process, server, browser or Redis: contract, DSP, limiter and poller logic. */
+export const UNIT_TESTS: readonly string[] = [
+  'test/audio/ebu-conformance.test.ts',
+  'test/bench/dnsmos.test.ts',
+  'test/bench/real-recordings.test.ts',
+  'test/bench/segmental-si-sdr.test.ts',
+  'test/bench/soak-accounting.test.ts',
+  'test/bench/stoi.test.ts',
+  'test/client/rate-limiter.test.ts',
+  'test/client/retry-decision.test.ts',
+  'test/client/status-poller.test.ts',
+  'test/cluster/outage-kinds.test.ts',
+  'test/docs/links.test.ts',
+  'test/editor/deploy-reasons.test.ts',
+  'test/editor/editor-script.test.ts',
+  'test/editor/sidebar-chart.test.ts',
+  'test/editor/sidebar-render.test.ts',
+  'test/enhance/denoiser.test.ts',
+  'test/enhance/energy-voice.test.ts',
+  'test/enhance/filters.test.ts',
+  'test/enhance/hum-detector.test.ts',
+  'test/enhance/hum-subtractor.test.ts',
+  'test/enhance/leveler.test.ts',
+  'test/enhance/resampler.test.ts',
+  'test/examples/example-flows.test.ts',
+  'test/lint.test.ts',
+  'test/node-red-5/pinned.test.ts',
+  'test/nodes/texts.test.ts',
+  'test/sidebar/play-cache.test.ts',
+  'test/sidebar/play-tickets.test.ts',
+  'test/sidebar/registry.test.ts',
+  'test/suites/suites.test.ts',
+];
+
+/** Each area's folders (and single files) under test/; `npm run test:<area>` runs the tests in them. */
+export const AREAS: Readonly<Record<string, readonly string[]>> = {
+  client: ['test/client'],
+  engine: ['test/engine', 'test/enhance', 'test/audio'],
+  nodes: ['test/nodes', 'test/sidebar', 'test/examples'],
+  editor: ['test/editor'],
+  cluster: ['test/cluster', 'test/storage'],
+  docs: ['test/docs', 'test/readme.test.ts'],
+  project: ['test/lint.test.ts', 'test/suites', 'test/node-red-5'],
+  bench: ['test/bench'],
+};
+
+/** Every test file of the checkout's sources, as `test/…/x.test.ts`, sorted. */
+export function allTests(root = ROOT): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.test.ts')) found.push(relative(root, path).split(sep).join('/'));
+    }
+  };
+  walk(join(root, 'test'));
+  return found.sort();
+}
+
+/** The area's test files: those under one of its folders, or named by it. */
+export function areaTests(area: string, root = ROOT): string[] {
+  const places = AREAS[area];
+  if (!places) throw new Error(`no test area "${area}"; the areas are ${Object.keys(AREAS).join(', ')}`);
+  return allTests(root).filter((file) => places.some((place) => file === place || file.startsWith(`${place}/`)));
+}
+
+/** Where tsc writes a test source: test/x.test.ts runs as dist/test/x.test.js. */
+export function builtPath(source: string): string {
+  return join('dist', source.replace(/\.ts$/, '.js'));
+}
