@@ -52,7 +52,7 @@ export async function probeSourceEncoding(
   wholeFileIsAudio: boolean,
 ): Promise<SourceEncoding | undefined> {
   const entries = 'stream=codec_name,sample_rate,channels,bit_rate,sample_fmt,bits_per_raw_sample:format=bit_rate';
-  const json = await probe(ffprobePath, path, format, [
+  const json = await probe(ffprobePath, path, format, undefined, [
     '-select_streams',
     'a:0',
     '-show_entries',
@@ -93,8 +93,10 @@ export async function probeAudioShape(
   ffprobePath: string,
   path: string,
   format: MediaFormat,
+  /** A bound of its own (see runChild); else the thread's. */
+  stallMs?: number,
 ): Promise<AudioShape | undefined> {
-  const json = await probe(ffprobePath, path, format, [
+  const json = await probe(ffprobePath, path, format, stallMs, [
     '-select_streams',
     'a:0',
     '-show_entries',
@@ -125,7 +127,7 @@ export function probeStreamTypes(
   path: string,
   format: MediaFormat,
 ): Promise<string[] | undefined> {
-  return probe(ffprobePath, path, format, ['-show_entries', 'stream=codec_type', '-of', 'csv=p=0']).then(
+  return probe(ffprobePath, path, format, undefined, ['-show_entries', 'stream=codec_type', '-of', 'csv=p=0']).then(
     (stdout) =>
       stdout
         .split('\n')
@@ -136,8 +138,16 @@ export function probeStreamTypes(
 }
 
 /** ffprobe's answer about `path`, opened as `format` only (see inputArgs), within the engine's time bound. */
-async function probe(ffprobePath: string, path: string, format: MediaFormat, args: string[]): Promise<string> {
-  const { stdout } = await runChild(ffprobePath, ['-v', 'error', ...args, ...inputArgs(path, format)]);
+async function probe(
+  ffprobePath: string,
+  path: string,
+  format: MediaFormat,
+  stallMs: number | undefined,
+  args: string[],
+): Promise<string> {
+  const { stdout } = await runChild(ffprobePath, ['-v', 'error', ...args, ...inputArgs(path, format)], {
+    ...(stallMs !== undefined ? { stallMs } : {}),
+  });
   return stdout.toString('utf8');
 }
 

@@ -7,6 +7,12 @@ import { HttpError } from './http-error';
 import { decodedBytesOf } from '../processors/decode-limits';
 import type { MediaType } from '../storage/media-type';
 
+/**
+ * Longest the probe of an upload may take: the client waits for its answer meanwhile. Reading headers
+ * takes milliseconds; a probe that takes longer counts the file's own size (the decode is bounded anyway).
+ */
+const PROBE_STALL_MS = 5_000;
+
 /** How long a client should wait before sending an upload again that found no room. */
 const NO_ROOM_RETRY_AFTER_S = 60;
 
@@ -44,7 +50,7 @@ export class DecodedRoom {
   private async decodedBytes(type: MediaType, size: number, localPath: string | undefined): Promise<number> {
     if (type.ext === 'wav') return size;
     const shape = localPath
-      ? await probeAudioShape(ffprobePathFor(this.options.ffmpegPath), localPath, type.ext)
+      ? await probeAudioShape(ffprobePathFor(this.options.ffmpegPath), localPath, type.ext, PROBE_STALL_MS)
       : undefined;
     const declared = shape ? decodedBytesOf(shape) : undefined;
     return Math.min(declared ?? size, this.options.maxDecodedBytes);
