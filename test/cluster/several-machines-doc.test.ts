@@ -88,8 +88,8 @@ describe('docs/several-machines.md: "Try it on one machine", as written', functi
       return undefined;
     }
     const child = spawn('bash', ['-c', line.replace(/&\s*$/, '')], { cwd: ROOT, env, detached: true });
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     running.push(child);
     return child;
   }
