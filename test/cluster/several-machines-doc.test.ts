@@ -88,8 +88,8 @@ describe('docs/several-machines.md: "Try it on one machine", as written', functi
       return undefined;
     }
     const child = spawn('bash', ['-c', line.replace(/&\s*$/, '')], { cwd: ROOT, env, detached: true });
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     running.push(child);
     return child;
   }
@@ -117,7 +117,11 @@ describe('docs/several-machines.md: "Try it on one machine", as written', functi
     for (const line of lines) {
       const child = runLine(line);
       if (line.startsWith('redis-server'))
-        await readUntil(() => output, (text) => /Ready to accept connections/.test(text), 'Redis ready');
+        await readUntil(
+          () => output,
+          (text) => /Ready to accept connections/.test(text),
+          'Redis ready',
+        );
       if (child && /media-enhance-engine/.test(line)) engines.push(child);
     }
     for (const port of [ports[8601], ports[8602]])
