@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { enhanceWavFile } from '../src/enhance/chain';
 import { HOP, STFT_DELAY } from '../src/enhance/dfn-frames';
 import { DF_BINS, ERB_BANDS } from '../src/enhance/dfn-features';
-import { runDfn } from '../src/enhance/dfn-model';
-import { DEFAULT_BLOCKING } from '../src/enhance/dfn-stream';
+import { DfnNetwork } from '../src/enhance/dfn-model';
+import { DEFAULT_CHUNK } from '../src/enhance/dfn-stream';
 import { speechLike, writeWavFile } from '../test/fixtures/audio';
 import type { BenchReport } from './run';
 
@@ -25,13 +25,11 @@ async function seconds(task: () => Promise<unknown>): Promise<number> {
 /** The network alone over the runs the chain makes for SECONDS of audio (features of zeros: the cost is the same). */
 async function networkAlone(): Promise<void> {
   const frames = Math.ceil((SECONDS * RATE + STFT_DELAY) / HOP) + 2;
-  const longest = DEFAULT_BLOCKING.warmup + DEFAULT_BLOCKING.block + 2;
-  const erb = new Float32Array(longest * ERB_BANDS);
-  const spec = new Float32Array(longest * 2 * DF_BINS);
-  for (let done = 0; done < frames; done += DEFAULT_BLOCKING.block) {
-    const first = Math.max(0, done - DEFAULT_BLOCKING.warmup);
-    await runDfn(erb, spec, Math.min(frames, done + DEFAULT_BLOCKING.block) + 2 - first);
-  }
+  const network = await DfnNetwork.create();
+  const erb = new Float32Array(DEFAULT_CHUNK * ERB_BANDS);
+  const spec = new Float32Array(DEFAULT_CHUNK * 2 * DF_BINS);
+  for (let done = 0; done < frames; done += DEFAULT_CHUNK)
+    await network.run(erb, spec, Math.min(DEFAULT_CHUNK, frames - done));
 }
 
 export async function run(): Promise<BenchReport> {
@@ -63,7 +61,7 @@ export async function run(): Promise<BenchReport> {
       ],
       writtenAlone: true,
       notes: [
-        `${SECONDS} s of speech-like signal; the network runs in ${DEFAULT_BLOCKING.block / 100} s blocks with ${DEFAULT_BLOCKING.warmup / 100} s of warm-up each, as in the chain.`,
+        `${SECONDS} s of speech-like signal; the network runs in chunks of ${DEFAULT_CHUNK} frames, as in the chain.`,
         'The chain includes reading and writing the files, the high-pass, hum search, the voice read from the denoised energy and the leveler.',
       ],
     };

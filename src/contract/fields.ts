@@ -7,6 +7,7 @@ import {
   EXTENSION_OF,
   LOSSLESS_AUDIO,
   SAMPLE_RATES_HZ,
+  type LOUDNESS_ONLY_MODEL,
   type OutputEncodingSettings,
 } from './extensions';
 // The field rules of the service interface (docs/interface.md#fields-and-bounds), written once.
@@ -24,6 +25,8 @@ export const STEPS = ['ENHANCED', 'PRE'] as const;
 export const SETTINGS_MODELS = [...MODELS, ...EXTENSION_MODELS.keys()] as readonly string[];
 
 export type Model = (typeof MODELS)[number];
+/** What `enhancement_model` may name: a model of the interface, or LOUDNESS_ONLY where a service declares it. */
+export type SettingsModel = Model | typeof LOUDNESS_ONLY_MODEL;
 export type TranscodeKind = (typeof TRANSCODE_KINDS)[number];
 export type Step = (typeof STEPS)[number];
 
@@ -65,7 +68,7 @@ export interface EnhancementSettings extends OutputEncodingSettings {
   true_peak?: number;
   enhancement_level?: number;
   /** A Model, or an extension's value such as LOUDNESS_ONLY. */
-  enhancement_model?: Model | 'LOUDNESS_ONLY';
+  enhancement_model?: SettingsModel;
   /** v2 uploads only. */
   transcode?: TranscodeKind;
 }

@@ -16,7 +16,9 @@ import { Health } from './http/health';
 import { LocalRecords } from './storage/media-records';
 import { startCluster } from './cluster/cluster';
 
-export type { EngineOptions, AccessLogEntry, ServerLimits } from './options';
+export type { EngineOptions } from './options';
+export type { AccessLogEntry } from './http/access-log';
+export type { ServerLimits } from './http/server-limits';
 export type { FaultOptions } from './faults';
 export type { RemovedMedia, RetentionOptions } from './storage/retention';
 export type { DiskUse } from './storage/disk-use';

@@ -1,8 +1,10 @@
 // What the speech-enhancement chain is asked to do and what it reports: shared by the chain, the
 // engine's processor and the benchmarks.
 
-/** The interface's `enhancement_model` (v1: `model_arch`): each names a chain, lightest first. */
-export type EnhancementModel = 'FINCH' | 'LARK' | 'LARK_V2';
+import type { Model } from '../contract/fields';
+
+/** The interface's `enhancement_model` (v1: `model_arch`), as the contract names them: each names a chain, lightest first. */
+export type EnhancementModel = Model;
 
 /** The noise reduction a chain runs: RNNoise (fast) or DeepFilterNet3 (the better, four times slower). */
 export type NoiseReducer = 'RNNoise' | 'DeepFilterNet3';

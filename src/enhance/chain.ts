@@ -24,6 +24,7 @@ import { FrameTrack } from './frame-track';
 import { voiceFromEnergy } from './energy-voice';
 import { LevelerGain, planLeveler, type LevelerFigures, type LevelerPlan } from './leveler';
 import { preGainDb, surveyChannels } from './channel-survey';
+import type { OnnxRuntimeKind } from './onnx-runtimes';
 
 export interface EnhanceRun {
   /** Threads the chain may use for one file's channels, its own included (default 1). */
@@ -40,6 +41,8 @@ export interface EnhanceRun {
 export interface EnhanceReport {
   stages: ChainStages;
   noiseReducer: NoiseReducer;
+  /** The ONNX runtime DeepFilterNet3 ran on ('native': onnxruntime-node; 'wasm': WebAssembly); RNNoise is 'wasm'. */
+  runtime: OnnxRuntimeKind;
   /** RNNoise: the share of the denoised signal (0..1); 1 for DeepFilterNet3. */
   wet: number;
   /** DeepFilterNet3: the most noise was pulled down (dB); null without a cap or with RNNoise. */
@@ -111,6 +114,8 @@ export async function enhanceWavFile(
     return {
       stages,
       noiseReducer: reducer,
+      // Every thread finds the same runtime; one that ran natively says so.
+      runtime: results.some((result) => result.runtime === 'native') ? 'native' : 'wasm',
       wet,
       attenuationCapDb: stages.denoise && reducer === 'DeepFilterNet3' && Number.isFinite(capDb) ? capDb : null,
       highPassHz: filters.highPassHz,

@@ -12,6 +12,7 @@ import { DfnChannelDenoiser } from './dfn-channel-denoiser';
 import { buildChannelFilters, type FilterPlan } from './filter-plan';
 import { FrameTrack, type SerializedTrack } from './frame-track';
 import { HumSubtractor } from './hum-subtractor';
+import type { OnnxRuntimeKind } from './onnx-runtimes';
 import { loadRnnoise, RNNOISE_FRAME, RNNOISE_RATE } from './rnnoise';
 
 export interface ChannelTask {
@@ -40,6 +41,8 @@ export interface ChannelTaskResult {
   outputPath: string;
   channels: number[];
   track?: SerializedTrack;
+  /** The ONNX runtime DeepFilterNet3 ran on (RNNoise is WebAssembly only). */
+  runtime?: OnnxRuntimeKind;
 }
 
 export const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
@@ -51,6 +54,7 @@ export async function runChannelTask(
 ): Promise<ChannelTaskResult> {
   const source = await openWav(task.inputPath);
   const denoisers: StreamDenoiser[] = [];
+  let runtime: OnnxRuntimeKind | undefined;
   let writer: WavWriter | undefined;
   try {
     const { sampleRate, channelMask } = source.layout;
@@ -68,8 +72,16 @@ export async function runChannelTask(
         ? undefined
         : new FrameTrack(Math.ceil((source.layout.frames * RNNOISE_RATE) / sampleRate / RNNOISE_FRAME) + 1);
     if (track && task.reducer === 'DeepFilterNet3') {
-      for (let i = 0; i < count; i++)
-        denoisers.push(await DfnChannelDenoiser.create(sampleRate, task.capDb ?? Infinity, track, task.preGainDb ?? 0));
+      for (let i = 0; i < count; i++) {
+        const denoiser = await DfnChannelDenoiser.create(
+          sampleRate,
+          task.capDb ?? Infinity,
+          track,
+          task.preGainDb ?? 0,
+        );
+        runtime = denoiser.runtime;
+        denoisers.push(denoiser);
+      }
     } else if (track) {
       const rnnoise = await loadRnnoise();
       for (let i = 0; i < count; i++)
@@ -107,7 +119,7 @@ export async function runChannelTask(
     }
     await writer.finish();
     writer = undefined;
-    return { outputPath: task.outputPath, channels: task.channels, track: track?.serialize() };
+    return { outputPath: task.outputPath, channels: task.channels, track: track?.serialize(), runtime };
   } catch (err) {
     await writer?.abort();
     throw err;

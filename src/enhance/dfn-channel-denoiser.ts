@@ -1,8 +1,9 @@
-// One channel through DeepFilterNet3, streamed: to 48 kHz, the network in blocks (dfn-stream), back to
+// One channel through DeepFilterNet3, streamed: to 48 kHz, the network frame by frame (dfn-stream), back to
 // the file's rate; output sample n is input sample n. Per 10 ms frame the frame track gets the energy
 // before and after; its voice is left for the chain to find in the denoised energy (energy-voice.ts).
 import { DFN_RATE, HOP } from './dfn-frames';
 import { DfnStream } from './dfn-stream';
+import type { OnnxRuntimeKind } from './onnx-runtimes';
 import type { FrameTrack } from './frame-track';
 import { StreamResampler } from './resampler';
 
@@ -43,6 +44,11 @@ export class DfnChannelDenoiser {
       resample ? await StreamResampler.create(sampleRate, DFN_RATE) : undefined,
       resample ? await StreamResampler.create(DFN_RATE, sampleRate) : undefined,
     );
+  }
+
+  /** The ONNX runtime the network runs on. */
+  get runtime(): OnnxRuntimeKind {
+    return this.stream.runtime;
   }
 
   /** Takes `frames` samples at the file's rate; returns the output ready so far (valid until the next call). */

@@ -1,11 +1,15 @@
-// DeepFilterNet3's network (models/deepfilternet3: its encoder, ERB decoder and deep-filter decoder as
-// three ONNX graphs) run by onnxruntime-web's WebAssembly build on one thread. The sessions are made
-// once per thread, on first use, reused by every job, and released when the thread's work ends
-// (releaseDfnModel). The graphs take a whole sequence of frames and keep no state between calls.
+// DeepFilterNet3's network run frame by frame: the stateful forms of its three graphs (encoder, ERB
+// decoder, deep-filter decoder; models/deepfilternet3/*_stateful.onnx, derived from the shipped graphs by
+// scripts/dfn-stateful-graphs.ts) take a chunk of new frames and the state the previous chunk left (each
+// GRU's hidden state and the frames each looking-back convolution still needs), and give the chunk's
+// outputs and the next state. A run in chunks of any size equals one run over the whole sequence.
+//
+// The sessions are made once per thread and runtime, on first use, shared by every signal of the thread
+// (each DfnNetwork holds its own state), and released when the thread's work ends (releaseDfnModel).
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { InferenceSession, Tensor } from 'onnxruntime-web';
 import { DF_BINS, ERB_BANDS } from './dfn-features';
+import { loadOnnxRuntime, nativeRuntime, type OnnxRuntimeKind } from './onnx-runtimes';
 
 export const MODEL_DIR = join(__dirname, '..', '..', '..', 'models', 'deepfilternet3');
 /** Deep-filter taps per bin, each a complex coefficient. */
@@ -25,74 +29,122 @@ export interface DfnOutputs {
 }
 
 interface Sessions {
+  runtime: OnnxRuntimeKind;
   encoder: InferenceSession;
   erbDecoder: InferenceSession;
   dfDecoder: InferenceSession;
   TensorOf: typeof Tensor;
 }
 
-let sessions: Promise<Sessions> | undefined;
-/** How many times this thread has made the sessions (once, unless released). */
+const sessions = new Map<OnnxRuntimeKind, Promise<Sessions>>();
+/** How many times this thread has made sessions (once per runtime, unless released). */
 let loads = 0;
 /** Runs one at a time: a session is not to be run twice at once. */
 let queue: Promise<unknown> = Promise.resolve();
 
-function loadSessions(): Promise<Sessions> {
-  sessions ??= (async () => {
-    loads++;
-    const ort = await import('onnxruntime-web');
-    // The engine's worker threads are the parallelism: one WebAssembly thread per session, in this
-    // thread (no proxy worker), the runtime's files read from its own package folder, never fetched.
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.proxy = false;
-    ort.env.wasm.wasmPaths = `${pathToFileURL(join(require.resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'), '..')).href}/`;
-    const options: InferenceSession.SessionOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
-    const open = (name: string) => ort.InferenceSession.create(join(MODEL_DIR, `${name}.onnx`), options);
-    return {
-      encoder: await open('enc'),
-      erbDecoder: await open('erb_dec'),
-      dfDecoder: await open('df_dec'),
-      TensorOf: ort.Tensor,
-    };
-  })();
-  sessions.catch(() => (sessions = undefined));
-  return sessions;
+function loadSessions(asked: OnnxRuntimeKind | 'auto'): Promise<Sessions> {
+  const kind = asked === 'auto' ? (nativeRuntime().available ? 'native' : 'wasm') : asked;
+  let loading = sessions.get(kind);
+  if (!loading) {
+    loading = (async () => {
+      loads++;
+      const runtime = await loadOnnxRuntime(kind);
+      const open = (name: string) => runtime.open(join(MODEL_DIR, `${name}_stateful.onnx`));
+      return {
+        runtime: runtime.kind,
+        encoder: await open('enc'),
+        erbDecoder: await open('erb_dec'),
+        dfDecoder: await open('df_dec'),
+        TensorOf: runtime.Tensor,
+      };
+    })();
+    sessions.set(kind, loading);
+    loading.catch(() => sessions.delete(kind));
+  }
+  return loading;
 }
 
-/** Whether this thread holds the sessions now, and how often it made them (for the tests of reuse and release). */
+/** Whether this thread holds sessions now, and how often it made them (for the tests of reuse and release). */
 export function dfnModelState(): { loaded: boolean; loads: number } {
-  return { loaded: sessions !== undefined, loads };
+  return { loaded: sessions.size > 0, loads };
 }
 
-/**
- * Runs the network on `frames` frames: `erb` holds frames x ERB_BANDS features, `spec` the complex
- * features as 2 planes (re, then im) of frames x DF_BINS.
- */
-export function runDfn(erb: Float32Array, spec: Float32Array, frames: number): Promise<DfnOutputs> {
-  const run = queue.then(async () => {
-    const { encoder, erbDecoder, dfDecoder, TensorOf } = await loadSessions();
-    const encoded = await encoder.run({
-      feat_erb: new TensorOf('float32', erb.subarray(0, frames * ERB_BANDS), [1, 1, frames, ERB_BANDS]),
-      feat_spec: new TensorOf('float32', spec.subarray(0, 2 * frames * DF_BINS), [1, 2, frames, DF_BINS]),
+/** The state inputs of a session (named `<state>.in`), each to be fed from its `<state>.out`. */
+function stateInputs(session: InferenceSession): { name: string; dims: number[] }[] {
+  return session.inputMetadata
+    .filter((input) => input.name.endsWith('.in'))
+    .map((input) => {
+      if (!input.isTensor) throw new Error(`${input.name}: not a tensor`);
+      return { name: input.name, dims: input.shape.map(Number) };
     });
-    const { e0, e1, e2, e3, emb, c0, lsnr } = encoded;
-    const [{ m }, { coefs }] = [await erbDecoder.run({ emb, e3, e2, e1, e0 }), await dfDecoder.run({ emb, c0 })];
-    return {
-      frames,
-      mask: m.data as Float32Array,
-      coefs: coefs.data as Float32Array,
-      lsnr: lsnr.data as Float32Array,
-    };
-  });
-  queue = run.catch(() => undefined);
-  return run;
+}
+
+/** The network over one signal: feed it the signal's frames in order, in chunks of any size. */
+export class DfnNetwork {
+  /** The state each graph's next run takes, by input name (zeros before the first run). */
+  private readonly state = new Map<string, Tensor>();
+
+  private constructor(private readonly sessions: Sessions) {
+    const { encoder, erbDecoder, dfDecoder, TensorOf } = sessions;
+    for (const session of [encoder, erbDecoder, dfDecoder])
+      for (const { name, dims } of stateInputs(session))
+        this.state.set(name, new TensorOf('float32', new Float32Array(dims.reduce((a, b) => a * b, 1)), dims));
+  }
+
+  /** `runtime`: 'auto' takes the native runtime where it is installed, else WebAssembly. */
+  static async create(runtime: OnnxRuntimeKind | 'auto' = 'auto'): Promise<DfnNetwork> {
+    return new DfnNetwork(await loadSessions(runtime));
+  }
+
+  /** The runtime that runs this network. */
+  get runtime(): OnnxRuntimeKind {
+    return this.sessions.runtime;
+  }
+
+  /**
+   * Runs the network on the next `frames` frames: `erb` holds frames x ERB_BANDS features, `spec` the
+   * complex features as 2 planes (re, then im) of frames x DF_BINS.
+   */
+  run(erb: Float32Array, spec: Float32Array, frames: number): Promise<DfnOutputs> {
+    const run = queue.then(async () => {
+      const { encoder, erbDecoder, dfDecoder, TensorOf } = this.sessions;
+      const encoded = await encoder.run({
+        feat_erb: new TensorOf('float32', erb.subarray(0, frames * ERB_BANDS), [1, 1, frames, ERB_BANDS]),
+        feat_spec: new TensorOf('float32', spec.subarray(0, 2 * frames * DF_BINS), [1, 2, frames, DF_BINS]),
+        ...this.statesOf(encoder),
+      });
+      const { e0, e1, e2, e3, emb, c0, lsnr } = encoded;
+      const erbDecoded = await erbDecoder.run({ emb, e3, e2, e1, e0, ...this.statesOf(erbDecoder) });
+      const dfDecoded = await dfDecoder.run({ emb, c0, ...this.statesOf(dfDecoder) });
+      for (const outputs of [encoded, erbDecoded, dfDecoded]) this.keepStates(outputs);
+      return {
+        frames,
+        mask: erbDecoded.m.data as Float32Array,
+        coefs: dfDecoded.coefs.data as Float32Array,
+        lsnr: lsnr.data as Float32Array,
+      };
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private statesOf(session: InferenceSession): Record<string, Tensor> {
+    const feeds: Record<string, Tensor> = {};
+    for (const name of session.inputNames) if (name.endsWith('.in')) feeds[name] = this.state.get(name)!;
+    return feeds;
+  }
+
+  private keepStates(outputs: InferenceSession.OnnxValueMapType): void {
+    for (const [name, value] of Object.entries(outputs))
+      if (name.endsWith('.out')) this.state.set(`${name.slice(0, -'.out'.length)}.in`, value);
+  }
 }
 
 /** Frees the sessions of this thread (the next run loads them again). */
 export async function releaseDfnModel(): Promise<void> {
-  const loading = sessions;
-  sessions = undefined;
+  const loading = [...sessions.values()];
+  sessions.clear();
   await queue;
-  const loaded = await loading?.catch(() => undefined);
-  if (loaded) await Promise.all([loaded.encoder.release(), loaded.erbDecoder.release(), loaded.dfDecoder.release()]);
+  for (const loaded of await Promise.all(loading.map((l) => l.catch(() => undefined))))
+    if (loaded) await Promise.all([loaded.encoder.release(), loaded.erbDecoder.release(), loaded.dfDecoder.release()]);
 }

@@ -1,29 +1,27 @@
-// DeepFilterNet3 on one 48 kHz signal, streamed in blocks with flat memory. The network keeps no state
-// between calls, so each block is run with WARMUP frames of the features before it, for its recurrent
-// layers to settle as they would have in one run over the whole file; only the block's own frames are
-// used. The features' running normalisations are carried across blocks exactly (they are computed
-// here, frame by frame), after settling on the file's first seconds (PRIME_FRAMES). Output sample n is
-// input sample n (the STFT's delay is taken off).
+// DeepFilterNet3 on one 48 kHz signal, streamed with flat memory: the network (dfn-model, stateful) runs
+// on each chunk of frames as it is analysed, carrying its state from chunk to chunk, so the output is
+// that of one run over the whole file whatever the chunk. The features' running normalisations are
+// computed here, frame by frame, after settling on the file's first seconds (PRIME_FRAMES). Output
+// sample n is input sample n (the STFT's delay is taken off).
 import { Analysis, BINS, HOP, STFT_DELAY, Synthesis } from './dfn-frames';
 import { DF_BINS, ERB_BANDS, FeatureExtractor } from './dfn-features';
 import { applyDfnOutputs, DF_LOOKAHEAD, keptShare } from './dfn-filter';
-import { CONV_LOOKAHEAD, DF_ORDER, runDfn, type DfnOutputs } from './dfn-model';
+import { CONV_LOOKAHEAD, DF_ORDER, DfnNetwork, type DfnOutputs } from './dfn-model';
+import type { OnnxRuntimeKind } from './onnx-runtimes';
 import { RealFft } from './real-fft';
 
-export interface DfnBlocking {
-  /** Frames (10 ms) enhanced per run of the network. */
-  block: number;
-  /** Frames run before a block's own for the network's state to settle. */
-  warmup: number;
-}
-
 /**
- * Chosen by measurement on 63 s of speech in white noise (5 dB SNR), block-wise against one run over the
- * whole file: the recurrent layers forget slowly, so 2 s of warm-up gave -33.9 dB, 4 s -34.9 dB, 6 s
- * -37.3 dB, 10 s -39.4 dB and 15 s -41.2 dB (30 s blocks). 30 s blocks keep the 15 s warm-up to half
- * again the network's time.
+ * Frames (10 ms) per run of the network. Chosen by measurement (bench/dfn-chunk.bench.ts): the cost per
+ * frame falls steeply up to tens of frames and little after; memory is a few frames' activations.
  */
-export const DEFAULT_BLOCKING: DfnBlocking = { block: 3000, warmup: 1500 };
+export const DEFAULT_CHUNK = 100;
+
+export interface DfnStreamOptions {
+  /** Frames per run of the network (any size gives the same output). */
+  chunk?: number;
+  /** The ONNX runtime: 'auto' takes the native one where it is installed. */
+  runtime?: OnnxRuntimeKind | 'auto';
+}
 
 /**
  * Frames (2 s) whose spectra settle the running normalisations before the first features are made. From
@@ -35,7 +33,9 @@ export const DEFAULT_BLOCKING: DfnBlocking = { block: 3000, warmup: 1500 };
 export const PRIME_FRAMES = 200;
 
 /** Frames the network must have seen past a frame before that frame can be enhanced. */
-const LOOKAHEAD = Math.max(CONV_LOOKAHEAD, DF_LOOKAHEAD);
+const LOOKAHEAD = CONV_LOOKAHEAD;
+// The deep filter's taps past spectrum t are analysed by the time the network's row for t is.
+if (DF_LOOKAHEAD > CONV_LOOKAHEAD) throw new Error('the deep filter looks further ahead than the network');
 const ZERO_SPECTRUM = new Float32Array(2 * BINS);
 
 export class DfnStream {
@@ -52,13 +52,15 @@ export class DfnStream {
   /** What a run is given: features laid out as the network's tensors. */
   private readonly erbInput: Float32Array;
   private readonly specInput: Float32Array;
-  private readonly chunk = new Float32Array(HOP);
+  private readonly hop = new Float32Array(HOP);
   private filled = 0;
   /** Spectra analysed so far. */
   private analysed = 0;
   /** Whether the running normalisations have settled (features are made from then on). */
   private primed = false;
-  /** Spectra enhanced and synthesized so far. */
+  /** Frames the network has run over so far. */
+  private ran = 0;
+  /** Spectra enhanced and synthesized so far (the network's row t + CONV_LOOKAHEAD enhances spectrum t). */
   private enhanced = 0;
   private readonly enhancedSpectrum = new Float32Array(2 * BINS);
   private readonly synthesized = new Float32Array(HOP);
@@ -72,24 +74,35 @@ export class DfnStream {
 
   private constructor(
     private readonly fft: RealFft,
-    private readonly blocking: DfnBlocking,
+    private readonly network: DfnNetwork,
+    private readonly chunk: number,
     capDb: number,
   ) {
     this.analysis = new Analysis(fft);
     this.synthesis = new Synthesis(fft);
     this.kept = keptShare(capDb);
-    this.capacity = Math.max(blocking.warmup + blocking.block, PRIME_FRAMES) + LOOKAHEAD + 1;
+    // The frames not run yet (up to a chunk, or all of them until priming) and the taps before them.
+    this.capacity = Math.max(chunk, PRIME_FRAMES) + 2 * LOOKAHEAD + 1;
     this.erb = new Float32Array(this.capacity * ERB_BANDS);
     this.re = new Float32Array(this.capacity * DF_BINS);
     this.im = new Float32Array(this.capacity * DF_BINS);
     this.spectra = new Float32Array(this.capacity * 2 * BINS);
-    this.erbInput = new Float32Array(this.capacity * ERB_BANDS);
-    this.specInput = new Float32Array(this.capacity * 2 * DF_BINS);
+    this.erbInput = new Float32Array(chunk * ERB_BANDS);
+    this.specInput = new Float32Array(chunk * 2 * DF_BINS);
   }
 
   /** `capDb`: the most noise is pulled down (Infinity: no cap). */
-  static async create(capDb = Infinity, blocking = DEFAULT_BLOCKING): Promise<DfnStream> {
-    return new DfnStream(await RealFft.create(2 * (BINS - 1)), blocking, capDb);
+  static async create(capDb = Infinity, options: DfnStreamOptions = {}): Promise<DfnStream> {
+    const chunk = options.chunk ?? DEFAULT_CHUNK;
+    if (!Number.isInteger(chunk) || chunk < 1)
+      throw new RangeError(`chunk: ${chunk} is not a whole number of frames >= 1`);
+    const network = await DfnNetwork.create(options.runtime ?? 'auto');
+    return new DfnStream(await RealFft.create(2 * (BINS - 1)), network, chunk, capDb);
+  }
+
+  /** The ONNX runtime the network runs on. */
+  get runtime(): OnnxRuntimeKind {
+    return this.network.runtime;
   }
 
   /** Takes `frames` samples; returns the enhanced output ready so far (a view, valid until the next call). */
@@ -107,7 +120,7 @@ export class DfnStream {
     const wanted = Math.ceil((this.inputSamples + STFT_DELAY) / HOP) + LOOKAHEAD;
     while (this.analysed < wanted) await this.feed(new Float32Array(HOP - this.filled));
     this.prime();
-    await this.enhanceUpTo(this.analysed - LOOKAHEAD);
+    await this.runNetwork(this.analysed);
     return this.emit();
   }
 
@@ -118,21 +131,20 @@ export class DfnStream {
   private async feed(samples: Float32Array): Promise<void> {
     for (let offset = 0; offset < samples.length;) {
       const n = Math.min(HOP - this.filled, samples.length - offset);
-      this.chunk.set(samples.subarray(offset, offset + n), this.filled);
+      this.hop.set(samples.subarray(offset, offset + n), this.filled);
       this.filled += n;
       offset += n;
       if (this.filled < HOP) continue;
       this.filled = 0;
       this.analyse();
       if (this.analysed === PRIME_FRAMES) this.prime();
-      if (this.primed && this.analysed - LOOKAHEAD - this.enhanced >= this.blocking.block)
-        await this.enhanceUpTo(this.analysed - LOOKAHEAD);
+      if (this.primed && this.analysed - this.ran >= this.chunk) await this.runNetwork(this.analysed);
     }
   }
 
   private analyse(): void {
     const slot = this.analysed % this.capacity;
-    this.analysis.push(this.chunk, this.spectrum(slot));
+    this.analysis.push(this.hop, this.spectrum(slot));
     if (this.primed) this.makeFeatures(slot);
     this.analysed++;
   }
@@ -160,19 +172,24 @@ export class DfnStream {
     );
   }
 
-  /** Runs the network over the frames from WARMUP before the first not enhanced yet, and enhances up to `end`. */
-  private async enhanceUpTo(end: number): Promise<void> {
-    if (end <= this.enhanced) return;
-    const first = Math.max(0, this.enhanced - this.blocking.warmup);
-    const count = end + CONV_LOOKAHEAD - first;
-    for (let i = 0; i < count; i++) {
-      const slot = (first + i) % this.capacity;
-      this.erbInput.set(this.erb.subarray(slot * ERB_BANDS, (slot + 1) * ERB_BANDS), i * ERB_BANDS);
-      this.specInput.set(this.re.subarray(slot * DF_BINS, (slot + 1) * DF_BINS), i * DF_BINS);
-      this.specInput.set(this.im.subarray(slot * DF_BINS, (slot + 1) * DF_BINS), (count + i) * DF_BINS);
+  /** Runs the network on the frames up to `end`, a chunk at a time, and enhances the spectra each run completes. */
+  private async runNetwork(end: number): Promise<void> {
+    while (this.ran < end) {
+      const first = this.ran;
+      const count = Math.min(this.chunk, end - first);
+      for (let i = 0; i < count; i++) {
+        const slot = (first + i) % this.capacity;
+        this.erbInput.set(this.erb.subarray(slot * ERB_BANDS, (slot + 1) * ERB_BANDS), i * ERB_BANDS);
+        this.specInput.set(this.re.subarray(slot * DF_BINS, (slot + 1) * DF_BINS), i * DF_BINS);
+        this.specInput.set(this.im.subarray(slot * DF_BINS, (slot + 1) * DF_BINS), (count + i) * DF_BINS);
+      }
+      const outputs = await this.network.run(this.erbInput, this.specInput, count);
+      this.ran += count;
+      for (let row = 0; row < count; row++) {
+        const t = first + row - CONV_LOOKAHEAD;
+        if (t >= 0) this.enhance(t, outputs, row);
+      }
     }
-    const outputs = await runDfn(this.erbInput, this.specInput, count);
-    for (let t = this.enhanced; t < end; t++) this.enhance(t, outputs, t + CONV_LOOKAHEAD - first);
   }
 
   private enhance(t: number, outputs: DfnOutputs, row: number): void {

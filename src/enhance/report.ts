@@ -32,6 +32,7 @@ export function enhancementParams(model: EnhancementModel, report: EnhanceReport
         ? null
         : {
             engine: report.noiseReducer,
+            runtime: report.runtime,
             ...(report.noiseReducer === 'RNNoise'
               ? { wet_percent: round(report.wet * 100, 0) }
               : { attenuation_limit_db: report.attenuationCapDb === null ? null : round(report.attenuationCapDb, 1) }),

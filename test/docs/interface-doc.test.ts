@@ -30,7 +30,8 @@ import {
 import { BITRATE_KBPS, BITRATE_MODES, EXTENSION_OF, SAMPLE_RATES_HZ } from '../../src/contract/extensions';
 import { METADATA_WAIT_HEADER, METADATA_WAIT_PARAM } from '../../src/contract/metadata-wait';
 import { METADATA_WAIT_S as LOCAL_ENGINE_METADATA_WAIT_S } from '../../src/nodes/local-engine';
-import { DEFAULT_SERVER_LIMITS, resolveEngineOptions } from '../../src/engine/options';
+import { DEFAULT_SERVER_LIMITS } from '../../src/engine/http/server-limits';
+import { resolveEngineOptions } from '../../src/engine/options';
 import { KEY, startTestEngine, type TestEngine } from '../fixtures/test-engine';
 
 const ROOT = join(__dirname, '..', '..', '..');

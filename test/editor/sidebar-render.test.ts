@@ -137,6 +137,7 @@ function engineParams(noiseReducer: 'RNNoise' | 'DeepFilterNet3' = 'DeepFilterNe
     ...enhancementParams('LARK_V2', {
       stages: { denoise: true, highpass: true, leveler: true, humRemoval: true },
       noiseReducer,
+      runtime: noiseReducer === 'RNNoise' ? 'wasm' : 'native',
       wet: noiseReducer === 'RNNoise' ? 0.8 : 1,
       attenuationCapDb: noiseReducer === 'RNNoise' ? null : 20,
       highPassHz: 80,
@@ -377,7 +378,9 @@ describe('sidebar: what the tab shows', () => {
     };
     const text = textOf(renderDetail(t, detail, { width: 300, height: 165 }));
     assert.ok(
-      text.includes('noise reduction: RNNoise, 80% of the denoised signal, noise floor lowered by 11.3 dB'),
+      text.includes(
+        'noise reduction: RNNoise on WebAssembly, 80% of the denoised signal, noise floor lowered by 11.3 dB',
+      ),
       text,
     );
   });
@@ -395,7 +398,7 @@ describe('sidebar: what the tab shows', () => {
       'model: LARK_V2',
       'high-pass filter at 80 Hz',
       'hum removal: 50 Hz mains, harmonics subtracted at 50, 100, 150 Hz',
-      'noise reduction: DeepFilterNet3, attenuation limited to 20.0 dB, noise floor lowered by 11.3 dB',
+      'noise reduction: DeepFilterNet3 on the native ONNX runtime, attenuation limited to 20.0 dB, noise floor lowered by 11.3 dB',
       'speech leveler: gain -3.1 to +6.2 dB, speech in 84% of the file',
       'loudness: gain +9.1 dB, true-peak limiter up to 1.3 dB',
       'integrated -27.4 LUFS -16.0 LUFS',

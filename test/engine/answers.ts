@@ -63,6 +63,7 @@ export interface SpeechEnhancementReport {
   } | null;
   noise_reduction: {
     engine: string;
+    runtime: 'native' | 'wasm';
     wet_percent?: number;
     attenuation_limit_db?: number | null;
     noise_floor_reduction_db: number | null;

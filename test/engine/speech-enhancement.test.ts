@@ -9,6 +9,7 @@ import { ffmpegLoudness } from '../fixtures/ffmpeg';
 import { rms } from '../enhance/speech-sample';
 import { hum, mix, readWav, speechAt, whiteNoise } from '../enhance/test-media';
 import { call, KEY, settled, startTestEngine, upload, type TestEngine } from './helpers';
+import { nativeRuntime } from '../../src/enhance/onnx-runtimes';
 
 describe('engine: speech enhancement before loudness', function () {
   this.timeout(120_000);
@@ -82,6 +83,8 @@ describe('engine: speech enhancement before loudness', function () {
       assert.equal(speech.hum_removal?.mains_hz, 50);
       assert.ok(speech.hum_removal?.harmonics_hz?.includes(100));
       assert.equal(speech.noise_reduction?.engine, 'DeepFilterNet3');
+      // The native runtime where onnxruntime-node loads (a devDependency here), else WebAssembly.
+      assert.equal(speech.noise_reduction?.runtime, nativeRuntime().available ? 'native' : 'wasm');
       assert.equal(speech.noise_reduction?.attenuation_limit_db, null, 'level 100: no cap');
       assert.ok(speech.noise_reduction.noise_floor_reduction_db! > 10, JSON.stringify(speech.noise_reduction));
       assert.equal(typeof speech.leveler?.gain_min_db, 'number');
@@ -112,6 +115,7 @@ describe('engine: speech enhancement before loudness', function () {
       assert.ok(Math.abs(lightGain) < 1, `level 1 changed the noise by ${lightGain.toFixed(1)} dB`);
       assert.ok(fullGain >= 15, `level 100 lowered the noise by ${fullGain.toFixed(1)} dB`);
       assert.equal(full.params.speech_enhancement.noise_reduction?.engine, 'RNNoise');
+      assert.equal(full.params.speech_enhancement.noise_reduction?.runtime, 'wasm');
       assert.equal(full.params.speech_enhancement.noise_reduction?.wet_percent, 100);
       assert.equal(full.params.speech_enhancement.leveler, null);
       assert.equal(full.params.speech_enhancement.hum_removal, null);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { Analysis, FFT_SIZE, HOP, STFT_DELAY, Synthesis, BINS } from '../../src/enhance/dfn-frames';
 import { DF_BINS, ERB_BANDS, ERB_WIDTHS, FeatureExtractor } from '../../src/enhance/dfn-features';
-import { dfnModelState, releaseDfnModel, runDfn } from '../../src/enhance/dfn-model';
-import { DfnStream, PRIME_FRAMES, type DfnBlocking } from '../../src/enhance/dfn-stream';
+import { DfnNetwork, dfnModelState, releaseDfnModel, type DfnOutputs } from '../../src/enhance/dfn-model';
+import { DfnStream, PRIME_FRAMES, type DfnStreamOptions } from '../../src/enhance/dfn-stream';
+import { nativeRuntime } from '../../src/enhance/onnx-runtimes';
+import { runWholeGraphs } from '../../bench/dfn-blockwise/whole-graphs';
 import { RealFft } from '../../src/enhance/real-fft';
 import { db, rms, seededNoise } from './speech-sample';
 import { speechAt } from './test-media';
@@ -43,10 +45,10 @@ class ReferenceFeatures {
 async function enhance(
   input: Float32Array,
   capDb = Infinity,
-  blocking?: DfnBlocking,
+  options?: DfnStreamOptions,
   piece = 4800,
 ): Promise<Float32Array> {
-  const stream = await DfnStream.create(capDb, blocking);
+  const stream = await DfnStream.create(capDb, options);
   const out = new Float32Array(input.length);
   let at = 0;
   try {
@@ -205,7 +207,8 @@ describe('enhance: DeepFilterNet3', function () {
         spec[(hops + t) * 96 + k] = im;
       });
     });
-    const { mask, coefs } = await runDfn(erb, spec, hops);
+    // The shipped graphs over the whole sequence at once.
+    const { mask, coefs } = await runWholeGraphs(erb, spec, hops);
     // Spectrum t takes the network's outputs of frame t + 2: ERB gains on every bin, then the deep filter
     // (5 taps over frames t - 2 .. t + 2) on the lowest 96; inverse DFT, window, overlap-add.
     const output = new Float64Array(hops * HOP);
@@ -265,27 +268,55 @@ describe('enhance: DeepFilterNet3', function () {
     assert.equal(bestLag(speech48.subarray(0, 96_000), clean.subarray(0, 96_000), 960), 0);
   });
 
-  it('joins blocks without a seam: exactly when the warm-up reaches the start, under -40 dB with 15 s of warm-up', async () => {
-    const long = new Float32Array(speech48.length * 2 + 48_000 * 4);
-    long.set(speech48);
-    long.set(speech48, speech48.length + 48_000 * 4);
+  it('runs in chunks of 1, 7 and 100 frames exactly as the shipped graphs over the whole sequence, from the first frame', async () => {
+    const frames = 260;
+    const { erb, spec } = noiseFeatures(frames, 4);
+    const whole = await runWholeGraphs(erb, spec, frames);
+    for (const chunk of [1, 7, 100]) {
+      const chunked = await runInChunks(await DfnNetwork.create('wasm'), erb, spec, frames, chunk);
+      for (const output of ['mask', 'coefs', 'lsnr'] as const) {
+        const errorDb = differenceDb(chunked[output], whole[output]);
+        assert.ok(errorDb < -100, `chunks of ${chunk}, ${output}: ${errorDb.toFixed(1)} dB`);
+      }
+      // From the first frame: the first 7 frames alone, no warm-up to hide behind.
+      const firstErrorDb = differenceDb(chunked.mask.subarray(0, 7 * ERB_BANDS), whole.mask.subarray(0, 7 * ERB_BANDS));
+      assert.ok(firstErrorDb < -100, `chunks of ${chunk}, first 7 frames: ${firstErrorDb.toFixed(1)} dB`);
+    }
+  });
+
+  it('gives the same audio whatever the chunk: a stream in chunks of 7 against one in chunks of 100', async () => {
     const noise = seededNoise(5);
-    const noisy = long.map((s) => s + 0.02 * noise());
-    const whole = await enhance(noisy, Infinity, { block: 100_000, warmup: 0 });
-    // The last frames of the shorter input saw its end, not what follows: left out.
-    const exact = await enhance(noisy.subarray(0, 48_000 * 8), Infinity, { block: 150, warmup: 1000 });
-    assert.ok(
-      differenceDb(exact, whole, 0, exact.length - 4800) < -100,
-      'identical where every block saw the file from its start',
+    const noisy = speech48.subarray(0, 48_000 * 4).map((s) => s + 0.02 * noise());
+    const small = await enhance(noisy, Infinity, { chunk: 7, runtime: 'wasm' });
+    const large = await enhance(noisy, Infinity, { chunk: 100, runtime: 'wasm' });
+    const errorDb = differenceDb(small, large);
+    assert.ok(errorDb < -100, `chunks of 7 against 100: ${errorDb.toFixed(1)} dB`);
+  });
+
+  it('gives the same outputs on the native runtime as on WebAssembly, within -60 dB', async function () {
+    const native = nativeRuntime();
+    if (!native.available) this.skip(); // onnxruntime-node is a devDependency: CI installs it
+    const frames = 150;
+    const { erb, spec } = noiseFeatures(frames, 8);
+    const network = await DfnNetwork.create('native');
+    assert.equal(network.runtime, 'native');
+    const onNative = await runInChunks(network, erb, spec, frames, 50);
+    const onWasm = await runInChunks(await DfnNetwork.create('wasm'), erb, spec, frames, 50);
+    for (const output of ['mask', 'coefs', 'lsnr'] as const) {
+      const errorDb = differenceDb(onNative[output], onWasm[output]);
+      assert.ok(errorDb < -60, `${output}: native against WebAssembly ${errorDb.toFixed(1)} dB`);
+    }
+    const audio = speech48.subarray(0, 48_000 * 3);
+    const audioDb = differenceDb(
+      await enhance(audio, Infinity, { runtime: 'native' }),
+      await enhance(audio, Infinity, { runtime: 'wasm' }),
     );
-    const blocks = await enhance(noisy, Infinity, { block: 700, warmup: 1500 });
-    const joins = differenceDb(blocks, whole);
-    assert.ok(joins < -40, `block-wise against whole-file: ${joins.toFixed(1)} dB`);
+    assert.ok(audioDb < -60, `audio: native against WebAssembly ${audioDb.toFixed(1)} dB`);
   });
 
   it('streams with flat memory: buffers made once, whatever the length', async () => {
-    // Small blocks, so that a short signal crosses many of them.
-    const stream = await DfnStream.create(Infinity, { block: 100, warmup: 50 });
+    // Small chunks, so that a short signal crosses many of them.
+    const stream = await DfnStream.create(Infinity, { chunk: 100 });
     const noise = seededNoise(13);
     const piece = Float32Array.from({ length: 48_000 }, () => 0.05 * noise());
     const held = () => (stream as unknown as { output: Float32Array }).output.length;
@@ -293,7 +324,7 @@ describe('enhance: DeepFilterNet3', function () {
       for (let second = 0; second < 3; second++) await stream.push(piece, piece.length);
       const after3 = held();
       for (let second = 0; second < 9; second++) await stream.push(piece, piece.length);
-      assert.equal(held(), after3, 'the output buffer holds one block, not the file');
+      assert.equal(held(), after3, 'the output buffer holds one chunk, not the file');
       assert.ok(after3 <= 2 * 100 * HOP + 48_000, `output buffer ${after3} samples`);
     } finally {
       stream.destroy();
@@ -312,20 +343,56 @@ describe('enhance: DeepFilterNet3', function () {
     }
   });
 
-  it('makes the sessions once per thread, reuses them, and releases them', async () => {
+  it('makes the sessions once per thread, shares them between signals, and releases them', async () => {
     const erb = new Float32Array(10 * ERB_BANDS);
     const spec = new Float32Array(10 * 2 * DF_BINS);
-    await runDfn(erb, spec, 10);
+    await (await DfnNetwork.create('wasm')).run(erb, spec, 10);
     const before = dfnModelState();
     assert.ok(before.loaded);
-    const outputs = await runDfn(erb, spec, 10);
+    const outputs = await (await DfnNetwork.create('wasm')).run(erb, spec, 10);
     assert.equal(outputs.mask.length, 10 * ERB_BANDS);
     assert.equal(outputs.coefs.length, 10 * DF_BINS * 10);
     assert.equal(outputs.lsnr.length, 10);
-    assert.equal(dfnModelState().loads, before.loads, 'no new sessions for a second run');
+    assert.equal(dfnModelState().loads, before.loads, 'no new sessions for a second signal');
     await releaseDfnModel();
     assert.equal(dfnModelState().loaded, false);
-    await runDfn(erb, spec, 10);
+    await (await DfnNetwork.create('wasm')).run(erb, spec, 10);
     assert.equal(dfnModelState().loads, before.loads + 1, 'made again after the release');
   });
 });
+
+/** Features of seeded noise, laid out as the network takes them (spec: re plane, then im plane). */
+function noiseFeatures(frames: number, seed: number): { erb: Float32Array; spec: Float32Array } {
+  const noise = seededNoise(seed);
+  return {
+    erb: Float32Array.from({ length: frames * ERB_BANDS }, () => 0.5 * noise()),
+    spec: Float32Array.from({ length: 2 * frames * DF_BINS }, () => noise()),
+  };
+}
+
+/** The network run on `frames` frames, `chunk` at a time, its outputs put end to end. */
+async function runInChunks(
+  network: DfnNetwork,
+  erb: Float32Array,
+  spec: Float32Array,
+  frames: number,
+  chunk: number,
+): Promise<DfnOutputs> {
+  const all = {
+    frames,
+    mask: new Float32Array(frames * ERB_BANDS),
+    coefs: new Float32Array(frames * DF_BINS * 10),
+    lsnr: new Float32Array(frames),
+  };
+  for (let first = 0; first < frames; first += chunk) {
+    const n = Math.min(chunk, frames - first);
+    const part = new Float32Array(2 * n * DF_BINS);
+    part.set(spec.subarray(first * DF_BINS, (first + n) * DF_BINS));
+    part.set(spec.subarray((frames + first) * DF_BINS, (frames + first + n) * DF_BINS), n * DF_BINS);
+    const out = await network.run(erb.slice(first * ERB_BANDS, (first + n) * ERB_BANDS), part, n);
+    all.mask.set(out.mask, first * ERB_BANDS);
+    all.coefs.set(out.coefs, first * DF_BINS * 10);
+    all.lsnr.set(out.lsnr, first);
+  }
+  return all;
+}

@@ -10,6 +10,18 @@ const isObject = (value: unknown): value is Params =>
 const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
+/** The noise reduction's name, and the runtime its network ran on where the engine says (noise_reduction.runtime). */
+function engineName(t: Translate, denoise: Params): string {
+  const engine = text(denoise.engine) ?? '';
+  const runtime =
+    denoise.runtime === 'native'
+      ? t('sidebar.stages.runtimeNative')
+      : denoise.runtime === 'wasm'
+        ? t('sidebar.stages.runtimeWasm')
+        : null;
+  return runtime === null ? engine : t('sidebar.stages.engineOn', { engine, runtime });
+}
+
 function speechStages(t: Translate, speech: Params): string[] {
   const lines: string[] = [];
   const model = text(speech.model);
@@ -42,9 +54,9 @@ function speechStages(t: Translate, speech: Params): string[] {
     const reduction = num(denoise.noise_floor_reduction_db);
     lines.push(
       reduction === null
-        ? t('sidebar.stages.noiseReductionCapped', { engine: text(denoise.engine) ?? '', cap })
+        ? t('sidebar.stages.noiseReductionCapped', { engine: engineName(t, denoise), cap })
         : t('sidebar.stages.noiseReductionCappedFloor', {
-            engine: text(denoise.engine) ?? '',
+            engine: engineName(t, denoise),
             cap,
             reduction: decibels(reduction),
           }),
@@ -54,9 +66,9 @@ function speechStages(t: Translate, speech: Params): string[] {
     const reduction = num(denoise.noise_floor_reduction_db);
     lines.push(
       reduction === null
-        ? t('sidebar.stages.noiseReduction', { engine: text(denoise.engine) ?? '', wet: wet ?? '?' })
+        ? t('sidebar.stages.noiseReduction', { engine: engineName(t, denoise), wet: wet ?? '?' })
         : t('sidebar.stages.noiseReductionFloor', {
-            engine: text(denoise.engine) ?? '',
+            engine: engineName(t, denoise),
             wet: wet ?? '?',
             reduction: decibels(reduction),
           }),

@@ -1,12 +1,21 @@
 // The engine's connections to the Redis its instances share, and how a failed call is answered.
-import Redis, { type RedisOptions } from 'ioredis';
-import { unavailable } from '../http/health';
+import Redis, { ReplyError, type RedisOptions } from 'ioredis';
+import { PartUnavailableError, UNAVAILABLE_RETRY_AFTER_S } from '../part-unavailable';
 
 /** Prefix of every key the engine keeps in Redis (the client's shared limiter uses `media-enhance:limits`). */
 export const KEY_PREFIX = 'media-enhance:engine';
 
 /** What a caller is told is away (never the address: it may carry a password). */
 export const REDIS_PART = 'shared state (Redis)';
+
+/** Redis is away or does not answer: the server answers 503 with Retry-After (what a load balancer and the client retry). */
+export class SharedStateUnavailableError extends PartUnavailableError {
+  constructor() {
+    const message = `the service cannot reach its ${REDIS_PART} now; retry later`;
+    super(message, message, UNAVAILABLE_RETRY_AFTER_S);
+    this.name = 'SharedStateUnavailableError';
+  }
+}
 
 /**
  * A connection for the engine's own calls: a call made while Redis is away fails at once (no offline
@@ -22,7 +31,7 @@ export function commandConnection(url: string, extra: RedisOptions = {}): Redis 
     retryStrategy: (times) => Math.min(100 * times, 2000),
     ...extra,
   });
-  // Failures surface as failed calls (answered 503); an unhandled 'error' event would end the process.
+  // Failures surface as failed calls (SharedStateUnavailableError); an unhandled 'error' event would end the process.
   redis.on('error', () => undefined);
   return redis;
 }
@@ -44,23 +53,32 @@ export function queueConnection(url: string): Redis {
 const COMMAND_TIMEOUT_MS = 3000;
 
 /**
- * The call's answer; when Redis is away or does not answer, a 503 with Retry-After instead of a 500
- * (what a load balancer and the client retry). Any other error (a script's) is what it is.
+ * The call's answer; when Redis is away or does not answer, a SharedStateUnavailableError instead of the
+ * error as it came. Any other error (a script's) is what it is.
  */
-export async function shared<T>(redis: Redis, call: () => Promise<T>): Promise<T> {
+export async function shared<T>(redis: Pick<Redis, 'status'>, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (redis.status !== 'ready' || isConnectionError(err)) throw unavailable(REDIS_PART);
+    if (redis.status !== 'ready' || isOutage(err)) throw new SharedStateUnavailableError();
     throw err;
   }
 }
 
-function isConnectionError(err: unknown): boolean {
-  const message = (err as Error)?.message ?? '';
-  return /connection|closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|timed out|offline queue|writeable|LOADING|max retries/i.test(
-    message,
-  );
+/** Redis's error codes (the first word of an error reply) that say it cannot serve now, not that the call was wrong. */
+const UNAVAILABLE_REPLIES = new Set(['LOADING']);
+
+/** A fault in the code itself, never an outage. */
+const PROGRAM_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError];
+
+/**
+ * Whether a call failed for want of an answer. Told by the error's class, not its words: Redis's own answer
+ * is a ReplyError (an outage only when its code says Redis cannot serve now); anything else ioredis rejects
+ * with (closed, not writable, timed out, out of retries, a socket error) means no answer came.
+ */
+export function isOutage(err: unknown): boolean {
+  if (err instanceof ReplyError) return UNAVAILABLE_REPLIES.has(String((err as Error).message).split(' ')[0]);
+  return err instanceof Error && !PROGRAM_ERRORS.some((kind) => err instanceof kind);
 }
 
 /** Resolves once the connection is ready, rejects if not within `ms`. */

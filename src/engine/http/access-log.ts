@@ -1,6 +1,19 @@
 import { STEPS } from '../../contract/fields';
 import { METADATA_WAIT_PARAM } from '../../contract/metadata-wait';
-import type { AccessLogEntry } from '../options';
+
+/** One request as the access log records it: never a header, never a key, never a query value. */
+export interface AccessLogEntry {
+  /** When the request arrived (ms since the epoch): the moment the rate limiter counts. */
+  at: number;
+  method: string;
+  /** The path, with a query reduced to what is safe to keep (see loggedPath below). */
+  path: string;
+  /** The status answered; 499 when the client left before any answer was sent. */
+  status: number;
+  /** True when the answer was not sent whole: the client left, or the connection was cut. */
+  aborted: boolean;
+  ms: number;
+}
 
 /**
  * `2026-11-22T10:00:00.000Z POST /v2/medias 201 12.5ms`, stamped with the time the request arrived;

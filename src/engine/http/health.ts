@@ -2,12 +2,10 @@
 // always can; instances sharing their state answer 503 while a part they share (Redis, the storage)
 // does not answer. No key is asked and nothing is told beyond ok / unavailable.
 import type { ServerResponse } from 'node:http';
+import { UNAVAILABLE_RETRY_AFTER_S } from '../part-unavailable';
 import { HttpError, sendJson } from './http-error';
 
 export const HEALTH_PATH = '/healthz';
-
-/** Seconds a caller is asked to wait while a shared part is away: reconnection is tried every 2 s at most. */
-export const UNAVAILABLE_RETRY_AFTER_S = 5;
 
 /** A shared part the engine needs: `probe` resolves when it answers; `up` says whether it did last time it was asked. */
 export interface HealthProbe {

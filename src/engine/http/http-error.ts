@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FieldIssue } from '../../contract/fields';
 import { excerpt } from '../../contract/excerpt';
-import { STORAGE_RETRY_AFTER_S, type StorageUnavailableError } from '../storage/media-files';
+import type { PartUnavailableError } from '../part-unavailable';
 
 /** An answer the routes decide on; the server writes it (and applies faults on the way). */
 export class HttpError extends Error {
@@ -48,11 +48,9 @@ export function insufficientStorage(): HttpError {
   });
 }
 
-/** The storage of media files does not answer: the caller tries again later; nothing was accepted. */
-export function storageUnavailable(err: StorageUnavailableError): HttpError {
-  return new HttpError(503, `${err.message}; nothing was stored, retry later`, {
-    'retry-after': String(STORAGE_RETRY_AFTER_S),
-  });
+/** A part the engine needs (the storage, the shared state) does not answer: the caller tries again later. */
+export function partUnavailable(err: PartUnavailableError): HttpError {
+  return new HttpError(503, err.detail, { 'retry-after': String(err.retryAfterS) });
 }
 
 export function sendJson(

@@ -2,10 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { HttpError, isDiskFull, insufficientStorage, storageUnavailable, unprocessable } from './http-error';
+import { HttpError, isDiskFull, insufficientStorage, partUnavailable, unprocessable } from './http-error';
 import { SNIFF_BYTES } from '../storage/media-type';
 import { FILE_WRITE_BUFFER } from '../storage/local-media-files';
-import { StorageUnavailableError, type IncomingFile } from '../storage/media-files';
+import { PartUnavailableError } from '../part-unavailable';
+import type { IncomingFile } from '../storage/media-files';
 
 export interface ReceivedUpload {
   /** The file as stored, not yet any media's input. */
@@ -183,7 +184,7 @@ function overLimit(loc: string[], what: string): HttpError {
  */
 function notStored(err: unknown): unknown {
   if (isDiskFull(err)) return insufficientStorage();
-  if (err instanceof StorageUnavailableError) return storageUnavailable(err);
+  if (err instanceof PartUnavailableError) return partUnavailable(err);
   if (typeof (err as NodeJS.ErrnoException)?.syscall === 'string') return err;
   return malformed(err);
 }

@@ -8,7 +8,8 @@ import { loggedPath } from './access-log';
 import type { KeyChecker } from './auth';
 import type { Capacity } from './capacity';
 import type { Faults } from '../faults';
-import type { AccessLogEntry, ServerLimits } from '../options';
+import type { AccessLogEntry } from './access-log';
+import type { ServerLimits } from './server-limits';
 import type { RateLimiter } from './rate-limit';
 import { writeAnswer } from './write-answer';
 import {
@@ -16,10 +17,10 @@ import {
   insufficientStorage,
   isDiskFull,
   sendErrorSafely,
-  storageUnavailable,
+  partUnavailable,
   unprocessable,
 } from './http-error';
-import { StorageUnavailableError } from '../storage/media-files';
+import { PartUnavailableError } from '../part-unavailable';
 import { drainUnreadBody } from './unread-body';
 import { answerHealth, HEALTH_PATH, type Health } from './health';
 import { answerDeclaredExtensions } from './declared-extensions';
@@ -103,7 +104,7 @@ function parseTarget(target: string | undefined): URL | undefined {
 }
 
 /**
- * The engine's HTTP server, with its limits (../options.ts, ServerLimits, for what each is and why):
+ * The engine's HTTP server, with its limits (server-limits.ts, for what each is and why):
  * - request head: at most `maxHeaderBytes` (Node answers 431) and `maxHeaderCount` fields (431 here);
  * - time: the head within `headersTimeoutMs` (Node answers 408 and closes: slowloris), nothing moving
  *   for `idleTimeoutMs` (408 and closed), `requestTimeoutMs` for a whole request (none by default: an
@@ -188,11 +189,11 @@ export function createEngineServer(parts: ServerParts): Server {
   return server;
 }
 
-/** Any failure as an answer: an HttpError as it is, a full disk 507, storage away 503, anything else a logged 500. */
+/** Any failure as an answer: an HttpError as it is, a full disk 507, a part away (storage, shared state) 503, anything else a logged 500. */
 function asHttpError(err: unknown, logError: (line: string) => void): HttpError {
   if (err instanceof HttpError) return err;
   if (isDiskFull(err)) return insufficientStorage();
-  if (err instanceof StorageUnavailableError) return storageUnavailable(err);
+  if (err instanceof PartUnavailableError) return partUnavailable(err);
   logError(`internal error: ${(err as Error)?.stack ?? String(err)}`);
   return new HttpError(500, 'internal error');
 }

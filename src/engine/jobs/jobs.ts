@@ -8,7 +8,7 @@ import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
-import { HttpError } from '../http/http-error';
+import { PartUnavailableError } from '../part-unavailable';
 import { STORAGE_RETRY_AFTER_S, StorageUnavailableError, type WorkFiles } from '../storage/media-files';
 import { MediaEndedError, type MediaRecords } from '../storage/media-records';
 import type { MediaRecord, MediaStore } from '../storage/store';
@@ -136,7 +136,7 @@ export class Jobs implements JobStarter {
       if (err instanceof MediaEndedError) return; // another instance ran it to its end: its result stands
       // The storage or the shared state is away: not a failure of the media; it stays where it is and
       // starts over once they answer (start() below, or the shared queue's retry).
-      if (err instanceof StorageUnavailableError || (err instanceof HttpError && err.status === 503)) throw err;
+      if (err instanceof PartUnavailableError) throw err;
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
       await this.records

@@ -38,6 +38,7 @@ import type { EnhancementModel } from '../../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { enhancementParams } from '../../enhance/report';
 import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
+import { SETTINGS_DEFAULTS } from '../../contract/fields';
 import { loudnessTrack } from './loudness-track';
 import { StagedProgress, type StageWeights } from './staged-progress';
 import type { MediaType } from '../storage/media-type';
@@ -59,8 +60,6 @@ const PCM24_WAV = { bitsPerSample: 24, encoding: 'int' } as const;
 const MAX_ENCODES = 4;
 /** Room left under the ceiling beyond an encoder's measured overshoot. */
 const ENCODER_MARGIN_DB = 0.05;
-/** The interface's default level (v2 scale) when a media names none. */
-const DEFAULT_LEVEL = 100;
 
 /**
  * How long each stage takes against the others, per chain (from its time on a minute of speech): the
@@ -83,7 +82,7 @@ export async function processMedia(
 ): Promise<ProcessResult> {
   const output = outputType(job);
   const work = (name: string) => `${job.outputPath}.${name}`;
-  const model = job.settings.enhancement_model as EnhancementModel | typeof LOUDNESS_ONLY_MODEL;
+  const model = job.settings.enhancement_model;
   const weights = model === LOUDNESS_ONLY_MODEL ? LOUDNESS_ONLY_WEIGHTS : STAGE_WEIGHTS[model];
   const progress = new StagedProgress(
     job.input.ext === 'wav' ? { ...weights, decode: 0 } : weights,
@@ -126,7 +125,7 @@ export async function processMedia(
         'ENHANCEMENT_FAILED',
         `speech enhancement failed: its output is not usable audio (${(err as Error).message}); the input peaks at ${original.samplePeakDbfs.toFixed(0)} dBFS`,
       );
-    const level = job.settings.enhancement_level ?? DEFAULT_LEVEL;
+    const level = job.settings.enhancement_level ?? SETTINGS_DEFAULTS.enhancement_level;
     const run = {
       threads: help?.threads,
       runElsewhere: help?.runElsewhere.bind(help),

@@ -4,6 +4,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { LoudnessReport } from '../../contract/loudness-report';
 import type { UploadFs } from '../faults';
+import { PartUnavailableError } from '../part-unavailable';
 
 /** The two files of a media: what the user sent, and what the engine made of it. */
 export type MediaFileName = 'input' | 'output';
@@ -77,9 +78,9 @@ export const STORAGE_RETRY_AFTER_S = 5;
  * The storage did not answer (down, unreachable, overloaded): nothing the caller did wrong, and nothing
  * was accepted; the server answers 503 with Retry-After. The message names the storage, never a secret.
  */
-export class StorageUnavailableError extends Error {
+export class StorageUnavailableError extends PartUnavailableError {
   constructor(message: string) {
-    super(message);
+    super(message, `${message}; nothing was stored, retry later`, STORAGE_RETRY_AFTER_S);
     this.name = 'StorageUnavailableError';
   }
 }

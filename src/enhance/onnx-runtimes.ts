@@ -1,0 +1,82 @@
+// The two ONNX runtimes the network can run on, loaded once per thread:
+//   - 'native': onnxruntime-node, when the user has installed it beside this package (e.g. in the
+//     Node-RED user folder's node_modules). The package never requires it: its install script fetches
+//     GPU libraries unless told to skip them, which would break an offline install.
+//   - 'wasm': onnxruntime-web's WebAssembly build, a dependency of the package, always there.
+// Both run on one thread with the same graphs; the engine's worker threads are the parallelism.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { InferenceSession, Tensor } from 'onnxruntime-web';
+
+export type OnnxRuntimeKind = 'native' | 'wasm';
+
+export interface OnnxRuntime {
+  kind: OnnxRuntimeKind;
+  open(path: string): Promise<InferenceSession>;
+  Tensor: typeof Tensor;
+}
+
+type OrtModule = typeof import('onnxruntime-web');
+
+let native: { module?: OrtModule; reason?: string } | undefined;
+let wasm: Promise<OnnxRuntime> | undefined;
+
+/**
+ * onnxruntime-node as a user's install finds it (node's own resolution from this package's folder
+ * upwards), or why not. Loaded before onnxruntime-web: where both share one onnxruntime-common, the
+ * first to register the 'cpu' backend keeps it.
+ */
+function loadNative(): { module?: OrtModule; reason?: string } {
+  if (native) return native;
+  if (process.env.MEDIA_ENHANCE_ONNX_RUNTIME === 'wasm')
+    return (native = { reason: 'MEDIA_ENHANCE_ONNX_RUNTIME=wasm' });
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional package, found only at run time
+    const module = require('onnxruntime-node') as OrtModule;
+    native = { module };
+  } catch (error) {
+    native = { reason: `onnxruntime-node cannot be loaded: ${(error as Error).message.split('\n')[0]}` };
+  }
+  return native;
+}
+
+/** Whether the native runtime can run here (and if not, why). */
+export function nativeRuntime(): { available: boolean; reason?: string } {
+  const loaded = loadNative();
+  return { available: loaded.module !== undefined, reason: loaded.reason };
+}
+
+/** The runtime asked for, or for 'auto' the native one where it loads, else WebAssembly. */
+export async function loadOnnxRuntime(kind: OnnxRuntimeKind | 'auto' = 'auto'): Promise<OnnxRuntime> {
+  const loaded = loadNative();
+  if (kind === 'native' && !loaded.module) throw new Error(loaded.reason);
+  if (kind !== 'wasm' && loaded.module) {
+    const ort = loaded.module;
+    // One intra-op thread that sleeps when idle: spinning doubled the CPU time of a run here.
+    const options = {
+      executionProviders: ['cpu'],
+      graphOptimizationLevel: 'all',
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+    } as InferenceSession.SessionOptions;
+    return { kind: 'native', open: (path) => ort.InferenceSession.create(path, options), Tensor: ort.Tensor };
+  }
+  wasm ??= (async () => {
+    const ort = await import('onnxruntime-web');
+    // One WebAssembly thread per session, in this thread (no proxy worker), the runtime's files read
+    // from its own package folder, never fetched.
+    ort.env.wasm.numThreads = 1;
+    ort.env.wasm.proxy = false;
+    ort.env.wasm.wasmPaths = `${pathToFileURL(join(require.resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'), '..')).href}/`;
+    const options: InferenceSession.SessionOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+    return {
+      kind: 'wasm' as const,
+      open: (path: string) => ort.InferenceSession.create(path, options),
+      Tensor: ort.Tensor,
+    };
+  })();
+  wasm.catch(() => (wasm = undefined));
+  return wasm;
+}
