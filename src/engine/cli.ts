@@ -73,6 +73,11 @@ Several instances sharing the work (docs/several-machines.md):
 Server limits (what a client meets when one is reached):
   --max-connections <n>         connections served at once; beyond: 503 + Retry-After (default 1024)
   --max-uploads-per-key <n>     uploads in progress at once per key; beyond: 503 + Retry-After (default 64)
+  --max-connections-per-client <n>
+                                connections one client address may hold; beyond: 503 + Retry-After
+                                and closed (default 1024: behind a proxy, every client has the proxy's address)
+  --max-held-waits-per-key <n>  metadata ?wait= requests held at once per key; beyond: answered at once
+                                (default 1024)
   --headers-timeout-ms <ms>     time to send a request's headers; then 408, closed (default 30000)
   --idle-timeout-ms <ms>        a connection where nothing moves this long is closed, 408 (default 60000)
   --request-timeout-ms <ms>     time for a whole request, body included; 0: none (default 0: a large
@@ -152,6 +157,8 @@ async function main(): Promise<void> {
       'allow-fetch-from': { type: 'string', multiple: true },
       'max-connections': numberOption,
       'max-uploads-per-key': numberOption,
+      'max-connections-per-client': numberOption,
+      'max-held-waits-per-key': numberOption,
       'headers-timeout-ms': numberOption,
       'idle-timeout-ms': numberOption,
       'request-timeout-ms': numberOption,
@@ -235,6 +242,8 @@ async function main(): Promise<void> {
     server: {
       maxConnections: num('max-connections', RULES.positiveInteger),
       maxUploadsPerKey: num('max-uploads-per-key', RULES.positiveInteger),
+      maxConnectionsPerClient: num('max-connections-per-client', RULES.positiveInteger),
+      maxHeldWaitsPerKey: num('max-held-waits-per-key', RULES.positiveInteger),
       headersTimeoutMs: num('headers-timeout-ms', RULES.positiveTimeoutMs),
       idleTimeoutMs: num('idle-timeout-ms', RULES.positiveTimeoutMs),
       requestTimeoutMs: num('request-timeout-ms', RULES.timeoutMs),

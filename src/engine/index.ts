@@ -15,6 +15,7 @@ import { WorkerPool } from './jobs/worker-pool';
 import { Health } from './http/health';
 import { LocalRecords } from './storage/media-records';
 import { startCluster } from './cluster/cluster';
+import { ffmpegAvailable } from '../audio/ffmpeg';
 
 export type { EngineOptions } from './options';
 export type { AccessLogEntry } from './http/access-log';
@@ -74,6 +75,9 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     maxLimitingDb: config.maxLimitingDb,
   });
   const health = new Health();
+  // Told in /healthz: an instance without ffmpeg serves WAV only (with others, it leaves the rest to them).
+  const hasFfmpeg = await ffmpegAvailable(config.ffmpegPath);
+  health.tell('ffmpeg', hasFfmpeg);
   // Files in S3 are shared too: a load balancer should know when they cannot be reached.
   if (files) health.add({ name: 'storage', probe: () => files.ping(), up: () => true });
   // With Redis, the records, jobs, limits and the retention's turn are shared by every instance.
@@ -84,23 +88,32 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     store,
     config.retention,
     config.onRemoved,
-    Date.now,
+    // Shared media: one clock (Redis's) for every time the retention compares, whatever this machine's says.
+    cluster?.clock ?? config.clock,
     cluster?.retention,
+    logError,
   );
   const jobs = new Jobs(
     records,
     store,
     pool,
     faults,
-    { ...config, fetchGuard, onErrorLine: logError },
+    { ...config, fetchGuard, onErrorLine: logError, leaveWhatNeedsFfmpeg: cluster !== undefined && !hasFfmpeg },
     () => void retention.sweep(),
   );
   const starter = cluster?.startJobs(jobs) ?? jobs;
+  if (cluster && !hasFfmpeg)
+    logError(`ffmpeg not found ("${config.ffmpegPath}"): media other than WAV are left to instances that have it`);
   const server = createEngineServer({
     keys: new KeyChecker(config.apiKeys),
     limits: cluster?.limits ?? new RateLimits(config.limits, config.windowMs),
     faults,
-    capacity: new Capacity(config.server.maxConnections, config.server.maxUploadsPerKey),
+    capacity: new Capacity(
+      config.server.maxConnections,
+      config.server.maxUploadsPerKey,
+      config.server.maxConnectionsPerClient,
+      config.server.maxHeldWaitsPerKey,
+    ),
     serverLimits: config.server,
     logError,
     health,

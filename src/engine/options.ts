@@ -95,6 +95,11 @@ export interface EngineOptions {
    * another takes its jobs up. Default 30 000 ms.
    */
   jobLockMs?: number;
+  /**
+   * The engine's own clock (ms since the epoch). Default `Date.now`; a test sets one instance's time
+   * apart from the others' with it.
+   */
+  clock?: () => number;
   /** Injected faults, for tests and benchmarks. */
   faults?: FaultOptions;
   /** Receives one access-log line per request. Default: none (the CLI prints them). */
@@ -222,6 +227,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     redis: resolveRedisUrl(options.redis),
     jobLockMs: checked('jobLockMs', options.jobLockMs ?? 30_000, RULES.positiveTimeoutMs),
     retention: resolveRetention(options.retention),
+    clock: resolveClock(options.clock),
     storage: resolveStorage(options.storage, options.s3),
     onRemoved: options.onRemoved,
     onLogLine: options.onLogLine,
@@ -357,6 +363,13 @@ function resolveRedisUrl(url: unknown): string | undefined {
 export function withoutPassword(url: unknown): unknown {
   if (typeof url !== 'string') return url;
   return url.replace(/^([a-z]+:\/\/[^:@/]*:)[^/]*@/i, '$1***@');
+}
+
+function resolveClock(clock: unknown): () => number {
+  if (clock === undefined) return Date.now;
+  if (typeof clock !== 'function')
+    throw new TypeError(`clock: must be a function returning ms since the epoch (got ${typeof clock})`);
+  return clock as () => number;
 }
 
 function resolveRetention(given: Partial<RetentionOptions> | undefined): RetentionOptions {

@@ -3,7 +3,8 @@
 // read the state, download recordings and clear results. A browser says where a request comes from in
 // Sec-Fetch-Site (same-origin, or none for an address typed by the user) and in Origin (which must name
 // the host the request was sent to). A request without either (curl, a script) is not a browser's
-// cross-site request, and adminAuth is what guards against those.
+// cross-site request, and adminAuth is what guards against those. X-Forwarded-Host counts only from a
+// proxy the user told Node-RED to trust.
 import type { AdminHandler, AdminRequest, AdminResponse } from './plugin-api';
 
 const ALLOWED_FETCH_SITES = new Set(['same-origin', 'none']);
@@ -40,10 +41,30 @@ function crossOrigin(req: AdminRequest): string | undefined {
   } catch {
     return `a request from origin ${JSON.stringify(origin.slice(0, 100))}: only the editor's own pages may use these routes`;
   }
-  // Behind a proxy the editor's host is the one the proxy was asked for.
-  const served = [headerOf(req, 'host'), headerOf(req, 'x-forwarded-host')?.split(',')[0].trim()];
+  const served = [headerOf(req, 'host'), forwardedHost(req)];
   if (served.some((name) => name !== undefined && name.toLowerCase() === host)) return undefined;
   return `a request from origin ${JSON.stringify(origin.slice(0, 100))}, not the editor's: only the editor's own pages may use these routes`;
+}
+
+/**
+ * Behind a proxy the editor's host is the one the proxy was asked for (X-Forwarded-Host); any client can
+ * send that header, so it counts only when the user told Node-RED to trust a proxy (its setting
+ * `httpServerOptions: { 'trust proxy': ... }`, express's own) and the request came from one it trusts,
+ * as express's `req.hostname` decides.
+ */
+function forwardedHost(req: AdminRequest): string | undefined {
+  const trusts = (req as ExpressRequest).app?.get?.('trust proxy fn') as TrustProxy | undefined;
+  const from = req.socket?.remoteAddress;
+  if (typeof trusts !== 'function' || from === undefined || !trusts(from, 0)) return undefined;
+  return headerOf(req, 'x-forwarded-host')?.split(',')[0].trim();
+}
+
+/** Express's compiled `trust proxy` setting: whether the hop `index` from the server, at `address`, is trusted. */
+type TrustProxy = (address: string, index: number) => boolean;
+
+/** What express adds to a request: its app, whose settings say which proxies are trusted. */
+interface ExpressRequest extends AdminRequest {
+  app?: { get?(setting: string): unknown };
 }
 
 function headerOf(req: AdminRequest, name: string): string | undefined {

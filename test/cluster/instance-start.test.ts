@@ -50,7 +50,7 @@ describe('cluster: an instance starting on a shared data folder', function () {
     engine = await startTestEngine();
     const get = await fetch(`${engine.url}/healthz`);
     assert.equal(get.status, 200);
-    assert.deepEqual(await get.json(), { status: 'ok' });
+    assert.deepEqual(await get.json(), { status: 'ok', ffmpeg: true });
     assert.equal((await fetch(`${engine.url}/healthz`, { method: 'HEAD' })).status, 200);
   });
 

@@ -61,7 +61,7 @@ describe('cluster: three instances answer as one service', function () {
     for (const { url } of cluster.instances) {
       const res = await fetch(`${url}/healthz`);
       assert.equal(res.status, 200);
-      assert.deepEqual(await res.json(), { status: 'ok' });
+      assert.deepEqual(await res.json(), { status: 'ok', ffmpeg: true });
     }
   });
 });

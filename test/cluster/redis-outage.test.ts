@@ -51,7 +51,7 @@ describe('cluster: Redis stopped and started mid-run', function () {
       const health = await fetch(`${url}/healthz`);
       assert.equal(health.status, 503);
       assert.equal(health.headers.get('retry-after'), '5');
-      assert.deepEqual(await health.json(), { status: 'unavailable' });
+      assert.deepEqual(await health.json(), { status: 'unavailable', ffmpeg: true });
     }
 
     await redis.start();

@@ -54,7 +54,11 @@ function main(): void {
     console.log(
       `\nNode-RED 5 run in ${work}: installing the pinned node-red ${pinned.devDependencies['node-red']} and Node ${pinned.devDependencies.node} ...`,
     );
-    run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project });
+    // onnxruntime-node's install fetches GPU libraries unless told to skip them (the tests use its CPU build).
+    run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: project,
+      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' },
+    });
     const binDir = join(project, 'node_modules', 'node', 'bin');
     // Every child process of the tests finds Node 22 first.
     const env = { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}` };

@@ -391,6 +391,8 @@ describe('the sidebar admin routes in a real Node-RED without adminAuth', functi
     const pages: Record<string, string>[] = [
       { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
       { origin: 'http://evil.example' }, // a browser that sends no Sec-Fetch-Site
+      // ...naming its own host as the one a proxy was asked for: no proxy is trusted here
+      { origin: 'http://evil.example', 'x-forwarded-host': 'evil.example' },
       { 'sec-fetch-site': 'same-site' }, // another port or subdomain of the same site
       { origin: 'null' }, // a sandboxed frame or a file
     ];

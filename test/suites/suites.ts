@@ -49,7 +49,7 @@ export const AREAS: Readonly<Record<string, readonly string[]>> = {
   editor: ['test/editor', 'test/start'],
   cluster: ['test/cluster', 'test/storage'],
   docs: ['test/docs', 'test/readme.test.ts'],
-  project: ['test/lint.test.ts', 'test/suites', 'test/node-red-5'],
+  project: ['test/lint.test.ts', 'test/suites', 'test/node-red-5', 'test/start'],
   bench: ['test/bench'],
 };
 

@@ -19,6 +19,8 @@ export interface Cluster {
   limits: RedisRateLimits;
   /** The retention's turn (its holder also requeues unqueued media) and the uses every instance saw. */
   retention: SharedRetention;
+  /** Redis's time (ms since the epoch): the one clock of every time the retention compares. */
+  clock: () => number;
   /** The shared queue, its worker running `jobs` here. */
   startJobs(jobs: Jobs): QueueJobs;
 }
@@ -31,10 +33,14 @@ export async function startCluster(
 ): Promise<Cluster> {
   const url = config.redis!;
   const { maxAgeMs } = config.retention;
-  const records = new RedisRecords(url, store, Math.min(30_000, maxAgeMs === null ? Infinity : maxAgeMs / 10));
+  const useWriteEveryMs = Math.min(30_000, maxAgeMs === null ? Infinity : maxAgeMs / 10);
+  const records = new RedisRecords(url, store, useWriteEveryMs, config.clock, logError);
   const redis = records.connection;
+  const clock = records.clock;
+  const now = () => clock.now();
   try {
     await connected(redis, CONNECT_WAIT_MS);
+    await clock.sync();
   } catch {
     await records.close();
     throw new Error(`redis: cannot reach ${String(withoutPassword(url))} within ${CONNECT_WAIT_MS / 1000} s`);
@@ -53,13 +59,24 @@ export async function startCluster(
     limits: new RedisRateLimits(redis, config.apiKeys, config.limits, config.windowMs),
     retention: {
       mayRemove: async () => {
+        // The sweep compares times on Redis's clock: measured again first (nobody sweeps while Redis is away).
+        const synced = await clock.sync().then(
+          () => true,
+          () => false,
+        );
+        if (!synced) return false;
         const mine = await turn.take();
-        if (mine) void queue?.requeueUnfinished().catch(() => undefined);
+        if (mine)
+          void queue
+            ?.requeueUnfinished()
+            .catch((err: Error) => logError(`requeueing unfinished media stopped: ${err.message}`));
         return mine;
       },
       noteUse: (uid, at) => records.noteUse(uid, at),
       uses: () => records.uses(),
+      release: () => turn.release(),
     },
+    clock: now,
     startJobs(jobs) {
       queue = new QueueJobs(
         redis,

@@ -2,17 +2,21 @@
 // media's uid; every instance's worker takes jobs, as many at once as it has worker threads, and runs
 // them as one process does (jobs/jobs.ts). An instance that dies mid-job stops renewing the job's lock:
 // once it lapses, BullMQ's stalled-job check gives the job to another instance.
-import { Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type Redis from 'ioredis';
+import { LeftForAnotherInstance } from '../jobs/ffmpeg-need';
 import type { JobStarter, Jobs } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';
 import type { MediaRecord } from '../storage/store';
 import { isFinished } from '../storage/disk-use';
+import { StateLog } from '../state-log';
 import { KEY_PREFIX, queueConnection, shared } from './redis-connection';
 
 const QUEUE = 'media';
 /** BullMQ's keys apart from the records' (its job keys are named by the uid too). */
 const QUEUE_PREFIX = `${KEY_PREFIX}:queue`;
+/** How long a job this instance cannot run waits before any instance may take it again. */
+const LEFT_JOB_DELAY_MS = 2_000;
 
 export interface QueueOptions {
   url: string;
@@ -43,7 +47,7 @@ export class QueueJobs implements JobStarter {
     this.queue.on('error', () => undefined);
     const workerConnection = queueConnection(options.url);
     this.connections.push(workerConnection);
-    this.worker = new Worker<MediaJob>(QUEUE, (job) => this.run(job), {
+    this.worker = new Worker<MediaJob>(QUEUE, (job, token) => this.run(job, token), {
       connection: workerConnection,
       prefix: QUEUE_PREFIX,
       concurrency: options.concurrency,
@@ -54,10 +58,13 @@ export class QueueJobs implements JobStarter {
       removeOnComplete: { count: 0 },
       removeOnFail: { count: 0 },
     });
-    // Lost connections come back by themselves; anything else is for the error log.
+    // Lost connections come back by themselves; anything else is for the error log, once while it lasts
+    // (Redis at its memory limit refuses every write of the queue's loop until memory is freed).
+    const told = new StateLog(onError, 'job queue');
     this.worker.on('error', (err) => {
-      if (workerConnection.status === 'ready') onError(`job queue: ${err.message}`);
+      if (workerConnection.status === 'ready') told.failed(err.message);
     });
+    this.worker.on('active', () => told.ok());
   }
 
   /** Adds the media's job (its uid names it, so adding it twice is one job). */
@@ -84,10 +91,17 @@ export class QueueJobs implements JobStarter {
     for (const connection of this.connections) connection.disconnect();
   }
 
-  private async run(job: Job<MediaJob>): Promise<void> {
+  private async run(job: Job<MediaJob>, token?: string): Promise<void> {
     const record = await this.records.get(job.data.uid);
     if (!record || isFinished(record.enhancement_status)) return; // removed, or ended by an earlier run
-    await this.jobs.process(record);
+    try {
+      await this.jobs.process(record);
+    } catch (err) {
+      if (!(err instanceof LeftForAnotherInstance)) throw err;
+      // Back in the queue a moment later, for any instance (not an attempt of the media's: it never fails for this).
+      await job.moveToDelayed(Date.now() + LEFT_JOB_DELAY_MS, token);
+      throw new DelayedError();
+    }
     // Stopped by this instance's close, not ended: failing the job hands it on at once (a retry).
     if (this.jobs.closing) throw new Error('the instance stopped; the job goes on elsewhere');
   }

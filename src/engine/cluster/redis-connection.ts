@@ -65,8 +65,12 @@ export async function shared<T>(redis: Pick<Redis, 'status'>, call: () => Promis
   }
 }
 
-/** Redis's error codes (the first word of an error reply) that say it cannot serve now, not that the call was wrong. */
-const UNAVAILABLE_REPLIES = new Set(['LOADING']);
+/**
+ * Redis's error codes (the first word of an error reply) that say it cannot serve now, not that the call
+ * was wrong: loading its data, at its memory limit (OOM: it refuses every write until memory is freed),
+ * read-only, unable to persist, busy with a script.
+ */
+const UNAVAILABLE_REPLIES = new Set(['LOADING', 'OOM', 'READONLY', 'MISCONF', 'BUSY', 'MASTERDOWN']);
 
 /** A fault in the code itself, never an outage. */
 const PROGRAM_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError];
@@ -77,7 +81,12 @@ const PROGRAM_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError];
  * with (closed, not writable, timed out, out of retries, a socket error) means no answer came.
  */
 export function isOutage(err: unknown): boolean {
-  if (err instanceof ReplyError) return UNAVAILABLE_REPLIES.has(String((err as Error).message).split(' ')[0]);
+  if (err instanceof ReplyError) {
+    // A transaction Redis discarded (EXECABORT) failed for the reason of the step it refused.
+    const previous = (err as { previousErrors?: unknown[] }).previousErrors;
+    if (Array.isArray(previous) && previous.some(isOutage)) return true;
+    return UNAVAILABLE_REPLIES.has(String((err as Error).message).split(' ')[0]);
+  }
   return err instanceof Error && !PROGRAM_ERRORS.some((kind) => err instanceof kind);
 }
 

@@ -6,9 +6,11 @@ import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { MediaState } from '../../contract/endpoints';
 import type { MediaProgress } from '../../contract/media-progress';
+import { ENGINE_UID } from '../storage/local-media-files';
 import type { IncomingFile } from '../storage/media-files';
 import { MediaEndedError, type MediaRecords, type NewMedia } from '../storage/media-records';
 import { noteProgressSetAt, type MediaRecord, type MediaStore } from '../storage/store';
+import { RedisClock } from './redis-clock';
 import { commandConnection, KEY_PREFIX, shared } from './redis-connection';
 
 const mediaKey = (uid: string) => `${KEY_PREFIX}:media:${uid}`;
@@ -22,8 +24,33 @@ export const CHANGES_CHANNEL = `${KEY_PREFIX}:changes`;
 const PROGRESS_TTL_MS = 10 * 60_000;
 /** Points of progress (percent) that answer a held status request, as in one process (store.ts). */
 const PROGRESS_STEP = 10;
-/** Records read per MGET when all are listed. */
+/** Records read per call when all are listed. */
 const BATCH = 500;
+/**
+ * The most one record may take (the engine's own are a few KiB): a bigger value in a media key is not
+ * the engine's, and is never read whole, so no value can make an instance hold more than this for it.
+ */
+export const MAX_RECORD_BYTES = 1024 ** 2;
+/** Bad records told in the error log, each once: beyond this many, the oldest may be told again. */
+const TOLD_LIMIT = 10_000;
+
+/**
+ * KEYS the media; ARGV[1] the most bytes read of one. Per media: its JSON; false when gone; its size
+ * when over the bound (an integer); -1 when it is not a string value.
+ */
+const READ_SCRIPT = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key)['ok']
+  if kind == 'none' then out[i] = false
+  elseif kind ~= 'string' then out[i] = -1
+  else
+    local size = redis.call('STRLEN', key)
+    if size > tonumber(ARGV[1]) then out[i] = size else out[i] = redis.call('GET', key) end
+  end
+end
+return out
+`;
 
 /**
  * KEYS[1] the media, KEYS[2] its progress; ARGV new JSON, new state, channel, uid.
@@ -55,6 +82,7 @@ return removed
 `;
 
 interface ScriptCommands {
+  meRead(...args: Array<string | number>): Promise<Array<string | number | null>>;
   meUpdate(media: string, progress: string, json: string, state: string, channel: string, uid: string): Promise<number>;
   meRemove(media: string, progress: string, index: string, uses: string, uid: string, channel: string): Promise<number>;
 }
@@ -69,6 +97,13 @@ export class RedisRecords implements MediaRecords {
   private readonly progressAnswered = new Map<string, number>();
   /** When this instance last wrote each media's use. */
   private readonly useWritten = new Map<string, number>();
+  /**
+   * The clock every instance shares (Redis's time): the records' times are compared across instances.
+   * Measured when the engine starts and before each retention sweep (cluster.ts).
+   */
+  readonly clock: RedisClock;
+  /** Bad records already told in the error log: told once, not at every sweep. */
+  private readonly told = new Set<string>();
 
   constructor(
     url: string,
@@ -79,6 +114,10 @@ export class RedisRecords implements MediaRecords {
      * be a write; far below the retention's age limit, so that the limit still holds.
      */
     private readonly useWriteEveryMs = 30_000,
+    /** This instance's own clock: the records' times are on Redis's (`clock`), measured against it. */
+    localClock: () => number = Date.now,
+    /** The engine's error log: each bad record skipped is told there once. */
+    private readonly logError: (line: string) => void = () => undefined,
   ) {
     this.redis = commandConnection(url);
     // A connection in subscriber mode does nothing else; ioredis subscribes again after a reconnection.
@@ -87,7 +126,9 @@ export class RedisRecords implements MediaRecords {
     void this.subscriber.subscribe(CHANGES_CHANNEL).catch(() => undefined);
     this.redis.defineCommand('meUpdate', { numberOfKeys: 2, lua: UPDATE_SCRIPT });
     this.redis.defineCommand('meRemove', { numberOfKeys: 4, lua: REMOVE_SCRIPT });
+    this.redis.defineCommand('meRead', { lua: READ_SCRIPT });
     this.scripts = this.redis as unknown as ScriptCommands;
+    this.clock = new RedisClock(this.redis, localClock);
   }
 
   /** The connection the engine's other shared parts (limits, retention turn) use too. */
@@ -96,24 +137,51 @@ export class RedisRecords implements MediaRecords {
   }
 
   async get(uid: string): Promise<MediaRecord | undefined> {
-    const [json, progress] = await shared(this.redis, () => this.redis.mget(mediaKey(uid), progressKey(uid)));
-    return json ? withProgress(JSON.parse(json) as MediaRecord, progress) : undefined;
+    const [[value], progress] = await Promise.all([
+      this.read([uid]),
+      shared(this.redis, () => this.redis.get(progressKey(uid))),
+    ]);
+    if (value === null) return undefined;
+    const record = parseRecord(uid, value);
+    // Damaged: answered as a fault of the service (500, logged), never as a media that does not exist.
+    if (typeof record === 'string') throw new Error(`media ${uid}: ${record}`);
+    return withProgress(record, progress);
   }
 
+  /** Every media on record; a bad record is skipped (and told once), never the end of the listing. */
   async all(): Promise<MediaRecord[]> {
     const uids = await shared(this.redis, () => this.redis.zrange(INDEX, 0, -1));
     const records: MediaRecord[] = [];
     for (let i = 0; i < uids.length; i += BATCH) {
       const batch = uids.slice(i, i + BATCH);
-      const values = await shared(this.redis, () => this.redis.mget(batch.map(mediaKey)));
-      for (const json of values) if (json) records.push(JSON.parse(json) as MediaRecord);
+      const values = await this.read(batch);
+      batch.forEach((uid, n) => {
+        if (values[n] === null) return; // removed meanwhile
+        const record = parseRecord(uid, values[n]);
+        if (typeof record === 'string') this.tellBadRecord(uid, record);
+        else records.push(record);
+      });
     }
     return records;
   }
 
+  /** The records of `uids`, each read only when within MAX_RECORD_BYTES (else its size). */
+  private async read(uids: string[]): Promise<Array<string | number | null>> {
+    return shared(this.redis, () => this.scripts.meRead(uids.length, ...uids.map(mediaKey), MAX_RECORD_BYTES));
+  }
+
+  private tellBadRecord(uid: string, why: string): void {
+    if (this.told.has(uid)) return;
+    if (this.told.size >= TOLD_LIMIT) this.told.clear();
+    this.told.add(uid);
+    this.logError(
+      `media ${JSON.stringify(uid.slice(0, 100))}: ${why}; skipped (delete the key ${JSON.stringify(mediaKey(uid).slice(0, 150))} once looked at)`,
+    );
+  }
+
   async create(fields: NewMedia, uploaded?: IncomingFile): Promise<MediaRecord> {
     const uid = uploaded?.uid ?? randomUUID();
-    const now = new Date();
+    const now = new Date(this.clock.now());
     const record: MediaRecord = {
       uid,
       enhancement_status: 'PENDING',
@@ -143,7 +211,7 @@ export class RedisRecords implements MediaRecords {
   async update(record: MediaRecord, changes: Partial<Omit<MediaRecord, 'uid'>>): Promise<void> {
     const stateChanged =
       changes.enhancement_status !== undefined && changes.enhancement_status !== record.enhancement_status;
-    Object.assign(record, changes, { updated_at: new Date().toISOString() });
+    Object.assign(record, changes, { updated_at: new Date(this.clock.now()).toISOString() });
     if (stateChanged) {
       delete record.progress;
       this.progressAnswered.delete(record.uid);
@@ -237,10 +305,41 @@ export class RedisRecords implements MediaRecords {
   }
 }
 
+const STATES = new Set(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
+
+/** The record of `uid` as read (JSON, or the size of one too big), or why it is not one the engine wrote. */
+function parseRecord(uid: string, value: string | number): MediaRecord | string {
+  if (value === -1) return 'its record is not a string value';
+  if (typeof value === 'number')
+    return `its record is ${value} bytes, more than the ${MAX_RECORD_BYTES} a record may take: not read`;
+  // A uid the engine never makes would name a path outside the media's folders when removed.
+  if (!ENGINE_UID.test(uid)) return 'not a uid the engine makes';
+  let record: unknown;
+  try {
+    record = JSON.parse(value);
+  } catch {
+    return 'its record is not JSON';
+  }
+  const fields = record as Partial<MediaRecord> | null;
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return 'its record is not a JSON object';
+  if (fields.uid !== uid) return 'its record names another uid';
+  if (typeof fields.enhancement_status !== 'string' || !STATES.has(fields.enhancement_status))
+    return 'its record has no known enhancement_status';
+  if (typeof fields.updated_at !== 'string' || Number.isNaN(Date.parse(fields.updated_at)))
+    return 'its record has no valid updated_at';
+  return record as MediaRecord;
+}
+
 /** The record with the progress another instance (or this one) last set, counting down from then. */
 function withProgress(record: MediaRecord, progressJson: string | null): MediaRecord {
   if (!progressJson || record.enhancement_status !== 'PROCESSING') return record;
-  const { progress, at } = JSON.parse(progressJson) as { progress: MediaProgress; at: number };
+  let told: { progress: MediaProgress; at: number };
+  try {
+    told = JSON.parse(progressJson) as { progress: MediaProgress; at: number };
+  } catch {
+    return record; // progress is a hint: a damaged one is not shown
+  }
+  const { progress, at } = told;
   record.progress = progress;
   noteProgressSetAt(record, at);
   return record;

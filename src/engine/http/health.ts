@@ -1,6 +1,7 @@
 // GET /healthz, for load balancers: whether this instance can serve now. One process on local disk
 // always can; instances sharing their state answer 503 while a part they share (Redis, the storage)
-// does not answer. No key is asked and nothing is told beyond ok / unavailable.
+// does not answer. No key is asked and nothing is told beyond ok / unavailable and what the instance can
+// do (`ffmpeg`: whether it decodes anything but WAV).
 import type { ServerResponse } from 'node:http';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../part-unavailable';
 import { HttpError, sendJson } from './http-error';
@@ -17,6 +18,18 @@ export interface HealthProbe {
 
 export class Health {
   private readonly probes: HealthProbe[] = [];
+  /** What the answer tells besides the status (what this instance can do), e.g. `ffmpeg: false`. */
+  private readonly told: Record<string, boolean> = {};
+
+  /** A fact about this instance for the answer (never an address, a path or a key). */
+  tell(name: string, value: boolean): void {
+    this.told[name] = value;
+  }
+
+  /** The facts told (answerHealth adds them to the status). */
+  facts(): Record<string, boolean> {
+    return { ...this.told };
+  }
 
   /** A part to ask (Redis here; the storage, when shared, adds its own). */
   add(probe: HealthProbe): void {
@@ -53,12 +66,12 @@ export function unavailable(part: string): HttpError {
 
 export async function answerHealth(res: ServerResponse, health: Health): Promise<void> {
   const ok = await health.check();
-  if (ok) sendJson(res, 200, { status: 'ok' }, { 'cache-control': 'no-store' });
+  if (ok) sendJson(res, 200, { status: 'ok', ...health.facts() }, { 'cache-control': 'no-store' });
   else
     sendJson(
       res,
       503,
-      { status: 'unavailable' },
+      { status: 'unavailable', ...health.facts() },
       { 'cache-control': 'no-store', 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },
     );
 }

@@ -135,6 +135,8 @@ export async function metadata(
   query: URLSearchParams,
   ctx: RouteContext,
   callerLeft: AbortSignal,
+  /** Takes a place for one held wait of the caller's key; false: none left, answer at once. */
+  mayHold: () => boolean = () => true,
 ): Promise<JsonAnswer> {
   const waits = ctx.metadataWaitS > 0 ? query.getAll(METADATA_WAIT_PARAM) : [];
   const issues = waits.length > 0 ? checkMetadataWait(waits, ctx.metadataWaitS) : [];
@@ -143,7 +145,7 @@ export async function metadata(
   ctx.retention.asked(uid);
   if (waits.length > 0) {
     const state = record.enhancement_status;
-    if (state === 'PENDING' || state === 'PROCESSING') {
+    if ((state === 'PENDING' || state === 'PROCESSING') && mayHold()) {
       const until = AbortSignal.any([callerLeft, AbortSignal.timeout(Number(waits[0]) * 1000)]);
       await ctx.records.stateChange(uid, state, until);
       // The record as it is now: a media removed while the answer was held is answered as it was last seen.

@@ -23,6 +23,14 @@ export interface ServerLimits {
   maxConnections: number;
   /** Uploads (POST /v2/medias, /v1/videos) in progress at once per key. Default 64; beyond: 503 with Retry-After. */
   maxUploadsPerKey: number;
+  /**
+   * Open connections one client address may hold (within `maxConnections`). Default 1024 (in effect
+   * `maxConnections`): behind a load balancer or proxy, every client has the proxy's address. Beyond:
+   * 503 with Retry-After at once, and closed.
+   */
+  maxConnectionsPerClient: number;
+  /** Metadata `?wait=` requests held at once per key. Default 1024; beyond, a wait is answered at once. */
+  maxHeldWaitsPerKey: number;
 }
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
@@ -34,4 +42,6 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   keepAliveTimeoutMs: 15_000,
   maxConnections: 1024,
   maxUploadsPerKey: 64,
+  maxConnectionsPerClient: 1024,
+  maxHeldWaitsPerKey: 1024,
 };

@@ -166,7 +166,9 @@ export function createEngineServer(parts: ServerParts): Server {
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.timeout = limits.idleTimeoutMs;
   server.maxConnections = limits.maxConnections * 2;
-  server.on('connection', (socket: Socket) => parts.capacity.connected(socket));
+  server.on('connection', (socket: Socket) => {
+    if (!parts.capacity.connected(socket)) refuseClientOverCap(socket, parts.capacity.maxConnectionsPerClient);
+  });
   server.on('timeout', (socket: Socket) => {
     const current = answering.get(socket);
     if (!current || current.res.headersSent) {
@@ -187,6 +189,23 @@ export function createEngineServer(parts: ServerParts): Server {
     setTimeout(() => socket.destroy(), 1_000).unref();
   });
   return server;
+}
+
+/**
+ * A connection beyond what its client address may hold: answered 503 with Retry-After before its request
+ * is read (an HTTP client reads an early answer), and closed, so that it holds no place while it drips.
+ */
+function refuseClientOverCap(socket: Socket, cap: number): void {
+  const body = JSON.stringify({
+    detail: `this client has more than the ${cap} connections one client may hold open at once; retry later`,
+  });
+  socket.on('error', () => undefined); // the client may be gone already
+  socket.end(
+    `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `retry-after: ${CONNECTIONS_RETRY_AFTER_S}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  // Whatever it sends meanwhile is not read; it goes in a moment whether it reads the answer or not.
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
 /** Any failure as an answer: an HttpError as it is, a full disk 507, a part away (storage, shared state) 503, anything else a logged 500. */
@@ -278,7 +297,7 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
       if (!decision.allowed)
         throw new HttpError(429, 'rate limit exceeded: too many requests in the window, retry later', headers);
     }
-    await dispatch(req, res, url, route, parts, declareWaiting(route, parts, headers));
+    await dispatch(req, res, url, route, parts, declareWaiting(route, parts, headers), keyIndex);
   } catch (err) {
     if (giveBack && refusedByLoudnessRoute(route, err)) headers = await giveBack();
     throw asHttpError(err, parts.logError).withHeaders(declareWaiting(route, parts, headers));
@@ -299,6 +318,7 @@ async function dispatch(
   route: Route,
   parts: ServerParts,
   headers: Record<string, string>,
+  keyIndex: number,
 ): Promise<void> {
   const ctx = parts.routes;
   if (route.uid !== undefined) {
@@ -331,7 +351,15 @@ async function dispatch(
       // A held answer ends when the caller leaves (or the engine closes every connection as it stops).
       const left = new AbortController();
       res.once('close', () => left.abort());
-      answer = await routes.metadata(route.uid!, url.searchParams, ctx, left.signal);
+      // A key holds at most so many waits at once; beyond, a wait is answered at once, as the media stands.
+      // Such an answer declares no wait (0): the client polls plainly once rather than asking again at once.
+      const hold = () => {
+        const release = parts.capacity.holdWait(keyIndex);
+        if (release) res.once('close', release);
+        else headers = { ...headers, [METADATA_WAIT_HEADER]: '0' };
+        return release !== undefined;
+      };
+      answer = await routes.metadata(route.uid!, url.searchParams, ctx, left.signal, hold);
       break;
     }
     case 'downloadFile':

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { Faults } from '../faults';
 import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
+import { LeftForAnotherInstance, needsFfmpeg } from './ffmpeg-need';
 import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
@@ -22,7 +23,15 @@ export interface JobOptions {
   fetchGuard: FetchGuard;
   /** The engine's error log (causes a caller is told only in general terms). */
   onErrorLine(line: string): void;
+  /**
+   * With instances sharing the work, when this one has no ffmpeg: a media that needs it is left to
+   * another instance (LeftForAnotherInstance) rather than failed FFMPEG_REQUIRED here.
+   */
+  leaveWhatNeedsFfmpeg?: boolean;
 }
+
+/** How long a finished job keeps trying to write its end while the shared state refuses writes. */
+const SHARED_STATE_PATIENCE_MS = 60_000;
 
 /** What the routes hand an accepted media to: in-process Jobs, or the shared queue (cluster/queue-jobs.ts). */
 export interface JobStarter {
@@ -95,6 +104,8 @@ export class Jobs implements JobStarter {
       if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record, work);
       else await work.loadInput();
       if (this.stopping.signal.aborted) return;
+      if (this.options.leaveWhatNeedsFfmpeg && needsFfmpeg(record.internal.input!, record.internal.settings))
+        throw new LeftForAnotherInstance(record.uid);
       await this.records.update(record, { enhancement_status: 'PROCESSING' });
       await this.delay(this.options.processingDelayMs);
       if (this.stopping.signal.aborted) return;
@@ -126,17 +137,22 @@ export class Jobs implements JobStarter {
           ...result.loudness,
         });
       }
-      await this.records.update(record, {
-        enhancement_status: 'COMPLETED',
-        enhancement_params: { ...record.enhancement_params, ...result.params },
-        internal: { ...record.internal, output: result.output },
-      });
+      // The work is done and stored: while the shared state refuses writes (away, at its memory limit),
+      // its end is written again after a pause, rather than the whole work being run again.
+      await this.whileSharedStateAway(() =>
+        this.records.update(record, {
+          enhancement_status: 'COMPLETED',
+          enhancement_params: { ...record.enhancement_params, ...result.params },
+          internal: { ...record.internal, output: result.output },
+        }),
+      );
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
       if (err instanceof MediaEndedError) return; // another instance ran it to its end: its result stands
       // The storage or the shared state is away: not a failure of the media; it stays where it is and
       // starts over once they answer (start() below, or the shared queue's retry).
       if (err instanceof PartUnavailableError) throw err;
+      if (err instanceof LeftForAnotherInstance) throw err;
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
       await this.records
@@ -167,6 +183,23 @@ export class Jobs implements JobStarter {
       );
     await work.saveInput();
     await this.records.update(record, { internal: { ...record.internal, input: type } });
+  }
+
+  /**
+   * Runs `write` again while the shared state answers 503 (Redis away or full), after pauses growing
+   * from 0.5 s to 5 s, for at most SHARED_STATE_PATIENCE_MS; then its 503 is the job's (run again later).
+   */
+  private async whileSharedStateAway(write: () => Promise<void>): Promise<void> {
+    const giveUpAt = Date.now() + SHARED_STATE_PATIENCE_MS;
+    for (let pause = 500; ; pause = Math.min(pause * 2, 5_000)) {
+      try {
+        return await write();
+      } catch (err) {
+        const away = err instanceof PartUnavailableError;
+        if (!away || Date.now() + pause > giveUpAt || this.stopping.signal.aborted) throw err;
+      }
+      await this.delay(pause);
+    }
   }
 
   private delay(ms: number): Promise<void> {

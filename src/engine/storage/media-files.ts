@@ -69,6 +69,12 @@ export interface MediaFiles {
   allBytes(uid: string): Promise<number>;
   /** Bytes of every media file kept, uploads still arriving and work files included. */
   bytesUsed(): Promise<number>;
+  /**
+   * Removes what a crash left behind and no media owns (S3: multipart uploads never completed, objects of
+   * a uid never put on record), once stale at `now`; what it removed, told for the log. Local files have
+   * none to sweep here (their unfinished uploads go at start).
+   */
+  sweepLeftovers?(owned: (uid: string) => Promise<boolean>, now: number): Promise<string[]>;
 }
 
 /** How long a caller should wait before trying again while the storage does not answer. */

@@ -2,6 +2,7 @@
 // while all finished media together take more than the size limit. A media still pending or
 // processing is never removed, nor one finished or asked for (status or file) within the grace
 // period: a wait that is still following it, and the download after it, always find it.
+import { StateLog } from '../state-log';
 import { isFinished } from './disk-use';
 import type { MediaRecords } from './media-records';
 import type { MediaRecord, MediaStore } from './store';
@@ -32,6 +33,8 @@ export interface SharedRetention {
   noteUse(uid: string, at: number): void;
   /** The last request for each media on any instance (ms since the epoch). */
   uses(): Promise<Map<string, number>>;
+  /** Gives the turn back, if this instance has it: it stops. */
+  release(): Promise<void>;
 }
 
 export interface RemovedMedia {
@@ -45,6 +48,7 @@ export class MediaRetention {
   /** Bytes of a finished media's files: they no longer change. */
   private readonly sizes = new Map<string, number>();
   private timer?: NodeJS.Timeout;
+  private readonly sweepLog: StateLog;
   private sweeping = Promise.resolve<RemovedMedia[]>([]);
 
   constructor(
@@ -56,17 +60,22 @@ export class MediaRetention {
     private readonly now: () => number = Date.now,
     /** With instances sharing the media: whose turn it is, and the requests each instance answered. */
     private readonly shared?: SharedRetention,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
-    this.timer.unref();
-    void this.sweep();
+    /** The engine's error log: a sweep that failed, a media that could not be removed. */
+    private readonly logError: (line: string) => void = () => undefined,
+  ) {
+    this.sweepLog = new StateLog(logError, 'retention');
   }
 
-  close(): Promise<unknown> {
+  start(): void {
+    this.timer = setInterval(() => void this.sweep(true), this.options.sweepIntervalMs);
+    this.timer.unref();
+    void this.sweep(true);
+  }
+
+  async close(): Promise<void> {
     clearInterval(this.timer);
-    return this.sweeping;
+    await this.sweeping;
+    await this.shared?.release();
   }
 
   /** A status or file request for the media: it is being followed. */
@@ -76,9 +85,24 @@ export class MediaRetention {
     this.shared?.noteUse(uid, now);
   }
 
-  /** Applies the limits once; sweeps run one after another. */
-  sweep(): Promise<RemovedMedia[]> {
-    this.sweeping = this.sweeping.then(() => this.removeWhatIsDue()).catch(() => []);
+  /**
+   * Applies the limits once; sweeps run one after another. `withLeftovers` (the periodic sweeps, not
+   * those after each job): the storage's leftovers of a crash go too.
+   */
+  sweep(withLeftovers = false): Promise<RemovedMedia[]> {
+    this.sweeping = this.sweeping
+      .then(() => this.removeWhatIsDue(withLeftovers))
+      .then(
+        (removed) => {
+          this.sweepLog.ok();
+          return removed;
+        },
+        (err: Error) => {
+          // The next sweep tries again; what stopped this one is for a person to see, once while it lasts.
+          this.sweepLog.failed(`the sweep stopped: ${err?.message ?? String(err)}`);
+          return [];
+        },
+      );
     return this.sweeping;
   }
 
@@ -111,10 +135,11 @@ export class MediaRetention {
     return removal;
   }
 
-  private async removeWhatIsDue(): Promise<RemovedMedia[]> {
+  private async removeWhatIsDue(withLeftovers: boolean): Promise<RemovedMedia[]> {
     if (this.shared && !(await this.shared.mayRemove())) return [];
     const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
     const now = this.now();
+    if (withLeftovers) await this.removeLeftovers(now);
     const finished = (await this.records.all()).filter((record) => isFinished(record.enhancement_status));
     const usedElsewhere = (await this.shared?.uses()) ?? new Map<string, number>();
     const lastUse = (record: MediaRecord) =>
@@ -130,7 +155,14 @@ export class MediaRetention {
       const overSize = maxTotalBytes !== null && total > maxTotalBytes;
       if (!tooOld && !overSize) break;
       const bytes = await this.sizeOf(record.uid);
-      const gone = await this.records.remove(record.uid);
+      let gone: boolean;
+      try {
+        gone = await this.records.remove(record.uid);
+      } catch (err) {
+        // One media that cannot be removed (its files, its path) never stops the removal of the others.
+        this.logError(`retention: media ${record.uid} could not be removed: ${(err as Error)?.message ?? String(err)}`);
+        continue;
+      }
       this.sizes.delete(record.uid);
       this.lastAsked.delete(record.uid);
       total -= bytes;
@@ -142,6 +174,18 @@ export class MediaRetention {
       this.onRemoved({ record, reason });
     }
     return removed;
+  }
+
+  /** What a crash left in the storage that no media owns (S3: unfinished uploads, unowned objects). */
+  private async removeLeftovers(now: number): Promise<void> {
+    // A media whose record cannot be read now (damaged, the shared state away) counts as owned: kept.
+    const owned = (uid: string) =>
+      this.records.get(uid).then(
+        (record) => record !== undefined,
+        () => true,
+      );
+    const removed = (await this.store.files.sweepLeftovers?.(owned, now)) ?? [];
+    for (const what of removed) this.logError(`retention: removed a crash's leftover: ${what}`);
   }
 
   private async sizeOf(uid: string): Promise<number> {

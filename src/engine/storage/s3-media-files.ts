@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  AbortMultipartUploadCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutBucketLifecycleConfigurationCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -52,6 +55,16 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** A request on which nothing moves for this long is cut. */
 const IDLE_TIMEOUT_MS = 60_000;
 const LOUDNESS_REPORT = 'loudness.json';
+/**
+ * A multipart upload started this long ago and never completed is a crashed one's (an honest upload of
+ * the 2 GiB limit on a slow line takes hours, not a day); the bucket the engine makes aborts them too.
+ */
+const STALE_MULTIPART_DAYS = 1;
+/**
+ * Objects of a uid no media owns, untouched this long, are what a crash between an upload's completion
+ * and its record left (that window is a moment; an hour leaves every upload under way its time).
+ */
+const STALE_UNOWNED_MS = 3600_000;
 
 export class S3MediaFiles implements MediaFiles {
   private readonly s3: S3Client;
@@ -233,6 +246,60 @@ export class S3MediaFiles implements MediaFiles {
     return stored + (await bytesUnder(this.workRoot));
   }
 
+  async sweepLeftovers(owned: (uid: string) => Promise<boolean>, now: number): Promise<string[]> {
+    const removed: string[] = [];
+    for (const upload of await this.multipartUploads()) {
+      if (now - upload.initiated < STALE_MULTIPART_DAYS * 86_400_000) continue;
+      await this.call(() =>
+        this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: upload.key, UploadId: upload.id })),
+      ).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err; // aborted meanwhile (another instance, the bucket's rule): as good
+      });
+      removed.push(
+        `an unfinished multipart upload of ${upload.key}, started ${new Date(upload.initiated).toISOString()}`,
+      );
+    }
+    const byUid = new Map<string, Array<{ key: string; modified: number }>>();
+    for (const object of await this.list(this.prefix)) {
+      const uid = object.key.slice(this.prefix.length).split('/')[0];
+      if (!ENGINE_UID.test(uid)) continue; // not a media's: never the engine's to remove
+      let objects = byUid.get(uid);
+      if (!objects) byUid.set(uid, (objects = []));
+      objects.push(object);
+    }
+    for (const [uid, objects] of byUid) {
+      if (now - Math.max(...objects.map((o) => o.modified)) < STALE_UNOWNED_MS) continue;
+      if (await owned(uid)) continue;
+      for (const object of objects) await this.deleteKey(object.key);
+      removed.push(`${objects.length} object(s) of ${this.prefix}${uid}/, which no media owns`);
+    }
+    return removed;
+  }
+
+  /** The multipart uploads under the prefix that were started and neither completed nor aborted. */
+  private async multipartUploads(): Promise<Array<{ key: string; id: string; initiated: number }>> {
+    const uploads: Array<{ key: string; id: string; initiated: number }> = [];
+    let keyMarker: string | undefined;
+    let idMarker: string | undefined;
+    for (;;) {
+      const page = await this.call(() =>
+        this.s3.send(
+          new ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            Prefix: this.prefix,
+            KeyMarker: keyMarker,
+            UploadIdMarker: idMarker,
+          }),
+        ),
+      );
+      for (const u of page.Uploads ?? [])
+        if (u.Key && u.UploadId) uploads.push({ key: u.Key, id: u.UploadId, initiated: u.Initiated?.getTime() ?? 0 });
+      if (!page.IsTruncated) return uploads;
+      keyMarker = page.NextKeyMarker;
+      idMarker = page.NextUploadIdMarker;
+    }
+  }
+
   /** Where the objects of a media are; a uid is always the engine's own (a UUID), never a path. */
   private mediaPrefix(uid: string): string {
     if (!ENGINE_UID.test(uid)) throw new Error(`not a media uid: ${JSON.stringify(uid.slice(0, 100))}`);
@@ -265,14 +332,15 @@ export class S3MediaFiles implements MediaFiles {
     await this.call(() => this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
   }
 
-  private async list(prefix: string): Promise<Array<{ key: string; size: number }>> {
-    const objects: Array<{ key: string; size: number }> = [];
+  private async list(prefix: string): Promise<Array<{ key: string; size: number; modified: number }>> {
+    const objects: Array<{ key: string; size: number; modified: number }> = [];
     let token: string | undefined;
     do {
       const page = await this.call(() =>
         this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token })),
       );
-      for (const o of page.Contents ?? []) if (o.Key) objects.push({ key: o.Key, size: o.Size ?? 0 });
+      for (const o of page.Contents ?? [])
+        if (o.Key) objects.push({ key: o.Key, size: o.Size ?? 0, modified: o.LastModified?.getTime() ?? 0 });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return objects;
@@ -285,18 +353,46 @@ export class S3MediaFiles implements MediaFiles {
         await this.call(() => this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })));
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        await this.call(() => this.s3.send(new CreateBucketCommand({ Bucket: this.bucket }))).catch(
+        const made = await this.call(() => this.s3.send(new CreateBucketCommand({ Bucket: this.bucket }))).then(
+          () => true,
           (created: unknown) => {
             // Another engine made it meanwhile: as good.
             if ((created as Error)?.name !== 'BucketAlreadyOwnedByYou') throw created;
+            return false;
           },
         );
+        if (made) await this.abortUnfinishedUploadsByRule();
       }
     })().catch((err: unknown) => {
       this.bucketReady = undefined;
       throw err;
     });
     return this.bucketReady;
+  }
+
+  /**
+   * On a bucket the engine made: a lifecycle rule by which the service itself aborts multipart uploads
+   * left unfinished for STALE_MULTIPART_DAYS. A service without lifecycle rules refuses it: the sweep
+   * (sweepLeftovers) does the same work then.
+   */
+  private async abortUnfinishedUploadsByRule(): Promise<void> {
+    await this.s3
+      .send(
+        new PutBucketLifecycleConfigurationCommand({
+          Bucket: this.bucket,
+          LifecycleConfiguration: {
+            Rules: [
+              {
+                ID: 'media-enhance: abort unfinished multipart uploads',
+                Status: 'Enabled',
+                Filter: { Prefix: this.prefix },
+                AbortIncompleteMultipartUpload: { DaysAfterInitiation: STALE_MULTIPART_DAYS },
+              },
+            ],
+          },
+        }),
+      )
+      .catch(() => undefined);
   }
 
   /** Runs a request; a storage that does not answer becomes a StorageUnavailableError. */
