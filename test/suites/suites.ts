@@ -46,7 +46,7 @@ export const AREAS: Readonly<Record<string, readonly string[]>> = {
   client: ['test/client'],
   engine: ['test/engine', 'test/enhance', 'test/audio'],
   nodes: ['test/nodes', 'test/sidebar', 'test/examples'],
-  editor: ['test/editor', 'test/start'],
+  editor: ['test/editor'],
   cluster: ['test/cluster', 'test/storage'],
   docs: ['test/docs', 'test/readme.test.ts'],
   project: ['test/lint.test.ts', 'test/suites', 'test/node-red-5', 'test/start'],
