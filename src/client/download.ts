@@ -5,6 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { fileNameFromDisposition } from '../contract/attachment';
 import { PATHS } from '../contract/endpoints';
 import type { Step } from '../contract/fields';
 import type { RetryPolicy } from './backoff';
@@ -389,23 +390,6 @@ function describeResponse(res: Response, uid: string, step?: Step): { contentTyp
     safeFileName(fileNameFromDisposition(headerText(res.headers['content-disposition']))) ??
     safeFileName(`${uid}${step === 'PRE' ? '' : '_enhanced'}`)!;
   return { contentType, fileName };
-}
-
-/** `filename*=UTF-8''...` wins over `filename="..."` (RFC 6266). */
-export function fileNameFromDisposition(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const extended = /filename\*\s*=\s*([\w-]+)'[^']*'([^;]+)/i.exec(header);
-  if (extended) {
-    try {
-      return decodeURIComponent(extended[2].trim());
-    } catch {
-      // fall through to the plain form
-    }
-  }
-  const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(header);
-  if (quoted) return quoted[1].replace(/\\(.)/g, '$1');
-  const bare = /filename\s*=\s*([^;\s]+)/i.exec(header);
-  return bare?.[1];
 }
 
 /** A name from the service never chooses a folder: only its last part, without control characters. */

@@ -1,5 +1,6 @@
 // How a file's name travels in a download's Content-Disposition, the same from the engine and from the
-// editor's sidebar routes: only the last path segment, an ASCII fallback, and the exact name as RFC 5987 says.
+// editor's sidebar routes: only the last path segment, an ASCII fallback, and the exact name as RFC 5987 says;
+// and how a receiver reads it back, the same in the client and in the sidebar's browser code.
 
 /** The label's last path segment; 'media' when that names nothing (empty, only spaces or dots). */
 export function baseName(name: string): string {
@@ -18,3 +19,20 @@ export function attachmentDisposition(name: string): string {
 /** Percent-encoding as RFC 5987's attr-char allows: encodeURIComponent leaves ' ( ) * unencoded. */
 const encodeRfc5987 = (value: string) =>
   encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** `filename*=UTF-8''...` wins over `filename="..."` (RFC 6266). */
+export function fileNameFromDisposition(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*\s*=\s*([\w-]+)'[^']*'([^;]+)/i.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[2].trim());
+    } catch {
+      // fall through to the plain form
+    }
+  }
+  const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(header);
+  if (quoted) return quoted[1].replace(/\\(.)/g, '$1');
+  const bare = /filename\s*=\s*([^;\s]+)/i.exec(header);
+  return bare?.[1];
+}

@@ -42,6 +42,8 @@ Options:
   --metadata-wait <s>           longest ?wait= a status request may hold until the state changes
                                 (a local-engine extension; default 0: not offered)
   --workers <n>                 processing worker threads (default: cores, at most 4)
+  --worker-idle-ms <ms>         a worker thread idle this long ends and gives its memory back
+                                (default 60000; 0 keeps them)
   --fetch-timeout-ms <ms>       time limit of the enhance-json fetch (default 60000)
   --allow-private-fetch         let enhance-json fetch from loopback, private and link-local addresses
                                 even when --host reaches beyond this machine (on loopback they always are)
@@ -152,6 +154,7 @@ async function main(): Promise<void> {
       'processing-delay-ms': numberOption,
       'metadata-wait': numberOption,
       workers: numberOption,
+      'worker-idle-ms': numberOption,
       'fetch-timeout-ms': numberOption,
       'allow-private-fetch': { type: 'boolean' },
       'allow-fetch-from': { type: 'string', multiple: true },
@@ -225,6 +228,7 @@ async function main(): Promise<void> {
     processingDelayMs: num('processing-delay-ms', RULES.timeoutMs),
     metadataWaitS: num('metadata-wait', RULES.nonNegativeInteger),
     workers: num('workers', RULES.positiveInteger),
+    workerIdleMs: num('worker-idle-ms', RULES.timeoutMs),
     fetchTimeoutMs: num('fetch-timeout-ms', RULES.positiveTimeoutMs),
     ...(values['allow-private-fetch'] ? { allowPrivateFetch: true } : {}),
     allowFetchFrom: values['allow-fetch-from'],

@@ -69,11 +69,12 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const resumable = await store.open();
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
-  const pool = new WorkerPool(config.workers, config.processorModule, {
-    ffmpegPath: config.ffmpegPath,
-    ffmpegStallMs: config.ffmpegStallMs,
-    maxLimitingDb: config.maxLimitingDb,
-  });
+  const pool = new WorkerPool(
+    config.workers,
+    config.processorModule,
+    { ffmpegPath: config.ffmpegPath, ffmpegStallMs: config.ffmpegStallMs, maxLimitingDb: config.maxLimitingDb },
+    { idleMs: config.workerIdleMs },
+  );
   const health = new Health();
   // Told in /healthz: an instance without ffmpeg serves WAV only (with others, it leaves the rest to them).
   const hasFfmpeg = await ffmpegAvailable(config.ffmpegPath);

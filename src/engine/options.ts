@@ -11,6 +11,9 @@ import { DEFAULT_RETENTION, type RemovedMedia, type RetentionOptions } from './s
 import { parseS3Location, type S3Location } from './storage/s3-location';
 import type { S3Options } from './storage/s3-media-files';
 
+/** A worker thread idle this long ends (EngineOptions.workerIdleMs). */
+export const DEFAULT_WORKER_IDLE_MS = 60_000;
+
 export interface EngineOptions {
   /** Interface to listen on. Default 127.0.0.1 (loopback only). */
   host?: string;
@@ -54,6 +57,12 @@ export interface EngineOptions {
   metadataWaitS?: number;
   /** Worker threads that process media. Default: the number of cores, at most 4. */
   workers?: number;
+  /**
+   * A worker thread with nothing to do for this long (ms) ends and gives its memory back (a model's
+   * WebAssembly memory never shrinks while its thread lives); the next media starts a fresh one. 0 keeps
+   * them. Default 60 000.
+   */
+  workerIdleMs?: number;
   /** Module (absolute path) run in the workers to process a media; default: speech enhancement, then loudness normalization (processors/enhance-processor). */
   processorModule?: string;
   /** The ffmpeg program, for media other than WAV. Default: `ffmpeg` on the PATH. */
@@ -215,6 +224,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     processingDelayMs: checked('processingDelayMs', options.processingDelayMs ?? 0, RULES.timeoutMs),
     metadataWaitS,
     workers: checked('workers', options.workers ?? Math.min(4, cpus().length), RULES.positiveInteger),
+    workerIdleMs: checked('workerIdleMs', options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS, RULES.timeoutMs),
     processorModule: options.processorModule ?? join(__dirname, 'processors', 'enhance-processor.js'),
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
     ffmpegStallMs: checked('ffmpegStallMs', options.ffmpegStallMs ?? DEFAULT_STALL_MS, RULES.positiveTimeoutMs),

@@ -93,7 +93,13 @@ export class DfnNetwork {
 
   /** `runtime`: 'auto' takes the native runtime where it is installed, else WebAssembly. */
   static async create(runtime: OnnxRuntimeKind | 'auto' = 'auto'): Promise<DfnNetwork> {
-    return new DfnNetwork(await loadSessions(runtime));
+    try {
+      return new DfnNetwork(await loadSessions(runtime));
+    } catch (error) {
+      // A native runtime that loads but cannot make the sessions (a broken install): WebAssembly, as without it.
+      if (runtime !== 'auto' || !nativeRuntime().available) throw error;
+      return new DfnNetwork(await loadSessions('wasm'));
+    }
   }
 
   /** The runtime that runs this network. */

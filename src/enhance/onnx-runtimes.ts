@@ -40,6 +40,23 @@ function loadNative(): { module?: OrtModule; reason?: string } {
   return native;
 }
 
+/** Platforms onnxruntime-node ships a CPU build for: there the native runtime would help. */
+const NATIVE_PLATFORMS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-arm64'];
+
+/**
+ * Whether installing onnxruntime-node would speed DeepFilterNet3 up here: it ships a build for this
+ * platform and is not found beside the package. Resolved, not loaded (no native library in this process).
+ */
+export function nativeRuntimeWouldHelp(): boolean {
+  if (!NATIVE_PLATFORMS.includes(`${process.platform}-${process.arch}`)) return false;
+  try {
+    require.resolve('onnxruntime-node');
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** Whether the native runtime can run here (and if not, why). */
 export function nativeRuntime(): { available: boolean; reason?: string } {
   const loaded = loadNative();
@@ -58,6 +75,8 @@ export async function loadOnnxRuntime(kind: OnnxRuntimeKind | 'auto' = 'auto'): 
       graphOptimizationLevel: 'all',
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
+      enableCpuMemArena: false,
+      enableMemPattern: false,
       executionMode: 'sequential',
       extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
     } as InferenceSession.SessionOptions;
@@ -70,7 +89,12 @@ export async function loadOnnxRuntime(kind: OnnxRuntimeKind | 'auto' = 'auto'): 
     ort.env.wasm.numThreads = 1;
     ort.env.wasm.proxy = false;
     ort.env.wasm.wasmPaths = `${pathToFileURL(join(require.resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'), '..')).href}/`;
-    const options: InferenceSession.SessionOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+    const options: InferenceSession.SessionOptions = {
+      executionProviders: ['wasm'],
+      graphOptimizationLevel: 'all',
+      enableCpuMemArena: false,
+      enableMemPattern: false,
+    };
     return {
       kind: 'wasm' as const,
       open: (path: string) => ort.InferenceSession.create(path, options),

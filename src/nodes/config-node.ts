@@ -16,6 +16,7 @@ import { sweepJournalsAfterEachDeploy } from './journal-sweep';
 import { translator, type Translate } from './texts';
 import { sidebarRegistry } from '../sidebar/registry';
 import type { ServiceStorage } from '../sidebar/service-state';
+import { nativeRuntimeWouldHelp } from '../enhance/onnx-runtimes';
 
 export const CONFIG_TYPE = 'media-enhance-config';
 
@@ -91,6 +92,7 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
     extensions: ENGINE_EXTENSIONS,
   });
   node.log(t('media-enhance-config.log.listening', { url: engine.url }));
+  hintNativeRuntime(node, t);
   return {
     client,
     storage: engine.storage,
@@ -102,6 +104,19 @@ async function openService(RED: RedApi, node: RedNode, config: ServiceConfig, t:
       }
     },
   };
+}
+
+let nativeHinted = false;
+
+/**
+ * Once per Node-RED process: where onnxruntime-node has a build for the machine but is not installed, says
+ * how to add it (LARK and LARK_V2 run about twice as fast with it). The status clears at the next deploy.
+ */
+function hintNativeRuntime(node: RedNode, t: Translate): void {
+  if (nativeHinted || !nativeRuntimeWouldHelp()) return;
+  nativeHinted = true;
+  node.status({ fill: 'blue', shape: 'ring', text: t('media-enhance-config.status.nativeRuntime') });
+  node.log(t('media-enhance-config.log.nativeRuntime'));
 }
 
 /**

@@ -19,7 +19,7 @@ import { readSettleMs, waitForInputToSettle } from './file-settle';
 import { mediaNode } from './media-node';
 import { showMediaStatus } from './message-jobs';
 import { remainingMs } from './message-keeper';
-import { checkNodeEnhancement, sendMessageFile, UPLOAD } from './file-request';
+import { checkNodeEnhancement, messageEnhancement, sendMessageFile, UPLOAD } from './file-request';
 import { inputError } from './input-error';
 import { resolvePath } from './msg-inputs';
 import type { NodeMessage } from './red';
@@ -77,7 +77,11 @@ export default mediaNode(
     return {
       checkSettings,
       handle: async (job) => {
-        checkSettings();
+        // The node's enhancement with the message's overrides, checked once for the message; then the rest
+        // of the settings, as at deploy.
+        const enhancement = messageEnhancement(UPLOAD, job, configured);
+        checkFileOutput(t, output, def);
+        readSettleMs(t, def);
         const { msg } = job;
         const target = output.toFile ? outputName(t, msg, output.name) : '';
         const ifExists = output.toFile ? readIfExists(t, msg, output.ifExists) : output.ifExists;
@@ -102,7 +106,13 @@ export default mediaNode(
         if (uid === undefined) {
           await keeper.keepBeforeUpload(job);
           await waitForInputToSettle(job, readSettleMs(t, def), RED.settings.fileWorkingDirectory);
-          const uploaded = await sendMessageFile(UPLOAD, service, job, configured, RED.settings.fileWorkingDirectory);
+          const uploaded = await sendMessageFile(
+            UPLOAD,
+            service,
+            job,
+            { configured, enhancement },
+            RED.settings.fileWorkingDirectory,
+          );
           uid = uploaded.uid;
           job.noteMedia(uid, uploaded.file_name);
         } else {

@@ -2,7 +2,7 @@
 // with its media uid in msg.media_uid: the upload and enhance video nodes, which differ only in their
 // operation (src/nodes/file-request.ts) and whether they keep messages across restarts.
 import { enhancementOf } from './enhancement';
-import { checkNodeEnhancement, sendMessageFile, type FileRequest } from './file-request';
+import { checkNodeEnhancement, messageEnhancement, sendMessageFile, type FileRequest } from './file-request';
 import { readSettleMs, waitForInputToSettle } from './file-settle';
 import { mediaNode } from './media-node';
 import type { RedApi } from './red';
@@ -30,7 +30,14 @@ export function fileRequestNode<Answer extends { uid: string; file_name?: string
       handle: async (job) => {
         await keeper.keepBeforeUpload(job);
         if (settles) await waitForInputToSettle(job, readSettleMs(t, def), RED.settings.fileWorkingDirectory);
-        const answer = await sendMessageFile(request, service, job, configured, RED.settings.fileWorkingDirectory);
+        const enhancement = messageEnhancement(request, job, configured);
+        const answer = await sendMessageFile(
+          request,
+          service,
+          job,
+          { configured, enhancement },
+          RED.settings.fileWorkingDirectory,
+        );
         job.noteMedia(answer.uid, answer.file_name);
         job.msg.media_uid = answer.uid;
         job.msg.payload = answer;

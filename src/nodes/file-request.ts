@@ -48,27 +48,41 @@ export function checkNodeEnhancement<Answer extends { uid: string }>(
   );
 }
 
-/** Reads the message's file and overrides (bad input fails before anything is sent) and sends the request. */
+/**
+ * The message's enhancement: the node's with the message's overrides, merged and checked once for the
+ * message, so bad input fails before anything is read or sent (what the service declares is asked only
+ * when an extension is used, in sendMessageFile).
+ */
+export function messageEnhancement<Answer extends { uid: string }>(
+  request: FileRequest<Answer>,
+  job: Job,
+  configured: Enhancement,
+): Enhancement {
+  return withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) =>
+    checkEnhancementSettings(merged, request.part),
+  );
+}
+
+/** Reads the message's file and sends the request with the message's enhancement (messageEnhancement). */
 export async function sendMessageFile<Answer extends { uid: string }>(
   request: FileRequest<Answer>,
   service: NodeService,
   job: Job,
-  configured: Enhancement,
+  given: { configured: Enhancement; enhancement: Enhancement },
   workingDirectory: string | undefined,
 ): Promise<Answer> {
-  const overrides = readOverrides(job.t, job.msg);
-  const checked = withOverrides(job.t, configured, overrides, request.fields, (merged) =>
-    checkEnhancementSettings(merged, request.part),
-  );
   const file = await readFileInput(job.t, job.msg, workingDirectory);
   const client = await service.client();
-  // Checked again with what the service declares (asked of it once, when an extension is used): an
-  // extension member a remote service does not declare is refused here, named as the flow author gave
-  // it (setting or msg.enhancement member).
-  const declared = usesExtension(checked) ? await client.declaredExtensions() : [];
-  const enhancement = withOverrides(job.t, configured, overrides, request.fields, (merged) =>
-    checkEnhancementSettings(merged, request.part, declared),
-  );
+  // What the service declares is asked of it once, and only when an extension is used: an extension
+  // member a remote service does not declare is refused here, named as the flow author gave it (setting
+  // or msg.enhancement member). Without one, the message's single check (messageEnhancement) stands.
+  const { configured, enhancement } = given;
+  if (usesExtension(enhancement)) {
+    const declared = await client.declaredExtensions();
+    withOverrides(job.t, configured, readOverrides(job.t, job.msg), request.fields, (merged) =>
+      checkEnhancementSettings(merged, request.part, declared),
+    );
+  }
   return request.send(client, file, Object.keys(enhancement).length > 0 ? enhancement : null, {
     signal: job.signal,
     onWait: job.onWait,

@@ -18,6 +18,7 @@ export type EngineTuning = Partial<
     | 'limits'
     | 'processingDelayMs'
     | 'workers'
+    | 'workerIdleMs'
     | 'processorModule'
     | 'ffmpegPath'
     | 'ffmpegStallMs'

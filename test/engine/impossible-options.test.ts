@@ -67,6 +67,10 @@ describe('engine: impossible limits are refused at start', function () {
     [{ windowMs: 0 }, /^TypeError: windowMs: .* \(got 0\)$/],
     [{ workers: 0 }, /^TypeError: workers: must be a whole number of at least 1 \(got 0\)$/],
     [
+      { workerIdleMs: 1.5 },
+      /^TypeError: workerIdleMs: must be a whole number of milliseconds from 0 to 2147483647 \(got 1\.5\)$/,
+    ],
+    [
       { server: { maxUploadsPerKey: 0 } },
       /^TypeError: server\.maxUploadsPerKey: must be a whole number of at least 1 \(got 0\)$/,
     ],

@@ -25,6 +25,7 @@ interface Reported {
   output_loudness_lufs: number;
   output_true_peak_dbtp: number;
   limiter_reduction_db: number;
+  encoder_headroom_db?: number;
   target_reached: boolean;
   note?: string;
 }
@@ -143,10 +144,9 @@ describe('engine: loudness targets and true-peak ceilings, swept and measured by
           Math.abs(params.output_loudness_lufs - measured.integratedLufs) <= 0.05,
           `the reported loudness is what ffmpeg reads (${measured.integratedLufs}); ${said}`,
         );
-        assert.ok(
-          params.limiter_reduction_db <= DEFAULT_MAX_LIMITING_DB + 0.05,
-          `the limiter stays within its bound; ${said}`,
-        );
+        // A lossy output may be limited further by the headroom measured for its encoder (docs/interface.md).
+        const bound = DEFAULT_MAX_LIMITING_DB + (params.encoder_headroom_db ?? 0);
+        assert.ok(params.limiter_reduction_db <= bound + 0.05, `the limiter stays within its bound; ${said}`);
         if (params.target_reached === true) {
           assert.ok(
             Math.abs(measured.integratedLufs - target) <= ON_TARGET_LU,

@@ -1,6 +1,6 @@
 // Two hours of recording through the engine, in a process of its own, cost no more memory to process than
 // ten minutes: the engine streams a file through speech enhancement and loudness normalization, with
-// either noise reduction (FINCH: RNNoise; LARK_V2: DeepFilterNet3 in blocks, the leveler and hum removal).
+// either noise reduction (FINCH: RNNoise; LARK_V2: DeepFilterNet3 frame by frame, the leveler and hum removal).
 // Measured from the end of the upload: receiving a large upload leaves up to ~40 MiB of spent socket
 // buffers for V8 to collect later, which levels off after about an hour of audio and says nothing about
 // processing. What does grow with the length is the per-10 ms frame track, about 3.2 MB an hour; a file
@@ -80,9 +80,9 @@ describe('engine: a 2-hour file with flat memory', function () {
   }
 
   // FINCH's working memory is a few MiB: 2 hours may add at most 24 MiB (a file held whole: 1.3 GB).
-  // DeepFilterNet3's is about 850 MiB, the network's activations for one 45 s run (30 s block and 15 s of
-  // warm-up) in onnxruntime's WebAssembly memory, which never shrinks, with tens of MiB of each run's
-  // outputs waiting for the garbage collector: 2 hours may add a tenth of the 10 minutes' rise.
+  // DeepFilterNet3 runs frame by frame, 100 frames a run: its rise is the runtime and its sessions (about
+  // 200 MiB on WebAssembly, whose memory never shrinks, 80-170 MiB native) and each run's outputs waiting
+  // for the garbage collector: 2 hours may add a tenth of the 10 minutes' rise.
   for (const { model, reducer, allowedMiB } of [
     { model: 'FINCH', reducer: 'RNNoise', allowedMiB: () => 24 },
     { model: 'LARK_V2', reducer: 'DeepFilterNet3', allowedMiB: (shortMiB: number) => shortMiB / 10 },

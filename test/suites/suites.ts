@@ -15,6 +15,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/bench/segmental-si-sdr.test.ts',
   'test/bench/soak-accounting.test.ts',
   'test/bench/stoi.test.ts',
+  'test/client/content-disposition.test.ts',
   'test/client/rate-limiter.test.ts',
   'test/client/retry-decision.test.ts',
   'test/client/status-poller.test.ts',

@@ -12,6 +12,7 @@ import { helpToggle, renderHelp } from './render-help';
 import { renderInFlight, renderResults, stageText } from './render-jobs';
 import { renderServices } from './render-services';
 import { bytesText, renderStorage } from './render-storage';
+import { fileNameFromDisposition } from '../../contract/attachment';
 import { STATE_TOPIC } from '../../sidebar/state';
 import type { SidebarState, StorageState } from './shapes';
 
@@ -36,10 +37,8 @@ export interface RedForSidebar {
 async function downloadWithToken(red: RedForSidebar, link: HTMLAnchorElement): Promise<void> {
   const response = await adminFetch(red, link.getAttribute('href')!);
   if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-  const disposition = response.headers.get('content-disposition') ?? '';
-  // The exact name (RFC 5987) when the runtime sent one; else the ASCII fallback.
-  const exact = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
-  const name = exact ? decodeURIComponent(exact) : (/filename="([^"]*)"/.exec(disposition)?.[1] ?? 'media');
+  // The exact name (RFC 5987) when the runtime sent one; else the ASCII fallback (the client's own reading).
+  const name = fileNameFromDisposition(response.headers.get('content-disposition') ?? undefined) ?? 'media';
   const url = URL.createObjectURL(await response.blob());
   const save = document.createElement('a');
   save.href = url;

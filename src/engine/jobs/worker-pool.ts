@@ -24,6 +24,16 @@ interface Slot {
   loan?: Loan;
   /** The programs (ffmpeg, ffprobe) the thread is running now. */
   children: Set<number>;
+  /** Ends the thread when it has had nothing to do for the pool's idle time. */
+  idle?: NodeJS.Timeout;
+}
+
+export interface WorkerPoolOptions {
+  /**
+   * A thread with nothing to do for this long (ms) ends, and the memory it holds goes back to the system
+   * (WebAssembly memory never shrinks while its thread lives); the next job starts a fresh one. 0: never.
+   */
+  idleMs?: number;
 }
 
 /** Every pool's threads, whose programs are killed however the process ends (an exit without close too). */
@@ -34,7 +44,7 @@ process.once('exit', () => liveSlots.forEach(killChildren));
  * A bounded pool of worker threads running the processor module, so processing never blocks the
  * server. Jobs beyond the pool's size wait in order. A thread with nothing to do can be lent to a
  * running job for a part of it (a file's channels), but never while a job waits. A worker that dies
- * is replaced.
+ * is replaced; one idle for `idleMs` ends, and is started again when needed.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
@@ -46,7 +56,13 @@ export class WorkerPool {
     private readonly size: number,
     private readonly processorModule: string,
     private readonly context: ProcessContext,
+    private readonly options: WorkerPoolOptions = {},
   ) {}
+
+  /** Threads alive now (busy, lent or idle). */
+  get threads(): number {
+    return this.slots.length;
+  }
 
   /** Runs a job when a thread is free; `onProgress` hears the share of it done (0 to 1) as the processor tells it. */
   run(job: ProcessJob, onProgress?: (share: number) => void): Promise<ProcessResult> {
@@ -63,6 +79,7 @@ export class WorkerPool {
     for (const pending of this.queue.splice(0)) pending.reject(stopping);
     await Promise.all(
       this.slots.splice(0).map((slot) => {
+        clearTimeout(slot.idle);
         slot.busy?.reject(stopping);
         killChildren(slot);
         return slot.worker.terminate();
@@ -80,6 +97,29 @@ export class WorkerPool {
       const idle = this.queue.length > 0 ? 0 : this.size - this.slots.filter((s) => s.busy || s.loan).length;
       post(slot, { type: 'job', id: pending.id, job: pending.job, threads: 1 + idle });
     }
+    this.watchIdle();
+  }
+
+  /** Free threads start their idle time (once); busy or lent ones stop it. */
+  private watchIdle(): void {
+    const idleMs = this.options.idleMs ?? 0;
+    for (const slot of this.slots) {
+      if (slot.busy || slot.loan || this.closed) {
+        clearTimeout(slot.idle);
+        slot.idle = undefined;
+      } else if (!slot.idle && idleMs > 0) {
+        slot.idle = setTimeout(() => this.retire(slot), idleMs).unref();
+      }
+    }
+  }
+
+  /** Ends a thread that stayed idle: out of the pool first, so its exit is no failure. */
+  private retire(slot: Slot): void {
+    slot.idle = undefined;
+    const index = this.slots.indexOf(slot);
+    if (slot.busy || slot.loan || index < 0) return;
+    this.slots.splice(index, 1);
+    void slot.worker.terminate();
   }
 
   private freeSlot(): Slot | undefined {
@@ -93,6 +133,7 @@ export class WorkerPool {
     const slot = this.closed || this.queue.length > 0 ? undefined : this.freeSlot();
     if (!slot) return post(to, { type: 'lent', requestId });
     slot.loan = { to, requestId };
+    this.watchIdle();
     post(slot, { type: 'task', task });
   }
 
@@ -126,6 +167,7 @@ export class WorkerPool {
       slot.busy = undefined;
     });
     worker.on('exit', () => {
+      clearTimeout(slot.idle);
       killChildren(slot);
       liveSlots.delete(slot);
       const index = this.slots.indexOf(slot);
