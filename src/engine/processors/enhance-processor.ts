@@ -1,5 +1,5 @@
-// The engine's default processor: speech enhancement (src/enhance: high-pass, hum removal, RNNoise
-// noise reduction, leveler, as the model says) and then loudness normalization (src/audio), for audio
+// The engine's default processor: speech enhancement (src/enhance: high-pass, hum removal, noise
+// reduction by DeepFilterNet3 or RNNoise, leveler, as the model says) and then loudness normalization (src/audio), for audio
 // and for a video's soundtrack. WAV is read and written directly; every other format goes through
 // ffmpeg when it is installed.
 import { copyFile, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
