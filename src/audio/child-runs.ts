@@ -14,6 +14,8 @@ export interface ChildRunOptions {
    * last block that moved (time or size written) instead of from the start, so a long file is never cut.
    */
   progress?: boolean;
+  /** A bound of this run's own instead of the thread's (a quick probe where a client waits for the answer). */
+  stallMs?: number;
 }
 
 export interface ChildRunOutput {
@@ -72,7 +74,7 @@ export function runChild(program: string, args: string[], options: ChildRunOptio
       timer = setTimeout(() => {
         stalled = true;
         child.kill('SIGKILL');
-      }, settings.stallMs);
+      }, options.stallMs ?? settings.stallMs);
     };
     arm();
     running.add(child);
@@ -108,7 +110,7 @@ export function runChild(program: string, args: string[], options: ChildRunOptio
       running.delete(child);
       if (child.pid !== undefined) settings.onChild?.(child.pid, false);
       if (exitCode === 0 && !stalled && !tooLong) return resolve({ stdout: Buffer.concat(stdout), stderr });
-      const seconds = Math.round(settings.stallMs / 1000);
+      const seconds = Math.round((options.stallMs ?? settings.stallMs) / 1000);
       const why = spawnError
         ? spawnError.message
         : stalled

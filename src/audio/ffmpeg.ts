@@ -2,6 +2,7 @@
 // putting a processed soundtrack back into a video with the picture copied as it was.
 import { basename, isAbsolute } from 'node:path';
 import { ChildRunError, runChild } from './child-runs';
+import { diskFull } from './write-fully';
 
 /** ffmpeg is not installed (or not where the engine was told). */
 export class FfmpegMissingError extends Error {
@@ -59,12 +60,21 @@ export function ffmpegAvailable(ffmpegPath: string): Promise<boolean> {
   return answer;
 }
 
+/** Bounds on what a decode may write: past them ffmpeg stops, and the caller finds the file at its bound. */
+export interface DecodeBounds {
+  /** `-fs`: no more bytes are written once the file is this long (it ends a little over). */
+  maxBytes?: number;
+  /** `-t`: no more than this many seconds of audio. */
+  maxSeconds?: number;
+}
+
 /** The first audio stream of `input` (a file of `format`), as a 32-bit float WAV (RF64 when it needs to be). */
 export async function decodeToWav(
   ffmpegPath: string,
   input: string,
   format: MediaFormat,
   output: string,
+  bounds: DecodeBounds = {},
 ): Promise<void> {
   await run(ffmpegPath, [
     ...inputArgs(input, format),
@@ -73,6 +83,8 @@ export async function decodeToWav(
     '-vn',
     '-c:a',
     'pcm_f32le',
+    ...(bounds.maxSeconds !== undefined ? ['-t', String(bounds.maxSeconds)] : []),
+    ...(bounds.maxBytes !== undefined ? ['-fs', String(bounds.maxBytes)] : []),
     '-rf64',
     'auto',
     '-f',
@@ -158,6 +170,9 @@ async function run(ffmpegPath: string, args: string[]): Promise<void> {
     if (err.code === 'ENOENT') throw new FfmpegMissingError(`ffmpeg was not found at "${ffmpegPath}"`);
     const said = withoutPaths(err.stderr, args).trim().split('\n').filter(Boolean);
     if (err.stalled) throw new FfmpegError(`ffmpeg could not process the file: it ${err.message}`);
+    // The disk filled while ffmpeg wrote: not the file's fault; the job waits for room (jobs.ts).
+    if (said.some((line) => /No space left on device|Disk quota exceeded/i.test(line)))
+      throw diskFull(`ffmpeg could not write its output: ${said.slice(-1).join('')}`);
     if (said.some((line) => /matches no streams/.test(line)))
       throw new NoAudioStreamError('the file has no audio stream');
     // ffmpeg's own words, never its command line: both would name the engine's folders.

@@ -52,7 +52,7 @@ export async function probeSourceEncoding(
   wholeFileIsAudio: boolean,
 ): Promise<SourceEncoding | undefined> {
   const entries = 'stream=codec_name,sample_rate,channels,bit_rate,sample_fmt,bits_per_raw_sample:format=bit_rate';
-  const json = await probe(ffprobePath, path, format, [
+  const json = await probe(ffprobePath, path, format, undefined, [
     '-select_streams',
     'a:0',
     '-show_entries',
@@ -77,13 +77,57 @@ export async function probeSourceEncoding(
   return source;
 }
 
+/** What decoding a file's first audio stream will make: its channels, rate and (when the file says) length. */
+export interface AudioShape {
+  channels: number;
+  sampleRate: number;
+  /** Seconds, from the stream or else the container; undefined when neither says. */
+  durationS?: number;
+}
+
+/**
+ * The shape of `path`'s first audio stream as its headers declare it, read without decoding it (ffprobe
+ * reads headers, not samples); undefined when ffprobe is missing or finds no audio stream.
+ */
+export async function probeAudioShape(
+  ffprobePath: string,
+  path: string,
+  format: MediaFormat,
+  /** A bound of its own (see runChild); else the thread's. */
+  stallMs?: number,
+): Promise<AudioShape | undefined> {
+  const json = await probe(ffprobePath, path, format, stallMs, [
+    '-select_streams',
+    'a:0',
+    '-show_entries',
+    'stream=channels,sample_rate,duration:format=duration',
+    '-of',
+    'json',
+  ])
+    .then(
+      (stdout) =>
+        JSON.parse(stdout) as {
+          streams?: { channels?: number; sample_rate?: string; duration?: string }[];
+          format?: { duration?: string };
+        },
+    )
+    .catch(() => undefined);
+  const stream = json?.streams?.[0];
+  const sampleRate = Number(stream?.sample_rate);
+  if (!stream || typeof stream.channels !== 'number' || !Number.isFinite(sampleRate)) return undefined;
+  const seconds = [stream.duration, json?.format?.duration]
+    .map(Number)
+    .find((value) => Number.isFinite(value) && value >= 0);
+  return { channels: stream.channels, sampleRate, ...(seconds !== undefined ? { durationS: seconds } : {}) };
+}
+
 /** The type of each stream of `path` in order (`video`, `audio`, `subtitle`, `data`, `attachment`); undefined without ffprobe. */
 export function probeStreamTypes(
   ffprobePath: string,
   path: string,
   format: MediaFormat,
 ): Promise<string[] | undefined> {
-  return probe(ffprobePath, path, format, ['-show_entries', 'stream=codec_type', '-of', 'csv=p=0']).then(
+  return probe(ffprobePath, path, format, undefined, ['-show_entries', 'stream=codec_type', '-of', 'csv=p=0']).then(
     (stdout) =>
       stdout
         .split('\n')
@@ -94,8 +138,16 @@ export function probeStreamTypes(
 }
 
 /** ffprobe's answer about `path`, opened as `format` only (see inputArgs), within the engine's time bound. */
-async function probe(ffprobePath: string, path: string, format: MediaFormat, args: string[]): Promise<string> {
-  const { stdout } = await runChild(ffprobePath, ['-v', 'error', ...args, ...inputArgs(path, format)]);
+async function probe(
+  ffprobePath: string,
+  path: string,
+  format: MediaFormat,
+  stallMs: number | undefined,
+  args: string[],
+): Promise<string> {
+  const { stdout } = await runChild(ffprobePath, ['-v', 'error', ...args, ...inputArgs(path, format)], {
+    ...(stallMs !== undefined ? { stallMs } : {}),
+  });
   return stdout.toString('utf8');
 }
 

@@ -2,6 +2,7 @@
 // copied byte for byte from the input to the processed WAV, so that what a recorder or an editor wrote
 // there survives. The processed file's own `fmt `, `data` and layout chunks are its own.
 import { open } from 'node:fs/promises';
+import { writeFully } from './write-fully';
 
 /** Chunks that describe the audio itself or only reserve room: the output has its own. */
 const AUDIO_CHUNKS = new Set(['fmt ', 'data', 'ds64', 'fact', 'JUNK', 'junk', 'PAD ', 'FLLR']);
@@ -22,15 +23,15 @@ export async function copyWavChunks(inputPath: string, outputPath: string): Prom
     if (form === 'RIFF') {
       const riffSize = size - 8 + extra.length;
       if (riffSize > 0xffffffff) return []; // no room in a RIFF size: the tags are left out rather than the audio damaged
-      await output.write(extra, 0, extra.length, size);
+      await writeFully(output, extra, 0, extra.length, size);
       const sizeField = Buffer.alloc(4);
       sizeField.writeUInt32LE(riffSize);
-      await output.write(sizeField, 0, 4, 4);
+      await writeFully(output, sizeField, 0, 4, 4);
     } else if (form === 'RF64' && head.toString('latin1', 12, 16) === 'ds64') {
-      await output.write(extra, 0, extra.length, size);
+      await writeFully(output, extra, 0, extra.length, size);
       const sizeField = Buffer.alloc(8);
       sizeField.writeBigUInt64LE(BigInt(size - 8 + extra.length));
-      await output.write(sizeField, 0, 8, 20);
+      await writeFully(output, sizeField, 0, 8, 20);
     } else {
       return [];
     }

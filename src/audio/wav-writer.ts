@@ -3,6 +3,7 @@
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { encodeFrames, type Planar } from './pcm-codec';
 import type { WavFormat } from './wav-format';
+import { writeFully } from './write-fully';
 
 const JUNK_BYTES = 28; // the size of a ds64 chunk's body without a table
 const MAX_RIFF_SIZE = 0xffffffff;
@@ -26,9 +27,9 @@ export class WavWriter {
 
   static async create(path: string, format: WavFormat, options: WavWriterOptions = {}): Promise<WavWriter> {
     const header = buildHeader(format);
-    const file = await open(path, 'w');
+    const file = await open(path, 'w', 0o600); // a user's audio: for the engine's account only
     try {
-      await file.write(header, 0, header.length, 0);
+      await writeFully(file, header, 0, header.length, 0);
     } catch (err) {
       await file.close();
       throw err;
@@ -41,7 +42,7 @@ export class WavWriter {
     const length = frames * this.format.blockAlign;
     if (this.bytes.length < length) this.bytes = new Uint8Array(new ArrayBuffer(length));
     encodeFrames(samples, frames, this.format, this.bytes, dither);
-    await this.file.write(this.bytes, 0, length, this.headerBytes + this.dataBytes);
+    await writeFully(this.file, this.bytes, 0, length, this.headerBytes + this.dataBytes);
     this.dataBytes += length;
   }
 
@@ -49,26 +50,26 @@ export class WavWriter {
   async finish(): Promise<void> {
     try {
       const pad = this.dataBytes % 2;
-      if (pad) await this.file.write(new Uint8Array(1), 0, 1, this.headerBytes + this.dataBytes);
+      if (pad) await writeFully(this.file, new Uint8Array(1), 0, 1, this.headerBytes + this.dataBytes);
       const riffSize = this.headerBytes - 8 + this.dataBytes + pad;
       const sizes = Buffer.alloc(4);
       if (riffSize <= this.maxRiffBytes) {
         sizes.writeUInt32LE(riffSize);
-        await this.file.write(sizes, 0, 4, 4);
+        await writeFully(this.file, sizes, 0, 4, 4);
         sizes.writeUInt32LE(this.dataBytes);
-        await this.file.write(sizes, 0, 4, this.headerBytes - 4);
+        await writeFully(this.file, sizes, 0, 4, this.headerBytes - 4);
       } else {
-        await this.file.write(Buffer.from('RF64'), 0, 4, 0);
+        await writeFully(this.file, Buffer.from('RF64'), 0, 4, 0);
         sizes.writeUInt32LE(MAX_RIFF_SIZE);
-        await this.file.write(sizes, 0, 4, 4);
-        await this.file.write(sizes, 0, 4, this.headerBytes - 4);
+        await writeFully(this.file, sizes, 0, 4, 4);
+        await writeFully(this.file, sizes, 0, 4, this.headerBytes - 4);
         const ds64 = Buffer.alloc(8 + JUNK_BYTES);
         ds64.write('ds64', 0, 'latin1');
         ds64.writeUInt32LE(JUNK_BYTES, 4);
         ds64.writeBigUInt64LE(BigInt(riffSize), 8);
         ds64.writeBigUInt64LE(BigInt(this.dataBytes), 16);
         ds64.writeBigUInt64LE(BigInt(this.dataBytes / this.format.blockAlign), 24);
-        await this.file.write(ds64, 0, ds64.length, 12);
+        await writeFully(this.file, ds64, 0, ds64.length, 12);
       }
     } finally {
       await this.file.close();

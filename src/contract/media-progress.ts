@@ -6,6 +6,11 @@ export interface MediaProgress {
   percent: number;
   /** Estimated seconds left, from the pace of the work so far; null until enough work was measured. */
   seconds_left: number | null;
+  /**
+   * Why the work stands still, when it does: the disk is full or the storage does not answer; the job is
+   * tried again until it can go on (seconds_left is then null).
+   */
+  waiting?: string;
 }
 
 /** The progress field of a metadata object, when it holds a usable one. */
@@ -16,5 +21,6 @@ export function progressOf(metadata: Record<string, unknown>): MediaProgress | u
   return {
     percent: Math.min(100, Math.max(0, progress.percent)),
     seconds_left: typeof left === 'number' && Number.isFinite(left) && left >= 0 ? left : null,
+    ...(typeof progress.waiting === 'string' ? { waiting: progress.waiting } : {}),
   };
 }

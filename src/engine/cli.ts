@@ -38,6 +38,7 @@ Options:
   --limit-enhance-audio <n>     POST /v1/media/enhance-json per window (default: none)
   --limit-enhance-video <n>     POST /v1/videos per window (default: none)
   --max-upload-bytes <n>        largest accepted file (default 2147483648)
+  --max-decoded-bytes <n>       most a compressed file may decode to, as float WAV (default 8589934592)
   --processing-delay-ms <ms>    extra time each media spends PROCESSING (default 0)
   --metadata-wait <s>           longest ?wait= a status request may hold until the state changes
                                 (a local-engine extension; default 0: not offered)
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
       'limit-enhance-audio': numberOption,
       'limit-enhance-video': numberOption,
       'max-upload-bytes': numberOption,
+      'max-decoded-bytes': numberOption,
       'processing-delay-ms': numberOption,
       'metadata-wait': numberOption,
       workers: numberOption,
@@ -225,6 +227,7 @@ async function main(): Promise<void> {
     limits,
     windowMs: num('window-ms', RULES.positiveTimeoutMs),
     maxUploadBytes: num('max-upload-bytes', RULES.positiveInteger),
+    maxDecodedBytes: num('max-decoded-bytes', RULES.positiveInteger),
     processingDelayMs: num('processing-delay-ms', RULES.timeoutMs),
     metadataWaitS: num('metadata-wait', RULES.nonNegativeInteger),
     workers: num('workers', RULES.positiveInteger),

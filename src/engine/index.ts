@@ -10,6 +10,7 @@ import { RateLimits } from './http/rate-limit';
 import { diskUse, type DiskUse } from './storage/disk-use';
 import { MediaRetention, type RetentionOptions } from './storage/retention';
 import { createEngineServer } from './http/server';
+import { DecodedRoom } from './http/decoded-room';
 import { MediaStore } from './storage/store';
 import { WorkerPool } from './jobs/worker-pool';
 import { Health } from './http/health';
@@ -72,7 +73,12 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const pool = new WorkerPool(
     config.workers,
     config.processorModule,
-    { ffmpegPath: config.ffmpegPath, ffmpegStallMs: config.ffmpegStallMs, maxLimitingDb: config.maxLimitingDb },
+    {
+      ffmpegPath: config.ffmpegPath,
+      ffmpegStallMs: config.ffmpegStallMs,
+      maxDecodedBytes: config.maxDecodedBytes,
+      maxLimitingDb: config.maxLimitingDb,
+    },
     { idleMs: config.workerIdleMs },
   );
   const health = new Health();
@@ -125,6 +131,11 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       faults,
       retention,
       maxUploadBytes: config.maxUploadBytes,
+      room: new DecodedRoom({
+        dataDir: config.dataDir,
+        ffmpegPath: config.ffmpegPath,
+        maxDecodedBytes: config.maxDecodedBytes,
+      }),
       metadataWaitS: config.metadataWaitS,
     },
     log: (entry) => {

@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_STALL_MS } from '../audio/child-runs';
+import { DEFAULT_MAX_DECODED_BYTES } from './processors/decode-limits';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, ENDPOINT_IDS, type EndpointId } from '../contract/endpoints';
 import { parseNetworks } from './jobs/address-policy';
@@ -47,6 +48,13 @@ export interface EngineOptions {
   windowMs?: number;
   /** Largest upload or fetched file. Default 2 GiB. */
   maxUploadBytes?: number;
+  /**
+   * Most bytes a compressed input (any format but WAV) may decode to, as 32-bit float WAV in the data
+   * folder. An input whose headers declare more is refused before decoding (`MEDIA_TOO_LARGE`); the decode
+   * is bounded to it (`-t`, `-fs`) in case they lie; an upload is refused (507) when the data folder has
+   * no room for what it decodes to. Default 8 GiB (about six hours of 48 kHz stereo).
+   */
+  maxDecodedBytes?: number;
   /** Extra time each media spends PROCESSING, to simulate a slow service. Default 0. */
   processingDelayMs?: number;
   /**
@@ -221,6 +229,11 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     limits: resolveLimits(options.limits),
     windowMs,
     maxUploadBytes: checked('maxUploadBytes', options.maxUploadBytes ?? 2 * 1024 ** 3, RULES.positiveInteger),
+    maxDecodedBytes: checked(
+      'maxDecodedBytes',
+      options.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES,
+      RULES.positiveInteger,
+    ),
     processingDelayMs: checked('processingDelayMs', options.processingDelayMs ?? 0, RULES.timeoutMs),
     metadataWaitS,
     workers: checked('workers', options.workers ?? Math.min(4, cpus().length), RULES.positiveInteger),

@@ -24,6 +24,7 @@ export type EngineTuning = Partial<
     | 'ffmpegStallMs'
     | 'maxLimitingDb'
     | 'maxUploadBytes'
+    | 'maxDecodedBytes'
     | 'dataDir'
     | 'retention'
     | 'storage'

@@ -117,7 +117,11 @@ describe('docs/several-machines.md: "Try it on one machine", as written', functi
     for (const line of lines) {
       const child = runLine(line);
       if (line.startsWith('redis-server'))
-        await readUntil(() => output, (text) => /Ready to accept connections/.test(text), 'Redis ready');
+        await readUntil(
+          () => output,
+          (text) => /Ready to accept connections/.test(text),
+          'Redis ready',
+        );
       if (child && /media-enhance-engine/.test(line)) engines.push(child);
     }
     for (const port of [ports[8601], ports[8602]])

@@ -222,6 +222,41 @@ describe('engine: hostile bodies', function () {
     });
   });
 
+  describe('a file name holding a double quote', function () {
+    /** A form as a client that quotes names as they are writes it, with `content` as the file. */
+    function rawForm(fileName: string, content: Buffer): { body: Buffer; headers: Record<string, string> } {
+      const boundary = 'b0undary7e1f';
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
+        content,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      return {
+        body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-api-key': KEY },
+      };
+    }
+
+    it('is read as the client meant it, unescaped or escaped, and the file stored byte for byte', async () => {
+      // The file's own bytes hold what looks like a part header with a quoted name: they are never mended.
+      const lookalike = Buffer.from('\r\nContent-Disposition: form-data; name="file"; filename="a"b.wav"\r\n\r\n');
+      const content = Buffer.concat([wav, lookalike]);
+      for (const [sent, read] of [
+        ['say "hi".wav', 'say "hi".wav'],
+        ['say \\"hi\\".wav', 'say "hi".wav'],
+      ]) {
+        const { body, headers } = rawForm(sent, content);
+        const res = await call(`${engine.url}/v2/medias`, { method: 'POST', headers, body });
+        assert.equal(res.status, 201, `${sent}: ${res.text}`);
+        assert.equal(res.json.file_name, read);
+        const stored = await fsp.readFile(join(engine.dataDir, 'media', res.json.uid, 'input'));
+        assert.ok(stored.equals(content), 'the file is stored as it was sent');
+      }
+    });
+  });
+
   describe('a disk that fills during an upload', function () {
     it('answers 507 with Retry-After and the rate-limit headers, naming the cause, and keeps no partial file', async () => {
       const full = await startTestEngine({ faults: { diskFullRate: 1 }, limits: { uploadMedia: 10 } });

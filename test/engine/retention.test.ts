@@ -54,7 +54,10 @@ describe('engine: retention of finished media', function () {
       'the two oldest went, in order',
     );
     for (const r of removed)
-      assert.match(r.reason, /finished media took [\d.]+ MiB, more than the [\d.]+ MiB kept; this was the oldest/);
+      assert.match(
+        r.reason,
+        /media took [\d.]+ MiB \(work files included\), more than the [\d.]+ MiB kept; this was the oldest finished/,
+      );
     for (const uid of uids.slice(0, 2)) {
       assert.equal((await metadata(engine, uid)).status, 404);
       assert.equal(existsSync(join(engine.dataDir, 'media', uid)), false, 'its folder is gone');
@@ -65,6 +68,36 @@ describe('engine: retention of finished media', function () {
       total += await bytesOnDisk(uid);
     }
     assert.ok(total <= budget, `${total} bytes kept, limit ${budget}`);
+  });
+
+  it('counts the work files of media in progress against the size limit (a decoded input takes room too)', async () => {
+    const removed: RemovedMedia[] = [];
+    engine = await startTestEngine({
+      processingDelayMs: 1_500,
+      retention: { maxTotalBytes: 4 * 2 * wav.length, maxAgeMs: null, graceMs: 0, sweepIntervalMs: 100 },
+      onRemoved: (r) => removed.push(r),
+    });
+    const loudnessOnly = {
+      media_enhancement: JSON.stringify({ loudness_target: -16, true_peak: -1, enhancement_model: 'LOUDNESS_ONLY' }),
+    };
+    const sent = await upload(engine, wav, 'done.wav', loudnessOnly);
+    const first = sent.json.uid;
+    assert.equal((await settled(engine, first, 60_000)).enhancement_status, 'COMPLETED');
+    assert.equal(removed.length, 0, 'one finished media is within the limit');
+    const busy = await upload(engine, wav, 'busy.wav', loudnessOnly);
+    assert.equal(busy.status, 201, busy.text);
+    // What a job of a compressed input writes beside it: its decoded audio, many times the input.
+    await fsp.writeFile(
+      join(engine.dataDir, 'media', busy.json.uid, 'output.decoded.wav'),
+      Buffer.alloc(8 * wav.length),
+    );
+    for (let i = 0; i < 40 && removed.length === 0; i++) await sleep(50);
+    assert.deepEqual(
+      removed.map((r) => r.record.uid),
+      [first],
+      'the finished media made room for the work files',
+    );
+    assert.match(removed[0].reason, /\(work files included\)/);
   });
 
   it('never removes a media that is still processing, however far over the limits', async () => {

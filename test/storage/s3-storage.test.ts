@@ -255,6 +255,11 @@ describe('engine: media files on S3 (radosgw)', function () {
       // The job cannot store its output (and, tried again, cannot load its input) while S3 is away.
       await new Promise((resolve) => setTimeout(resolve, 8_000));
       assert.equal(await status(), 'PROCESSING');
+      // Its metadata says why it stands still, and tells no time left (not a frozen "87 %, 0 s left").
+      const { progress } = (await call(`${engine.url}/v2/medias/${uid}/metadata`, { headers: { 'x-api-key': KEY } }))
+        .json as unknown as { progress?: { seconds_left: number | null; waiting?: string } };
+      assert.match(progress?.waiting ?? '', /does not answer.*tried again every 5 s/, JSON.stringify(progress));
+      assert.equal(progress?.seconds_left, null);
       assert.ok(
         engine.errorLines.some((line) => line.includes(uid) && /does not answer.*trying again/.test(line)),
         engine.errorLines.join('\n'),

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FieldIssue } from '../../contract/fields';
+import { isDiskFull } from '../../audio/write-fully';
 import { excerpt } from '../../contract/excerpt';
 import type { PartUnavailableError } from '../part-unavailable';
 
@@ -32,14 +33,10 @@ export function unprocessable(issues: FieldIssue[]): HttpError {
   );
 }
 
+export { isDiskFull };
+
 /** How long a caller should wait before sending an upload again to a full disk. */
 const DISK_FULL_RETRY_AFTER_S = 60;
-
-/** The disk (or the account's quota) is full: nothing the caller did wrong; a later try may succeed. */
-export function isDiskFull(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT';
-}
 
 export function insufficientStorage(): HttpError {
   return new HttpError(507, 'the service has no room left to store this upload (its disk is full); retry later', {

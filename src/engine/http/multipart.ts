@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
+import { boundaryOf, partHeaderMender } from './part-headers';
 import { HttpError, isDiskFull, insufficientStorage, partUnavailable, unprocessable } from './http-error';
 import { SNIFF_BYTES } from '../storage/media-type';
 import { FILE_WRITE_BUFFER } from '../storage/local-media-files';
@@ -64,6 +65,10 @@ export async function receiveUpload(
     throw malformed(err);
   }
 
+  // Between the request and the parser: the part headers mended (part-headers.ts).
+  const boundary = boundaryOf(contentType);
+  const mender = boundary ? partHeaderMender(boundary) : undefined;
+
   return new Promise<ReceivedUpload>((resolve, reject) => {
     const fields = new Map<string, string>();
     let incoming: IncomingFile | undefined;
@@ -73,7 +78,8 @@ export async function receiveUpload(
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
-      req.unpipe(parser);
+      (mender ?? req).unpipe(parser);
+      if (mender) req.unpipe(mender);
       req.resume(); // discard the rest, so the answer can still reach the client
       void Promise.all([incoming?.discard(), written?.catch(() => undefined)])
         .catch(() => undefined)
@@ -158,7 +164,7 @@ export async function receiveUpload(
     req.on('close', () => {
       if (!req.complete) fail(malformed(new Error('the request was cut off before its end')));
     });
-    req.pipe(parser);
+    (mender ? req.pipe(mender) : req).pipe(parser);
   });
 }
 

@@ -14,6 +14,7 @@ import type { JobStarter } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';
 import { attachmentDisposition as contentDisposition, baseName } from '../../contract/attachment';
 import { excerpt } from '../../contract/excerpt';
+import type { DecodedRoom } from './decoded-room';
 import { sniffMediaType } from '../storage/media-type';
 import { receiveUpload } from './multipart';
 import { writeAnswer } from './write-answer';
@@ -38,6 +39,8 @@ export interface RouteContext {
   faults: Faults;
   retention: MediaRetention;
   maxUploadBytes: number;
+  /** Refuses an upload whose decoded audio the data folder has no room for (507). */
+  room?: DecodedRoom;
 }
 
 /** An answer: status and JSON body (or its bytes, ready). File downloads write themselves. */
@@ -106,6 +109,7 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
       );
     const encodingIssues = checkEncodingForInput(settings, part, type);
     if (encodingIssues.length > 0) throw unprocessable(encodingIssues);
+    await ctx.room?.check(type, received.size, received.incoming.localPath);
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
     const record = await ctx.records.create(
       {

@@ -9,6 +9,7 @@ import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
 import { ProcessingError } from '../processors/processor';
+import { isDiskFull } from '../../audio/write-fully';
 import { PartUnavailableError } from '../part-unavailable';
 import { STORAGE_RETRY_AFTER_S, StorageUnavailableError, type WorkFiles } from '../storage/media-files';
 import { MediaEndedError, type MediaRecords } from '../storage/media-records';
@@ -149,8 +150,16 @@ export class Jobs implements JobStarter {
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
       if (err instanceof MediaEndedError) return; // another instance ran it to its end: its result stands
-      // The storage or the shared state is away: not a failure of the media; it stays where it is and
-      // starts over once they answer (start() below, or the shared queue's retry).
+      // The storage or the shared state is away, or the disk is full: not a failure of the media; it stays
+      // where it is, its metadata saying why, and starts over once they answer or room is made (start()
+      // above, or the shared queue's retry; a restart resumes it too).
+      if (isDiskFull(err)) {
+        const why = `the data folder's disk is full (${(err as Error).message}); the job is tried again every ${STORAGE_RETRY_AFTER_S} s until there is room`;
+        this.waiting(record, why);
+        throw new StorageUnavailableError(why);
+      }
+      if (err instanceof StorageUnavailableError)
+        this.waiting(record, `${err.message}; the job is tried again every ${STORAGE_RETRY_AFTER_S} s`);
       if (err instanceof PartUnavailableError) throw err;
       if (err instanceof LeftForAnotherInstance) throw err;
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
@@ -161,6 +170,13 @@ export class Jobs implements JobStarter {
     } finally {
       await work?.close();
     }
+  }
+
+  /** A PROCESSING media's metadata says why its work stands still, and that no time left can be told. */
+  private waiting(record: MediaRecord, why: string): void {
+    if (record.enhancement_status !== 'PROCESSING') return;
+    const reason = publicMessage(why, dirname(this.store.root));
+    this.records.setProgress(record, { percent: record.progress?.percent ?? 0, seconds_left: null, waiting: reason });
   }
 
   private async fetch(record: MediaRecord, work: WorkFiles): Promise<void> {

@@ -1,8 +1,8 @@
-// The engine's default processor: speech enhancement (src/enhance: high-pass, hum removal, RNNoise
-// noise reduction, leveler, as the model says) and then loudness normalization (src/audio), for audio
+// The engine's default processor: speech enhancement (src/enhance: high-pass, hum removal, noise
+// reduction by DeepFilterNet3 or RNNoise, leveler, as the model says) and then loudness normalization (src/audio), for audio
 // and for a video's soundtrack. WAV is read and written directly; every other format goes through
 // ffmpeg when it is installed.
-import { copyFile, open, readdir, rename, rm } from 'node:fs/promises';
+import { copyFile, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import {
   decodeToWav,
@@ -20,7 +20,7 @@ import {
   vorbisQualityFor,
   type EncodingPlan,
 } from '../../audio/output-encoding';
-import { ffprobePathFor, probeSourceEncoding, probeStreamTypes } from '../../audio/source-encoding';
+import { ffprobePathFor, probeAudioShape, probeSourceEncoding, probeStreamTypes } from '../../audio/source-encoding';
 import { EXTENSION_OF, type OutputEncodingSettings } from '../../contract/extensions';
 import { measureWavFile } from '../../audio/measure';
 import {
@@ -32,6 +32,8 @@ import {
   type NormalizeReport,
 } from '../../audio/normalize';
 import { copyWavChunks } from '../../audio/wav-chunks';
+import { checkCopyWhole, checkWavWhole } from '../../audio/whole-file';
+import { isDiskFull } from '../../audio/write-fully';
 import { readWavLayout } from '../../audio/wav-format';
 import { enhanceWavFile } from '../../enhance/chain';
 import type { EnhancementModel } from '../../enhance/chain-types';
@@ -39,6 +41,7 @@ import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { enhancementParams } from '../../enhance/report';
 import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
 import { SETTINGS_DEFAULTS } from '../../contract/fields';
+import { checkAfterDecoding, checkBeforeDecoding, DEFAULT_MAX_DECODED_BYTES } from './decode-limits';
 import { loudnessTrack } from './loudness-track';
 import { StagedProgress, type StageWeights } from './staged-progress';
 import type { MediaType } from '../storage/media-type';
@@ -112,11 +115,17 @@ export async function processMedia(
   try {
     let source = job.inputPath;
     if (job.input.ext !== 'wav') {
+      const maxDecodedBytes = context.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
+      const shape = await probeAudioShape(ffprobePathFor(context.ffmpegPath), job.inputPath, job.input.ext);
+      const bounds = checkBeforeDecoding(shape, job.input.ext, maxDecodedBytes);
       try {
-        await decodeToWav(context.ffmpegPath, job.inputPath, job.input.ext, work('decoded.wav'));
+        await privateFile(work('decoded.wav'));
+        await decodeToWav(context.ffmpegPath, job.inputPath, job.input.ext, work('decoded.wav'), bounds);
+        await checkAfterDecoding(work('decoded.wav'), job.input.ext, maxDecodedBytes);
       } catch (err) {
         if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;
         await copyFile(job.inputPath, job.outputPath);
+        await checkCopyWhole(job.inputPath, job.outputPath);
         return {
           params: { processing: 'none', note: 'the video has no audio stream: returned unchanged' },
           output: job.input,
@@ -148,6 +157,8 @@ export async function processMedia(
     const enhancement = loudnessOnly
       ? undefined
       : await enhanceWavFile(source, work('enhanced.wav'), { model, level }, run).catch((err: unknown) => {
+          // A full disk is not the enhancement's failure: it goes up as it is, and the job waits for room (jobs.ts).
+          if (isDiskFull(err)) throw err;
           throw (
             unusable(err) ||
             new ProcessingError(
@@ -188,6 +199,9 @@ export async function processMedia(
     if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
     // A WAV written here carries over the input WAV's tags and metadata chunks (LIST/INFO, bext, iXML...).
     else if (output.ext === 'wav' && job.input.ext === 'wav') await copyWavChunks(job.inputPath, job.outputPath);
+    // Never delivered unless whole: a file cut short (a full disk) fails the job's try, and it is tried again.
+    if (returnedAsItCame) await checkCopyWhole(job.inputPath, job.outputPath);
+    else if (output.ext === 'wav') await checkWavWhole(job.outputPath);
     return {
       params: {
         // A file returned as it came had nothing done to it: the report must not claim the chain's work.
@@ -257,6 +271,7 @@ async function encodeNormalized(
       onProgress: (done) => onProgress(start + (share / 2) * done),
       outputFormat: FLOAT_WAV,
     });
+    await privateFile(work('encoded'));
     if (output.kind === 'video')
       await replaceSoundtrack(
         ffmpegPath,
@@ -273,6 +288,7 @@ async function encodeNormalized(
         format: job.input.ext,
       });
     // Report what the encoded file holds, measured after decoding it again.
+    await privateFile(work('check.wav'));
     await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'));
     const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
     onProgress(start + share);
@@ -394,6 +410,14 @@ async function sampleFormatOf(path: string): Promise<{ bitsPerSample: number; en
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Creates `path` empty and for the engine's account only (600, as every media file): ffmpeg writes into it
+ * as it is (-y truncates, keeping the mode), where a file it made would take the umask's 644.
+ */
+async function privateFile(path: string): Promise<void> {
+  await writeFile(path, '', { mode: 0o600 });
 }
 
 /** Work files (`output.*`) that an engine stopped mid-job left behind: the job starts over, so they go. */

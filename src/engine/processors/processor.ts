@@ -35,6 +35,8 @@ export interface ProcessContext {
   ffmpegPath: string;
   /** How long ffmpeg or ffprobe may make no progress before it is killed (ms). Default: child-runs' DEFAULT_STALL_MS. */
   ffmpegStallMs?: number;
+  /** Most bytes a compressed input may decode to (32-bit float WAV); more is refused, MEDIA_TOO_LARGE. Default 8 GiB. */
+  maxDecodedBytes?: number;
   /** Most gain reduction the true-peak limiter may apply (dB); a target that needs more is left unreached. Default 8. */
   maxLimitingDb?: number;
 }

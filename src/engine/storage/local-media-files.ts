@@ -81,6 +81,7 @@ export class LocalMediaFiles implements MediaFiles {
     return {
       id: path,
       uid,
+      localPath: path,
       stream: out,
       failure: () => undefined, // a failing disk fails the stream itself
       stored: () => Promise.resolve(), // the stream finished: the bytes are in the file

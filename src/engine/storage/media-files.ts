@@ -15,6 +15,8 @@ export interface IncomingFile {
   readonly id: string;
   /** The uid the media it becomes takes (a UUID): its file may be stored where the input goes, never copied. */
   readonly uid: string;
+  /** Where the upload's bytes are on this machine, when they are (the data folder); undefined in remote storage. */
+  readonly localPath?: string;
   /** Where the upload's bytes go, as they arrive. */
   readonly stream: Writable;
   /** Resolves once every byte written to `stream` is stored (after `stream` finished); rejects if not. */

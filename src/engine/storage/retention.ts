@@ -140,13 +140,18 @@ export class MediaRetention {
     const { maxAgeMs, maxTotalBytes, graceMs } = this.options;
     const now = this.now();
     if (withLeftovers) await this.removeLeftovers(now);
-    const finished = (await this.records.all()).filter((record) => isFinished(record.enhancement_status));
+    const all = await this.records.all();
+    const finished = all.filter((record) => isFinished(record.enhancement_status));
     const usedElsewhere = (await this.shared?.uses()) ?? new Map<string, number>();
     const lastUse = (record: MediaRecord) =>
       Math.max(Date.parse(record.updated_at), this.lastAsked.get(record.uid) ?? 0, usedElsewhere.get(record.uid) ?? 0);
     finished.sort((a, b) => lastUse(a) - lastUse(b)); // oldest first
     let total = 0;
     for (const record of finished) total += await this.sizeOf(record.uid);
+    // Media in progress count too, their work files with them (a decoded input may be gigabytes): the
+    // limit is on what the media folder takes, and only finished media can make room.
+    for (const record of all)
+      if (!isFinished(record.enhancement_status)) total += await this.store.files.allBytes(record.uid);
     const removed: RemovedMedia[] = [];
     for (const record of finished) {
       const idle = now - lastUse(record);
@@ -169,7 +174,7 @@ export class MediaRetention {
       if (!gone) continue; // another instance removed it meanwhile: it tells of it
       const reason = tooOld
         ? `finished or last asked for ${spoken(idle)} ago, more than the ${spoken(maxAgeMs)} kept`
-        : `finished media took ${mebibytes(total + bytes)}, more than the ${mebibytes(maxTotalBytes!)} kept; this was the oldest`;
+        : `media took ${mebibytes(total + bytes)} (work files included), more than the ${mebibytes(maxTotalBytes!)} kept; this was the oldest finished`;
       removed.push({ record, reason });
       this.onRemoved({ record, reason });
     }
