@@ -41,6 +41,8 @@ const sessions = new Map<OnnxRuntimeKind, Promise<Sessions>>();
 let loads = 0;
 /** Runs one at a time: a session is not to be run twice at once. */
 let queue: Promise<unknown> = Promise.resolve();
+/** Set when this thread is ending (thread-end.ts): no run starts after it. */
+let ending = false;
 
 function loadSessions(asked: OnnxRuntimeKind | 'auto'): Promise<Sessions> {
   const kind = asked === 'auto' ? (nativeRuntime().available ? 'native' : 'wasm') : asked;
@@ -113,6 +115,7 @@ export class DfnNetwork {
    */
   run(erb: Float32Array, spec: Float32Array, frames: number): Promise<DfnOutputs> {
     const run = queue.then(async () => {
+      if (ending) throw new Error('the thread is ending');
       const { encoder, erbDecoder, dfDecoder, TensorOf } = this.sessions;
       const encoded = await encoder.run({
         feat_erb: new TensorOf('float32', erb.subarray(0, frames * ERB_BANDS), [1, 1, frames, ERB_BANDS]),
@@ -153,4 +156,10 @@ export async function releaseDfnModel(): Promise<void> {
   await queue;
   for (const loaded of await Promise.all(loading.map((l) => l.catch(() => undefined))))
     if (loaded) await Promise.all([loaded.encoder.release(), loaded.erbDecoder.release(), loaded.dfDecoder.release()]);
+}
+
+/** No network run starts in this thread from now on; resolves once the one in flight has returned and the sessions are freed. */
+export async function endDfnRuns(): Promise<void> {
+  ending = true;
+  await releaseDfnModel();
 }

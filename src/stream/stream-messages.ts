@@ -1,4 +1,5 @@
 // What the node's thread and a stream thread say to each other (stream-threads.ts, stream-worker.ts).
+import type { EndThread } from '../enhance/thread-end';
 import type { PcmFormat } from './pcm-format';
 import type { StreamModel } from './live-stream';
 
@@ -26,7 +27,7 @@ export interface StreamClose {
   stream: number;
 }
 
-export type ToStreamWorker = StreamOpen | StreamChunk | StreamClose;
+export type ToStreamWorker = StreamOpen | StreamChunk | StreamClose | EndThread;
 
 export interface ChunkDone {
   type: 'done';

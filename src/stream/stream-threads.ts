@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { endThread } from '../enhance/thread-end';
 import type { StreamModel } from './live-stream';
 import type { PcmFormat } from './pcm-format';
 import type { FromStreamWorker, ToStreamWorker } from './stream-messages';
@@ -86,7 +87,7 @@ export class StreamThreads {
     this.closed = true;
     const threads = this.threads.splice(0);
     for (const thread of threads) thread.pending.clear();
-    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    await Promise.all(threads.map((thread) => endThread(thread.worker)));
   }
 
   private send(thread: Thread, stream: number, bytes: Buffer, end: boolean): Promise<ChunkResult> {

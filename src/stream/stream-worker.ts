@@ -2,6 +2,7 @@
 // the order they came, one stream's after another's as they arrive, so the node's thread never waits.
 import { parentPort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
+import { endThisThread } from '../enhance/thread-end';
 import { LiveStream } from './live-stream';
 import { enhanceChunk } from './chunk-work';
 import type { FromStreamWorker, StreamOpen, ToStreamWorker } from './stream-messages';
@@ -22,6 +23,7 @@ function post(message: FromStreamWorker, transfer: ArrayBuffer[] = []): void {
 }
 
 port.on('message', (message: ToStreamWorker) => {
+  if (message.type === 'end-thread') return void endThisThread();
   if (message.type === 'open') {
     streams.set(message.stream, { opening: message, chain: Promise.resolve() });
     return;

@@ -2,6 +2,7 @@
 // part of another thread's job (a task) that the pool lent this thread for.
 import { parentPort, workerData } from 'node:worker_threads';
 import { configureChildRuns } from '../../audio/child-runs';
+import { endThisThread } from '../../enhance/thread-end';
 import type { ProcessContext, Processor, ThreadHelp } from '../processors/processor';
 import type { FromWorker, ToWorker } from './worker-messages';
 
@@ -34,6 +35,7 @@ function describeError(err: unknown): { code: string; message: string } {
 
 // A job's or a task's failure is posted back as its answer, so nothing waits on the promise this returns.
 async function onMessage(message: ToWorker): Promise<void> {
+  if (message.type === 'end-thread') return endThisThread();
   if (message.type === 'job') {
     const help: ThreadHelp = {
       threads: message.threads,

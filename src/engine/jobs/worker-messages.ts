@@ -1,4 +1,5 @@
 // What the worker pool and its threads say to each other.
+import type { EndThread } from '../../enhance/thread-end';
 import type { ProcessJob, ProcessResult } from '../processors/processor';
 
 export interface WorkerError {
@@ -12,7 +13,9 @@ export type ToWorker =
   /** Run a part of another thread's job. */
   | { type: 'task'; task: unknown }
   /** The answer to a 'lend': no result and no error means no thread was free. */
-  | { type: 'lent'; requestId: number; result?: unknown; error?: WorkerError };
+  | { type: 'lent'; requestId: number; result?: unknown; error?: WorkerError }
+  /** End once the network's run in flight has returned (thread-end.ts). */
+  | EndThread;
 
 export type FromWorker =
   | { type: 'job-done'; id: number; result?: ProcessResult; error?: WorkerError }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { endThread } from '../../enhance/thread-end';
 import type { ProcessContext, ProcessJob, ProcessResult } from '../processors/processor';
 import { ProcessingError } from '../processors/processor';
 import type { FromWorker, ToWorker, WorkerError } from './worker-messages';
@@ -82,7 +83,7 @@ export class WorkerPool {
         clearTimeout(slot.idle);
         slot.busy?.reject(stopping);
         killChildren(slot);
-        return slot.worker.terminate();
+        return endThread(slot.worker);
       }),
     );
   }
@@ -119,7 +120,7 @@ export class WorkerPool {
     const index = this.slots.indexOf(slot);
     if (slot.busy || slot.loan || index < 0) return;
     this.slots.splice(index, 1);
-    void slot.worker.terminate();
+    void endThread(slot.worker);
   }
 
   private freeSlot(): Slot | undefined {
