@@ -10,76 +10,46 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { makeWav } from '../fixtures/media';
-import { radosgwMissing, startTestRadosgw, type TestRadosgw } from '../fixtures/radosgw-server';
-import { metadata, settled, startTestEngine, upload, type TestEngine } from '../engine/helpers';
+import { radosgwSuite } from '../fixtures/radosgw-suite';
+import { metadata, settled, startTestEngine, upload } from '../engine/helpers';
 
 const DAY = 24 * 3600_000;
 
 describe('engine: leftovers of a crash in the S3 bucket (radosgw)', function () {
   this.timeout(120_000);
-  let gateway: TestRadosgw | undefined;
-  let s3: S3Client;
-  let savedEnv: Record<string, string | undefined> = {};
-  const engines: TestEngine[] = [];
-
-  before(async function () {
-    const missing = radosgwMissing();
-    if (missing) {
-      console.log(`      skipped: ${missing}`);
-      this.skip();
-    }
-    gateway = await startTestRadosgw();
-    savedEnv = Object.fromEntries(Object.keys(gateway.env).map((name) => [name, process.env[name]]));
-    Object.assign(process.env, gateway.env);
-    s3 = new S3Client({
-      endpoint: gateway.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: gateway.env.AWS_ACCESS_KEY_ID, secretAccessKey: gateway.env.AWS_SECRET_ACCESS_KEY },
-    });
-  });
-
-  after(async () => {
-    for (const engine of engines.splice(0)) await engine.dispose().catch(() => undefined);
-    s3?.destroy();
-    for (const [name, value] of Object.entries(savedEnv))
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    await gateway?.stop();
-  });
+  const rgw = radosgwSuite();
 
   it('aborts stale multipart uploads and removes input objects no media owns; keeps every media', async () => {
     const bucket = 'media-enhance-leftovers-1';
-    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await rgw.s3.send(new CreateBucketCommand({ Bucket: bucket }));
     // A crash mid-upload: parts stored, never completed.
     const unfinished = `media/${randomUUID()}/input`;
-    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: unfinished }));
-    await s3.send(
+    const { UploadId } = await rgw.s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: unfinished }));
+    await rgw.s3.send(
       new UploadPartCommand({ Bucket: bucket, Key: unfinished, UploadId, PartNumber: 1, Body: Buffer.alloc(1024) }),
     );
     // A crash between an upload's completion and its record.
     const orphan = `media/${randomUUID()}/input`;
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: orphan, Body: makeWav(0.2, 16_000) }));
+    await rgw.s3.send(new PutObjectCommand({ Bucket: bucket, Key: orphan, Body: makeWav(0.2, 16_000) }));
     // Something of the bucket's owner beside the engine's prefix: never the engine's to remove.
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'notes.txt', Body: 'mine' }));
+    await rgw.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'notes.txt', Body: 'mine' }));
     // Two days on, for the engine: both leftovers are stale.
     const engine = await startTestEngine({
       storage: `s3://${bucket}/media/`,
-      s3: { endpoint: gateway!.endpoint, forcePathStyle: true },
+      s3: { endpoint: rgw.gateway!.endpoint, forcePathStyle: true },
       workers: 1,
       clock: () => Date.now() + 2 * DAY,
       retention: { sweepIntervalMs: 300 },
     });
-    engines.push(engine);
+    rgw.engines.push(engine);
     const uid = String((await upload(engine, makeWav(0.5, 16_000), 'kept.wav')).json.uid);
     assert.equal((await settled(engine, uid, 60_000)).enhancement_status, 'COMPLETED');
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const uploads = (await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
+      const uploads = (await rgw.s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
       const keys = await objectKeys(bucket);
       if (uploads.length === 0 && !keys.includes(orphan)) break;
       assert.ok(
@@ -98,11 +68,11 @@ describe('engine: leftovers of a crash in the S3 bucket (radosgw)', function () 
     const bucket = 'media-enhance-leftovers-2';
     const engine = await startTestEngine({
       storage: `s3://${bucket}/media/`,
-      s3: { endpoint: gateway!.endpoint, forcePathStyle: true },
+      s3: { endpoint: rgw.gateway!.endpoint, forcePathStyle: true },
       workers: 1,
     });
-    engines.push(engine);
-    const rules = (await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))).Rules ?? [];
+    rgw.engines.push(engine);
+    const rules = (await rgw.s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))).Rules ?? [];
     const rule = rules.find((r) => r.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined);
     assert.ok(rule, JSON.stringify(rules));
     assert.equal(rule.AbortIncompleteMultipartUpload!.DaysAfterInitiation, 1);
@@ -110,6 +80,6 @@ describe('engine: leftovers of a crash in the S3 bucket (radosgw)', function () 
   });
 
   async function objectKeys(bucket: string): Promise<string[]> {
-    return ((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map((o) => o.Key!);
+    return ((await rgw.s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map((o) => o.Key!);
   }
 });

@@ -5,12 +5,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HeadBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { HeadBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { EngineOptions } from '../../src/engine';
 import { encodeWav, speechLike } from '../fixtures/audio';
 import { probe } from '../fixtures/ffmpeg';
 import { makeWav } from '../fixtures/media';
-import { radosgwMissing, startTestRadosgw, type TestRadosgw } from '../fixtures/radosgw-server';
+import { radosgwSuite } from '../fixtures/radosgw-suite';
 import { call, KEY, settled, startTestEngine, upload, type TestEngine } from '../engine/helpers';
 import {
   catchAll,
@@ -29,41 +29,11 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 describe('engine: media files on S3 (radosgw)', function () {
   this.timeout(120_000);
-  let gateway: TestRadosgw | undefined;
-  let s3: S3Client;
-  let savedEnv: Record<string, string | undefined> = {};
+  const rgw = radosgwSuite();
   let bucketNumber = 0;
-  const engines: TestEngine[] = [];
-
-  before(async function () {
-    const missing = radosgwMissing();
-    if (missing) {
-      console.log(`      skipped: ${missing}`);
-      this.skip();
-    }
-    gateway = await startTestRadosgw();
-    // The engine takes its credentials from the environment, as the README says.
-    savedEnv = Object.fromEntries(Object.keys(gateway.env).map((name) => [name, process.env[name]]));
-    Object.assign(process.env, gateway.env);
-    s3 = new S3Client({
-      endpoint: gateway.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: gateway.env.AWS_ACCESS_KEY_ID, secretAccessKey: gateway.env.AWS_SECRET_ACCESS_KEY },
-    });
-  });
-
-  after(async () => {
-    for (const engine of engines.splice(0)) await engine.dispose().catch(() => undefined);
-    s3?.destroy();
-    for (const [name, value] of Object.entries(savedEnv))
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    await gateway?.stop();
-  });
 
   afterEach(async () => {
-    for (const engine of engines.splice(0)) await engine.dispose();
+    for (const engine of rgw.engines.splice(0)) await engine.dispose();
   });
 
   /** An engine whose media files go to a bucket of its own (made by the engine) under `prefix`. */
@@ -74,16 +44,16 @@ describe('engine: media files on S3 (radosgw)', function () {
     const bucket = `media-enhance-test-${++bucketNumber}`;
     const engine = await startTestEngine({
       storage: `s3://${bucket}/${prefix}`,
-      s3: { endpoint: gateway!.endpoint, forcePathStyle: true },
+      s3: { endpoint: rgw.gateway!.endpoint, forcePathStyle: true },
       workers: 1,
       ...options,
     });
-    engines.push(engine);
+    rgw.engines.push(engine);
     return Object.assign(engine, { bucket, prefix });
   }
 
   async function objects(bucket: string, prefix = ''): Promise<Array<{ key: string; size: number }>> {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+    const page = await rgw.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
     return (page.Contents ?? []).map((o) => ({ key: o.Key!, size: o.Size! }));
   }
 
@@ -97,9 +67,9 @@ describe('engine: media files on S3 (radosgw)', function () {
 
   it('makes its bucket when it is missing', async () => {
     const bucket = `media-enhance-test-${bucketNumber + 1}`;
-    await assert.rejects(s3.send(new HeadBucketCommand({ Bucket: bucket })), { name: 'NotFound' });
+    await assert.rejects(rgw.s3.send(new HeadBucketCommand({ Bucket: bucket })), { name: 'NotFound' });
     await engineOnS3();
-    await s3.send(new HeadBucketCommand({ Bucket: bucket })); // there now
+    await rgw.s3.send(new HeadBucketCommand({ Bucket: bucket })); // there now
   });
 
   it('keeps the original and the enhanced file on S3: the original comes back byte for byte, the enhanced whole, with its loudness report', async () => {
@@ -207,7 +177,7 @@ describe('engine: media files on S3 (radosgw)', function () {
     assert.equal(before.status, 201, before.text);
     await settled(engine, before.json.uid);
 
-    await gateway!.stopGateway();
+    await rgw.gateway!.stopGateway();
     try {
       for (const size of [0.5, 330]) {
         // A small file (one PUT at its end), and one of 32 MB: its first part fails while most of it is
@@ -224,7 +194,7 @@ describe('engine: media files on S3 (radosgw)', function () {
       // What a health check sees.
       await assert.rejects(engine.storage.ping(), /media storage .* does not answer/);
     } finally {
-      await gateway!.startGateway();
+      await rgw.gateway!.startGateway();
     }
     // Nothing of the refused uploads was kept, here or there; the engine recovered by itself.
     assert.deepEqual(
@@ -250,7 +220,7 @@ describe('engine: media files on S3 (radosgw)', function () {
         .enhancement_status;
     // Its input is loaded: S3 goes away while it is processed.
     while ((await status()) === 'PENDING') await new Promise((resolve) => setTimeout(resolve, 20));
-    await gateway!.stopGateway();
+    await rgw.gateway!.stopGateway();
     try {
       // The job cannot store its output (and, tried again, cannot load its input) while S3 is away.
       await new Promise((resolve) => setTimeout(resolve, 8_000));
@@ -265,7 +235,7 @@ describe('engine: media files on S3 (radosgw)', function () {
         engine.errorLines.join('\n'),
       );
     } finally {
-      await gateway!.startGateway();
+      await rgw.gateway!.startGateway();
     }
     assert.equal((await settled(engine, uid, 30_000)).enhancement_status, 'COMPLETED');
     assert.equal(sha256((await download(engine, uid, 'ENHANCED')).bytes), sha256(original));
@@ -278,7 +248,7 @@ describe('engine: media files on S3 (radosgw)', function () {
     assert.equal(accepted.status, 201, accepted.text);
     const uid = accepted.json.uid;
     await first.close(); // the media stays PROCESSING in its record
-    engines.splice(engines.indexOf(first), 1);
+    rgw.engines.splice(rgw.engines.indexOf(first), 1);
     // What a killed run leaves: a work copy of the input, and a half-made output.
     const work = join(first.dataDir, 'work', uid);
     await fsp.mkdir(work, { recursive: true });
@@ -292,12 +262,12 @@ describe('engine: media files on S3 (radosgw)', function () {
     const second = await startTestEngine(
       {
         storage: `s3://${first.bucket}/${first.prefix}`,
-        s3: { endpoint: gateway!.endpoint, forcePathStyle: true },
+        s3: { endpoint: rgw.gateway!.endpoint, forcePathStyle: true },
         processorModule: COPY_PROCESSOR,
       },
       first.dataDir,
     );
-    engines.push(second);
+    rgw.engines.push(second);
     assert.equal((await settled(second, uid, 30_000)).enhancement_status, 'COMPLETED');
     assert.equal(sha256((await download(second, uid, 'ENHANCED')).bytes), sha256(original));
     assert.deepEqual(await fsp.readdir(join(first.dataDir, 'work')), [], 'no work files left');
@@ -307,7 +277,7 @@ describe('engine: media files on S3 (radosgw)', function () {
     before(async () => {
       await initHelper({
         storage: 's3://node-red-media/flows',
-        s3: { endpoint: gateway!.endpoint, forcePathStyle: true },
+        s3: { endpoint: rgw.gateway!.endpoint, forcePathStyle: true },
         processorModule: COPY_PROCESSOR,
       });
     });
