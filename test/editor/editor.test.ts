@@ -5,7 +5,7 @@
 import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../../src/contract/extensions';
 import assert from 'node:assert/strict';
 import { copyFile, readFile, readdir, rename, writeFile } from 'node:fs/promises';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
@@ -96,13 +96,11 @@ function readDialog(prefix: string): DialogFields {
   return fields;
 }
 
-const EXAMPLES = [
-  '01 Normalize one file',
-  '02 Watch a folder',
-  '03 Enhance audio from a URL',
-  '04 Enhance a video',
-  '05 Error handling and retry',
-];
+/** Every example flow the package ships, by its file's name, as Import > Examples lists them. */
+const EXAMPLES = readdirSync(join(ROOT, 'examples'))
+  .filter((file) => file.endsWith('.json'))
+  .sort()
+  .map((file) => file.slice(0, -'.json'.length));
 
 describe('the editor in Chromium, started as npm start starts it', function () {
   this.timeout(300_000);
@@ -147,7 +145,7 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     );
     assert.deepEqual(
       palette.map((n) => n.label),
-      ['enhance file', 'enhance audio', 'enhance video', 'upload', 'wait for completion', 'download'],
+      ['enhance file', 'enhance audio', 'enhance video', 'upload', 'wait for completion', 'download', 'enhance stream'],
     );
     // Node-RED makes an entry 8 px plus 20 px a line tall: a long label made entries five lines tall.
     for (const node of palette) assert.ok(node.lines <= 2, `${node.type}: ${node.lines} lines`);
@@ -202,9 +200,13 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       );
     };
     const enhancing = ['media-enhance-file', 'media-enhance-audio', 'media-enhance-video'];
+    // enhance stream takes noise out of live audio; it does not normalize loudness.
+    const denoising = [...enhancing, 'media-enhance-stream'];
     try {
-      for (const word of ['loudness', 'normalize', 'noise', 'denoise', 'Loudness'])
+      for (const word of ['loudness', 'normalize', 'Loudness'])
         assert.deepEqual(await found(word), enhancing, `"${word}"`);
+      for (const word of ['noise', 'denoise']) assert.deepEqual(await found(word), denoising, `"${word}"`);
+      assert.deepEqual(await found('microphone'), ['media-enhance-stream'], '"microphone"');
       assert.deepEqual(await found('podcast'), ['media-enhance-file'], '"podcast"');
     } finally {
       await search.fill('');
