@@ -125,6 +125,8 @@ export function createSidebarTab(red: RedForSidebar, t: Translate): SidebarTab {
     renderServicesNow(now);
     inFlight.innerHTML = renderInFlight(t, state.inFlight, now, state.inFlightMore);
     streams.innerHTML = renderStreams(t, state.streams ?? [], now);
+    // Shown only while a stream is open: most flows have none, and the results stay on the first screen.
+    streams.parentElement!.hidden = (state.streams ?? []).length === 0;
   };
   // Between two updates only the times move: their texts change in place, so a tooltip or a selection in
   // the lists stays (a rebuilt row would drop it every second).
