@@ -117,6 +117,7 @@ describe('the sidebar admin routes in a real Node-RED with adminAuth', function 
       'results',
       'sentAt',
       'services',
+      'streams',
     ]);
   });
 
