@@ -33,6 +33,7 @@ import { METADATA_WAIT_S as LOCAL_ENGINE_METADATA_WAIT_S } from '../../src/nodes
 import { DEFAULT_SERVER_LIMITS } from '../../src/engine/http/server-limits';
 import { resolveEngineOptions } from '../../src/engine/options';
 import { KEY, startTestEngine, type TestEngine } from '../fixtures/test-engine';
+import { headingAnchors } from './heading-anchors';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const DOC = 'docs/interface.md';
@@ -55,20 +56,9 @@ function sections(markdown: string): Section[] {
   return found;
 }
 
-/** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+/** The anchors of the page's headings. */
 function anchors(markdown: string): Set<string> {
-  const seen = new Map<string, number>();
-  const result = new Set<string>();
-  for (const { heading } of sections(markdown)) {
-    const slug = heading
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const count = seen.get(slug) ?? 0;
-    seen.set(slug, count + 1);
-    result.add(count === 0 ? slug : `${slug}-${count}`);
-  }
-  return result;
+  return headingAnchors(sections(markdown).map(({ heading }) => heading));
 }
 
 /** The first table under a heading, as rows of cells keyed by the table's header. */

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { headingAnchors } from './heading-anchors';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const PAGES = [
@@ -13,21 +14,10 @@ const PAGES = [
     .map((name) => `docs/${name}`),
 ];
 
-/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+/** The anchors of a page's headings, those in code blocks left out. */
 function anchorsOf(markdown: string): Set<string> {
-  const anchors = new Set<string>();
-  const seen = new Map<string, number>();
   const outsideCode = markdown.replace(/^```[\s\S]*?^```/gm, '');
-  for (const [, heading] of outsideCode.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
-    const slug = heading
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const count = seen.get(slug) ?? 0;
-    seen.set(slug, count + 1);
-    anchors.add(count === 0 ? slug : `${slug}-${count}`);
-  }
-  return anchors;
+  return headingAnchors([...outsideCode.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map(([, heading]) => heading));
 }
 
 /** The relative links of a page (not http(s), not mailto), outside code blocks. */
