@@ -65,7 +65,8 @@ export async function processMedia(
     progress.at('normalize');
     const report = await normalizeStage(
       job,
-      enhanced.path,
+      // Loudness only normalizes the user's audio as it was measured above.
+      { path: enhanced.path, measured: enhanced.report ? undefined : original },
       output,
       encoding,
       context,
