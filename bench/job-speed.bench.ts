@@ -122,6 +122,7 @@ export async function run(): Promise<BenchReport> {
     return {
       title: `A whole job in CPU time: ${SECONDS / 60} min of 44.1 kHz stereo speech to -16 LUFS / -1 dBTP, against ffmpeg loudnorm + the same encode`,
       table: rows,
+      writtenAlone: true,
       notes: [
         "Ours: the engine's processor as a worker thread runs it, on one thread (no other thread lent), from the uploaded file to the delivered one: ffprobe, decoding, measuring, the model's chain, normalization, the encode in the input's own encoding with its tags, and decoding the encoded file again to measure what it holds. CPU time is this process's and that of the ffmpeg and ffprobe it started (/proc's cutime).",
         'Speed = audio seconds per CPU second on one core: a job on a busy machine, or lent more threads, takes its own wall time.',
