@@ -1,20 +1,27 @@
-// DeepFilterNet3's network run frame by frame: the stateful forms of its three graphs (encoder, ERB
-// decoder, deep-filter decoder; models/deepfilternet3/*_stateful.onnx, derived from the shipped graphs by
-// scripts/dfn-stateful-graphs.ts) take a chunk of new frames and the state the previous chunk left (each
-// GRU's hidden state and the frames each looking-back convolution still needs), and give the chunk's
-// outputs and the next state. A run in chunks of any size equals one run over the whole sequence.
+// DeepFilterNet3's network run frame by frame: the stateful form of its three graphs (encoder, ERB
+// decoder, deep-filter decoder, joined in one graph: models/deepfilternet3/dfn3_stateful.onnx, derived
+// from the shipped graphs by scripts/dfn-stateful-graphs.ts) takes a chunk of new frames and the state
+// the previous chunk left (each GRU's hidden state and the frames each looking-back convolution still
+// needs), and gives the chunk's outputs and the next state. A run in chunks of any size equals one run
+// over the whole sequence.
 //
-// The sessions are made once per thread and runtime, on first use, shared by every signal of the thread
+// The session is made once per thread and runtime, on first use, shared by every signal of the thread
 // (each DfnNetwork holds its own state), and released when the thread's work ends (releaseDfnModel).
+// On the native runtime a network writes its outputs and next state into buffers of its own, made once
+// per chunk size: a run leaves no garbage behind (onnxruntime-web copies outputs out of its WebAssembly
+// memory whatever it is given, so there each run's outputs are new arrays).
 //
 // The runs the thread's signals ask for while a run is in flight are made together, as one batch per
-// frame count (the graphs' batch axis is free): at one or two frames a run's cost is mostly reading the
+// frame count (the graph's batch axis is free): at one or two frames a run's cost is mostly reading the
 // GRUs' weights, which a batch reads once for all (live streams sharing a thread: 8 streams' 20 ms chunks
-// cost about a quarter of 8 runs). Each signal gets exactly what it gets alone.
+// cost about a third of 8 runs). Each signal gets exactly what it gets alone.
 import { join } from 'node:path';
 import type { InferenceSession, Tensor } from 'onnxruntime-web';
 import { DF_BINS, ERB_BANDS } from './dfn-features';
 import { loadOnnxRuntime, nativeRuntime, type OnnxRuntimeKind } from './onnx-runtimes';
+
+/** The joined stateful graph (scripts/dfn-stateful-graphs.ts: STATEFUL_FILE). */
+const STATEFUL_FILE = 'dfn3_stateful.onnx';
 
 export const MODEL_DIR = join(__dirname, '..', '..', '..', 'models', 'deepfilternet3');
 /** Deep-filter taps per bin, each a complex coefficient. */
@@ -35,11 +42,9 @@ export interface DfnOutputs {
 
 interface Sessions {
   runtime: OnnxRuntimeKind;
-  encoder: InferenceSession;
-  erbDecoder: InferenceSession;
-  dfDecoder: InferenceSession;
+  network: InferenceSession;
   TensorOf: typeof Tensor;
-  /** Each input's and output's batch axis, by name (the three graphs' names are one namespace). */
+  /** Each input's and output's batch axis, by name. */
   batchAxes: Map<string, number>;
 }
 
@@ -58,16 +63,8 @@ function loadSessions(asked: OnnxRuntimeKind | 'auto'): Promise<Sessions> {
     loading = (async () => {
       loads++;
       const runtime = await loadOnnxRuntime(kind);
-      const open = (name: string) => runtime.open(join(MODEL_DIR, `${name}_stateful.onnx`));
-      const [encoder, erbDecoder, dfDecoder] = [await open('enc'), await open('erb_dec'), await open('df_dec')];
-      return {
-        runtime: runtime.kind,
-        encoder,
-        erbDecoder,
-        dfDecoder,
-        TensorOf: runtime.Tensor,
-        batchAxes: new Map([encoder, erbDecoder, dfDecoder].flatMap((session) => [...batchAxes(session)])),
-      };
+      const network = await runtime.open(join(MODEL_DIR, STATEFUL_FILE));
+      return { runtime: runtime.kind, network, TensorOf: runtime.Tensor, batchAxes: batchAxes(network) };
     })();
     sessions.set(kind, loading);
     loading.catch(() => sessions.delete(kind));
@@ -83,6 +80,9 @@ export function dfnModelState(): { loaded: boolean; loads: number; largestBatch:
   return { loaded: sessions.size > 0, loads, largestBatch };
 }
 
+/** The graph's free batch axis (scripts/dfn-stateful-graphs.ts): signals run together along it. */
+const BATCH = 'B';
+
 /** The state inputs of a session (named `<state>.in`), each to be fed from its `<state>.out`; one signal's dims. */
 function stateInputs(session: InferenceSession): { name: string; dims: number[] }[] {
   return session.inputMetadata
@@ -93,10 +93,7 @@ function stateInputs(session: InferenceSession): { name: string; dims: number[] 
     });
 }
 
-/** The graphs' free batch axis (scripts/dfn-stateful-graphs.ts): signals run together along it. */
-const BATCH = 'B';
-
-/** Where a tensor's batch axis is, by the session's metadata of its input or output. */
+/** Where each input's and output's batch axis is, by the session's metadata. */
 function batchAxes(session: InferenceSession): Map<string, number> {
   const axes = new Map<string, number>();
   for (const value of [...session.inputMetadata, ...session.outputMetadata])
@@ -149,8 +146,8 @@ function queueTurn(): void {
       for (const group of groups.values()) {
         try {
           if (ending) throw new Error('the thread is ending');
-          const outputs = await runBatch(group);
-          group.forEach((request, b) => request.resolve(outputs[b]));
+          if (group.length === 1) group[0].resolve(await group[0].network.runAlone(group[0]));
+          else await runBatch(group);
         } catch (error) {
           for (const request of group) request.reject(error);
         }
@@ -158,16 +155,68 @@ function queueTurn(): void {
     });
 }
 
+/**
+ * One run over a batch of signals (one session, the same frame count each): their features and states
+ * side by side on the batch axis; each signal then takes its share of the outputs and next state.
+ */
+async function runBatch(batch: Request[]): Promise<void> {
+  const { sessions } = batch[0].network;
+  const { frames } = batch[0];
+  largestBatch = Math.max(largestBatch, batch.length);
+  /** The signals' arrays of one input side by side: all axes before the batch axis are 1. */
+  const together = (name: string, parts: Float32Array[], dims: readonly number[]) => {
+    const axis = sessions.batchAxes.get(name)!;
+    const data = new Float32Array(parts[0].length * batch.length);
+    parts.forEach((part, b) => data.set(part, b * parts[0].length));
+    return new sessions.TensorOf(
+      'float32',
+      data,
+      dims.map((dim, i) => (i === axis ? dim * batch.length : dim)),
+    );
+  };
+  const feeds: Record<string, Tensor> = {
+    feat_erb: together(
+      'feat_erb',
+      batch.map(({ erb }) => erb.subarray(0, frames * ERB_BANDS)),
+      [1, 1, frames, ERB_BANDS],
+    ),
+    feat_spec: together(
+      'feat_spec',
+      batch.map(({ spec }) => spec.subarray(0, 2 * frames * DF_BINS)),
+      [1, 2, frames, DF_BINS],
+    ),
+  };
+  for (const [name, first] of batch[0].network.stateTensors())
+    feeds[name] = together(
+      name,
+      batch.map(({ network }) => network.stateTensors().get(name)!.data as Float32Array),
+      first.dims,
+    );
+  const results = await sessions.network.run(feeds);
+  batch.forEach((request, b) => request.resolve(request.network.takeShare(results, b, batch.length)));
+}
+
+/** Buffers a native run writes into: the outputs for one chunk size. */
+interface OutputBuffers {
+  frames: number;
+  fetches: Record<string, Tensor>;
+  outputs: DfnOutputs;
+}
+
 /** The network over one signal: feed it the signal's frames in order, in chunks of any size. */
 export class DfnNetwork {
-  /** The state each graph's next run takes, by input name (zeros before the first run), one signal's. */
-  readonly state = new Map<string, Tensor>();
+  /** The state the next run takes, by input name (zeros before the first run). */
+  private state = new Map<string, Tensor>();
+  /** Native only: the state buffers the next run writes into (the ones the run before read), by input name. */
+  private spareState?: Map<string, Tensor>;
+  private outputBuffers?: OutputBuffers;
 
   private constructor(readonly sessions: Sessions) {
-    const { encoder, erbDecoder, dfDecoder, TensorOf } = sessions;
-    for (const session of [encoder, erbDecoder, dfDecoder])
-      for (const { name, dims } of stateInputs(session))
-        this.state.set(name, new TensorOf('float32', new Float32Array(dims.reduce((a, b) => a * b, 1)), dims));
+    const { network, runtime } = sessions;
+    const zeros = () =>
+      new Map(stateInputs(network).map(({ name, dims }) => [name, this.tensor(new Float32Array(size(dims)), dims)]));
+    this.state = zeros();
+    if (runtime === 'native') this.spareState = zeros();
   }
 
   /** `runtime`: 'auto' takes the native runtime where it is installed, else WebAssembly. */
@@ -188,8 +237,8 @@ export class DfnNetwork {
 
   /**
    * Runs the network on the next `frames` frames: `erb` holds frames x ERB_BANDS features, `spec` the
-   * complex features as 2 planes (re, then im) of frames x DF_BINS. Both are read when the run starts:
-   * leave them as they are until it resolves.
+   * complex features as 2 planes (re, then im) of frames x DF_BINS (read when the run starts: leave them
+   * as they are until it resolves). The outputs are valid until the network's next run.
    */
   run(erb: Float32Array, spec: Float32Array, frames: number): Promise<DfnOutputs> {
     return new Promise((resolve, reject) => {
@@ -197,84 +246,89 @@ export class DfnNetwork {
       queueTurn();
     });
   }
+
+  /** The state the next run takes, by input name (for a batch's run). */
+  stateTensors(): ReadonlyMap<string, Tensor> {
+    return this.state;
+  }
+
+  /** A run of this signal alone (a batch of one). */
+  async runAlone({ erb, spec, frames }: Request): Promise<DfnOutputs> {
+    const feeds: Record<string, Tensor> = {
+      feat_erb: this.tensor(erb.subarray(0, frames * ERB_BANDS), [1, 1, frames, ERB_BANDS]),
+      feat_spec: this.tensor(spec.subarray(0, 2 * frames * DF_BINS), [1, 2, frames, DF_BINS]),
+    };
+    for (const [name, value] of this.state) feeds[name] = value;
+    if (!this.spareState) {
+      const results = await this.sessions.network.run(feeds);
+      for (const name of this.state.keys()) this.state.set(name, results[outName(name)]);
+      return outputsOf(frames, results);
+    }
+    // Native: into this network's own buffers, the state into the spare set, which then becomes the state.
+    const buffers = this.outputBuffersFor(frames);
+    const fetches = { ...buffers.fetches };
+    for (const [name, value] of this.spareState) fetches[outName(name)] = value;
+    await this.sessions.network.run(feeds, fetches);
+    [this.state, this.spareState] = [this.spareState, this.state];
+    return buffers.outputs;
+  }
+
+  /** Signal b's share of a batch's results (of `count` signals): its outputs, and its next state kept. */
+  takeShare(results: InferenceSession.OnnxValueMapType, b: number, count: number): DfnOutputs {
+    /** Signal b's slice of the batch axis: contiguous, as all axes before it are 1. */
+    const share = (name: string) => {
+      const data = results[name].data as Float32Array;
+      const length = data.length / count;
+      return data.subarray(b * length, (b + 1) * length);
+    };
+    const frames = results.m.dims[2];
+    if (!this.spareState) {
+      for (const [name, value] of this.state) this.state.set(name, this.tensor(share(outName(name)), [...value.dims]));
+      return { frames, mask: share('m'), coefs: share('coefs'), lsnr: share('lsnr') };
+    }
+    // Native: copied into this network's own buffers, as a run alone writes them.
+    for (const [name, spare] of this.spareState) (spare.data as Float32Array).set(share(outName(name)));
+    [this.state, this.spareState] = [this.spareState, this.state];
+    const { outputs } = this.outputBuffersFor(frames);
+    outputs.mask.set(share('m'));
+    outputs.coefs.set(share('coefs'));
+    outputs.lsnr.set(share('lsnr'));
+    return outputs;
+  }
+
+  private tensor(data: Float32Array, dims: number[]): Tensor {
+    return new this.sessions.TensorOf('float32', data, dims);
+  }
+
+  /** The output buffers for chunks of `frames` (made again only when the chunk size changes: at a stream's end). */
+  private outputBuffersFor(frames: number): OutputBuffers {
+    if (this.outputBuffers?.frames === frames) return this.outputBuffers;
+    const outputs: DfnOutputs = {
+      frames,
+      mask: new Float32Array(frames * ERB_BANDS),
+      coefs: new Float32Array(frames * DF_BINS * DF_ORDER * 2),
+      lsnr: new Float32Array(frames),
+    };
+    const fetches = {
+      m: this.tensor(outputs.mask, [1, 1, frames, ERB_BANDS]),
+      coefs: this.tensor(outputs.coefs, [1, frames, DF_BINS, DF_ORDER * 2]),
+      lsnr: this.tensor(outputs.lsnr, [1, frames, 1]),
+    };
+    return (this.outputBuffers = { frames, fetches, outputs });
+  }
 }
 
-/**
- * One run of the three graphs over a batch of signals (one network, the same frame count each): their
- * features and states laid side by side on the batch axis, the outputs and next states split back.
- */
-async function runBatch(batch: Request[]): Promise<DfnOutputs[]> {
-  const { sessions } = batch[0].network;
-  const { encoder, erbDecoder, dfDecoder, TensorOf } = sessions;
-  const axis = (name: string) => sessions.batchAxes.get(name)!;
-  const frames = batch[0].frames;
-  const count = batch.length;
-  largestBatch = Math.max(largestBatch, count);
-  /** One signal's tensors of a name, side by side on the batch axis (all axes before it are 1). */
-  const together = (parts: Float32Array[], dims: number[], axis: number) => {
-    if (count === 1) return new TensorOf('float32', parts[0], dims);
-    const size = parts[0].length;
-    const data = new Float32Array(size * count);
-    parts.forEach((part, b) => data.set(part, b * size));
-    return new TensorOf(
-      'float32',
-      data,
-      dims.map((dim, i) => (i === axis ? dim * count : dim)),
-    );
-  };
-  const statesOf = (session: InferenceSession): Record<string, Tensor> => {
-    const feeds: Record<string, Tensor> = {};
-    for (const name of session.inputNames)
-      if (name.endsWith('.in')) {
-        const first = batch[0].network.state.get(name)!;
-        const parts = batch.map((request) => request.network.state.get(name)!.data as Float32Array);
-        feeds[name] = together(parts, [...first.dims], axis(name));
-      }
-    return feeds;
-  };
-  /** Signal b's share of an output: its slice of the batch axis (contiguous: all axes before it are 1). */
-  const share = (tensor: Tensor, b: number, axis: number): Tensor => {
-    if (count === 1) return tensor;
-    const data = tensor.data as Float32Array;
-    const size = data.length / count;
-    return new TensorOf(
-      'float32',
-      data.subarray(b * size, (b + 1) * size),
-      tensor.dims.map((dim, i) => (i === axis ? dim / count : dim)),
-    );
-  };
+const size = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
+/** A state input's output: `<state>.in` is fed from `<state>.out`. */
+const outName = (inName: string) => `${inName.slice(0, -'.in'.length)}.out`;
 
-  const encoded = await encoder.run({
-    feat_erb: together(
-      batch.map((request) => request.erb.subarray(0, frames * ERB_BANDS)),
-      [1, 1, frames, ERB_BANDS],
-      0,
-    ),
-    feat_spec: together(
-      batch.map((request) => request.spec.subarray(0, 2 * frames * DF_BINS)),
-      [1, 2, frames, DF_BINS],
-      0,
-    ),
-    ...statesOf(encoder),
-  });
-  const { e0, e1, e2, e3, emb, c0, lsnr } = encoded;
-  const erbDecoded = await erbDecoder.run({ emb, e3, e2, e1, e0, ...statesOf(erbDecoder) });
-  const dfDecoded = await dfDecoder.run({ emb, c0, ...statesOf(dfDecoder) });
-  const results: DfnOutputs[] = [];
-  for (let b = 0; b < count; b++) {
-    const { network } = batch[b];
-    for (const outputs of [encoded, erbDecoded, dfDecoded])
-      for (const [name, value] of Object.entries(outputs))
-        if (name.endsWith('.out'))
-          network.state.set(`${name.slice(0, -'.out'.length)}.in`, share(value, b, axis(name)));
-    results.push({
-      frames,
-      mask: share(erbDecoded.m, b, 0).data as Float32Array,
-      coefs: share(dfDecoded.coefs, b, 0).data as Float32Array,
-      lsnr: share(lsnr, b, 0).data as Float32Array,
-    });
-  }
-  return results;
+function outputsOf(frames: number, results: InferenceSession.OnnxValueMapType): DfnOutputs {
+  return {
+    frames,
+    mask: results.m.data as Float32Array,
+    coefs: results.coefs.data as Float32Array,
+    lsnr: results.lsnr.data as Float32Array,
+  };
 }
 
 /** Frees the sessions of this thread (the next run loads them again). */
@@ -283,7 +337,7 @@ export async function releaseDfnModel(): Promise<void> {
   sessions.clear();
   await queue;
   for (const loaded of await Promise.all(loading.map((l) => l.catch(() => undefined))))
-    if (loaded) await Promise.all([loaded.encoder.release(), loaded.erbDecoder.release(), loaded.dfDecoder.release()]);
+    if (loaded) await loaded.network.release();
 }
 
 /** No network run starts in this thread from now on; resolves once the one in flight has returned and the sessions are freed. */
