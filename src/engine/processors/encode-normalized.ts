@@ -78,6 +78,8 @@ export async function encodeNormalized(
   work: WorkFile,
   target: LoudnessTarget,
   onProgress: (share: number) => void,
+  /** An FFMETADATA file of chapters that replace the input's (chapters.ts), when the audio moved; audio outputs only. */
+  chapters?: string,
 ): Promise<EncodedReport> {
   const streamTypes =
     output.kind === 'video'
@@ -108,6 +110,7 @@ export async function encodeNormalized(
       await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer, encoder, {
         path: job.inputPath,
         format: job.input.ext,
+        ...(chapters ? { chapters } : {}),
       });
     // Report what the encoded file holds, measured after decoding it again.
     await privateFile(work('check.wav'));
