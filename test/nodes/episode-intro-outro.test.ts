@@ -198,8 +198,8 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     const trimmed = (msg.media as { enhancement_params: { pauses_trimmed: { count: number; cut_s: number } } })
       .enhancement_params.pauses_trimmed;
     assert.ok(trimmed.count >= 1, JSON.stringify(trimmed));
-    // The 4 s of silence (and the quiet ends of the takes around it) now 1.5 s.
-    assert.ok(trimmed.cut_s > 2.3 && trimmed.cut_s < 3.5, `cut ${trimmed.cut_s} s`);
+    // The 4 s of silence, with the pauses of the takes that touch it, now 1.5 s (the engine test measures pauses exactly).
+    assert.ok(trimmed.cut_s > 2.4 && trimmed.cut_s < 4.5, `cut ${trimmed.cut_s} s`);
     const episode = msg.episode as Episode;
     assert.ok(Math.abs(episode.duration_s - (6 + 36 - trimmed.cut_s)) < 0.15, `${episode.duration_s} s`);
     const titles = (await probe(msg.filename as string)).chapters.map((c) => c.tags?.title);
