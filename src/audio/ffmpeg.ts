@@ -125,6 +125,30 @@ export async function encodeAudio(
 }
 
 /**
+ * A stretch of `wav` (from `fromSeconds`, `seconds` long) encoded as the whole file will be, with 50 ms
+ * fades at both ends: what the encoder does to the loudness and the peaks, learnt from a part of the work.
+ * The fades keep the cut ends from reading as peaks of their own.
+ */
+export async function encodeExcerpt(
+  ffmpegPath: string,
+  wav: string,
+  output: string,
+  container: AudioContainer,
+  encoder: string[],
+  stretch: { fromSeconds: number; seconds: number },
+): Promise<void> {
+  const { fromSeconds, seconds } = stretch;
+  const fades = `afade=t=in:d=0.05,afade=t=out:st=${(seconds - 0.05).toFixed(3)}:d=0.05`;
+  await run(ffmpegPath, [
+    ...['-ss', fromSeconds.toFixed(3), '-t', seconds.toFixed(3)],
+    ...inputArgs(wav, 'wav'),
+    ...['-map', '0:a', '-af', fades, '-map_metadata', '-1'],
+    ...encoder,
+    ...['-f', container === 'm4a' ? 'ipod' : container, output],
+  ]);
+}
+
+/**
  * `video` with its first soundtrack replaced by `wav`: every other stream (picture, further soundtracks,
  * subtitles, attachments) in its place, the file's and each stream's tags and the chapters copied untouched.
  */

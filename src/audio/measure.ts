@@ -2,12 +2,18 @@
 import { LoudnessMeter, type LoudnessMeasurement } from './loudness-meter';
 import { openWav } from './wav-reader';
 
-export async function measureWavFile(path: string): Promise<LoudnessMeasurement> {
+/** The whole file, or the stretch of it from `fromSeconds` on, `seconds` long. */
+export async function measureWavFile(
+  path: string,
+  stretch?: { fromSeconds: number; seconds: number },
+): Promise<LoudnessMeasurement> {
   const source = await openWav(path);
   try {
     const { sampleRate, channels, channelMask } = source.layout;
     const meter = new LoudnessMeter(sampleRate, channels, channelMask);
-    for await (const block of source.blocks()) meter.add(block.samples, block.frames);
+    const from = stretch ? Math.round(stretch.fromSeconds * sampleRate) : 0;
+    const to = stretch ? from + Math.round(stretch.seconds * sampleRate) : undefined;
+    for await (const block of source.blocks(from, to)) meter.add(block.samples, block.frames);
     return meter.finish();
   } finally {
     await source.close();
