@@ -67,7 +67,10 @@ export async function normalizeWavFile(
 ): Promise<NormalizeReport> {
   const { targetLufs, ceilingDbtp } = options;
   const maxLimitingDb = options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
-  const input = await measureWavFile(inputPath);
+  // The share done: the measurement a seventh, each pass of gain and limiting two more (most take one or two).
+  const report = (from: number, to: number) => (done: number) =>
+    options.onProgress?.(Math.min(0.95, (from + (to - from) * done) / 7));
+  const input = await measureWavFile(inputPath, report(0, 1));
   options.onProgress?.(1 / 7);
   if (!Number.isFinite(input.integratedLufs)) {
     await copyFile(inputPath, outputPath);
@@ -94,7 +97,14 @@ export async function normalizeWavFile(
     let passes = 0;
     for (;;) {
       passes++;
-      pass = await gainAndLimit(inputPath, temp, gainDb, ceilingDb, options.outputFormat);
+      pass = await gainAndLimit(
+        inputPath,
+        temp,
+        gainDb,
+        ceilingDb,
+        options.outputFormat,
+        report(2 * passes - 1, 2 * passes + 1),
+      );
       options.onProgress?.(Math.min(0.95, (1 + 2 * passes) / 7));
       const { integratedLufs: lufs, truePeakDbtp: peakDb } = pass.output;
       if (peakDb > ceilingDbtp) {
@@ -153,6 +163,7 @@ async function gainAndLimit(
   gainDb: number,
   ceilingDb: number,
   outputFormat: NormalizeOptions['outputFormat'],
+  onProgress: (share: number) => void,
 ): Promise<PassResult> {
   const source = await openWav(inputPath);
   let writer: WavWriter | undefined;
@@ -176,7 +187,12 @@ async function gainAndLimit(
       await writer!.write(out, frames, dither);
       meter.add(out, frames); // what the file now holds, after rounding
     };
-    for await (const block of source.blocks()) await emit(limiter.process(block.samples, block.frames, out));
+    let read = 0;
+    for await (const block of source.blocks()) {
+      await emit(limiter.process(block.samples, block.frames, out));
+      read += block.frames;
+      onProgress(Math.min(1, read / Math.max(1, layout.frames)));
+    }
     await emit(limiter.flush(out));
     await writer.finish();
     writer = undefined;

@@ -77,15 +77,20 @@ const TURN_DOWN_MARGIN_DB = 0.2;
 const LIMITING_PER_LOST_LU = 3;
 
 /**
- * How long each stage takes against the others, per chain (from its time on a minute of speech): the
- * enhancement is most of the work, the more so the heavier the model. Decoding counts only for non-WAV input.
+ * How long each stage takes against the others, per chain (from their times on the same two minutes of
+ * speech, one after the other on one machine): the enhancement is most of a WAV's work, the more so the
+ * heavier the model. Decoding counts only for non-WAV input. An output other than WAV is normalized,
+ * encoded, decoded and measured once or twice (encodeNormalized): its last stage takes about twice
+ * FINCH's enhancement (ENCODED_NORMALIZE_WEIGHT). Only the share shown rests on these: the time left is
+ * measured (jobs/progress-estimate.ts).
  */
 const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
-  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 7 },
-  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 7 },
-  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 7 },
+  FINCH: { decode: 1, measure: 1, enhance: 8, normalize: 4 },
+  LARK: { decode: 1, measure: 1, enhance: 24, normalize: 4 },
+  LARK_V2: { decode: 1, measure: 1, enhance: 26, normalize: 4 },
 };
-const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 7 };
+const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 4 };
+const ENCODED_NORMALIZE_WEIGHT = 18;
 
 /** A file's channels lent to another thread of the pool. */
 export const runTask = (task: unknown) => runChannelTask(task as ChannelTask);
@@ -100,7 +105,11 @@ export async function processMedia(
   const model = job.settings.enhancement_model;
   const weights = model === LOUDNESS_ONLY_MODEL ? LOUDNESS_ONLY_WEIGHTS : STAGE_WEIGHTS[model];
   const progress = new StagedProgress(
-    job.input.ext === 'wav' ? { ...weights, decode: 0 } : weights,
+    {
+      ...weights,
+      ...(job.input.ext === 'wav' ? { decode: 0 } : {}),
+      ...(output.ext !== 'wav' ? { normalize: ENCODED_NORMALIZE_WEIGHT } : {}),
+    },
     help?.progress?.bind(help),
   );
   progress.at('decode');
@@ -120,7 +129,14 @@ export async function processMedia(
       const bounds = checkBeforeDecoding(shape, job.input.ext, maxDecodedBytes);
       try {
         await privateFile(work('decoded.wav'));
-        await decodeToWav(context.ffmpegPath, job.inputPath, job.input.ext, work('decoded.wav'), bounds);
+        await decodeToWav(
+          context.ffmpegPath,
+          job.inputPath,
+          job.input.ext,
+          work('decoded.wav'),
+          bounds,
+          shareOfTime(shape?.durationS, progress.of('decode')),
+        );
         await checkAfterDecoding(work('decoded.wav'), job.input.ext, maxDecodedBytes);
       } catch (err) {
         if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;
@@ -138,7 +154,7 @@ export async function processMedia(
     // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
     // fails here: any invalid WAV met after this is one the engine made.
     progress.at('measure');
-    const original = await measureWavFile(source);
+    const original = await measureWavFile(source, progress.of('measure'));
     progress.at('enhance');
     const unusable = (err: unknown) =>
       (err as { code?: unknown }).code === 'INVALID_WAV' &&
@@ -263,14 +279,19 @@ async function encodeNormalized(
       : undefined;
   const maxLimitingDb = target.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
   // Normalizes `from` with `options`, encodes and measures the encoded file. The first round is said to take
-  // half of the work, a second one a quarter, a last one the rest.
+  // half of the work, a second one a quarter, a last one the rest; within a round, the encode tells its own
+  // progress as ffmpeg writes (a long file's encode is most of the round, and would otherwise stand still).
   const round = async (from: string, options: NormalizeOptions, span: [number, number]) => {
     const [start, share] = span;
+    const part = (from: number, to: number) => (done: number) =>
+      onProgress(start + share * (from + (to - from) * done));
     const report = await normalizeWavFile(from, work('normalized.wav'), {
       ...options,
-      onProgress: (done) => onProgress(start + (share / 2) * done),
+      onProgress: part(0, ROUND_PARTS.normalized),
       outputFormat: FLOAT_WAV,
     });
+    const encoding = shareOfTime(report.output.seconds, part(ROUND_PARTS.normalized, ROUND_PARTS.encoded));
+    const checking = shareOfTime(report.output.seconds, part(ROUND_PARTS.encoded, ROUND_PARTS.checked));
     await privateFile(work('encoded'));
     if (output.kind === 'video')
       await replaceSoundtrack(
@@ -281,16 +302,22 @@ async function encodeNormalized(
         output.ext as VideoContainer,
         encoder,
         streamTypes,
+        encoding,
       );
     else
-      await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer, encoder, {
-        path: job.inputPath,
-        format: job.input.ext,
-      });
+      await encodeAudio(
+        ffmpegPath,
+        work('normalized.wav'),
+        work('encoded'),
+        output.ext as AudioContainer,
+        encoder,
+        { path: job.inputPath, format: job.input.ext },
+        encoding,
+      );
     // Report what the encoded file holds, measured after decoding it again.
     await privateFile(work('check.wav'));
-    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'));
-    const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
+    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'), {}, checking);
+    const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'), part(ROUND_PARTS.checked, 1));
     onProgress(start + share);
     return { report, delivered };
   };
@@ -356,6 +383,21 @@ async function encodeNormalized(
     turnedDownDb: downDb,
     targetReached: onTarget(last.delivered.integratedLufs, target.targetLufs),
   });
+}
+
+/**
+ * Where each part of an encoding round ends, as a share of the round (from its time on a lossy output):
+ * the normalization's passes, the encode, the decode of what was encoded; measuring it is the rest.
+ */
+const ROUND_PARTS = { normalized: 0.4, encoded: 0.8, checked: 0.9 } as const;
+
+/** A reporter of ffmpeg's time written (seconds) as a share of `seconds` of audio; none when the length is unknown. */
+function shareOfTime(
+  seconds: number | undefined,
+  report: (share: number) => void,
+): ((written: number) => void) | undefined {
+  if (!seconds || !Number.isFinite(seconds) || seconds <= 0) return undefined;
+  return (written) => report(Math.min(1, Math.max(0, written / seconds)));
 }
 
 /** How far under the ceiling to set the limiter (dB) so that the encoder's overshoot keeps under it (ENCODER_SPREAD). */
