@@ -240,10 +240,11 @@ const PROGRESS_STEP = 10;
 export function publicMetadata(record: MediaRecord): Record<string, unknown> {
   const { internal: _internal, progress, ...visible } = record;
   if (!progress) return visible;
-  // A stage may go a while without telling its progress: the time left runs down meanwhile.
+  // A stage may go a while without telling its progress: the time left runs down meanwhile. Run out with
+  // the work not done, the estimate was wrong: it says nothing rather than "about 1 s" for the rest.
   const left = progress.seconds_left;
   const since = (Date.now() - (progressSetAt.get(record) ?? Date.now())) / 1000;
-  const now = left === null ? null : Math.max(0, Math.round((left - since) * 10) / 10);
+  const now = left === null || left - since <= 0 ? null : Math.round((left - since) * 10) / 10;
   return { ...visible, progress: { ...progress, seconds_left: now } };
 }
 
