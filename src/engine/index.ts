@@ -15,6 +15,7 @@ import { MediaStore } from './storage/store';
 import { WorkerPool } from './jobs/worker-pool';
 import { Health } from './http/health';
 import { LocalRecords } from './storage/media-records';
+import { engineName } from './cluster/engine-name';
 import { startCluster } from './cluster/cluster';
 import { ffmpegAvailable } from '../audio/ffmpeg';
 
@@ -105,7 +106,13 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     store,
     pool,
     faults,
-    { ...config, fetchGuard, onErrorLine: logError, leaveWhatNeedsFfmpeg: cluster !== undefined && !hasFfmpeg },
+    {
+      ...config,
+      fetchGuard,
+      onErrorLine: logError,
+      leaveWhatNeedsFfmpeg: cluster !== undefined && !hasFfmpeg,
+      ...(cluster ? { engineName: engineName() } : {}),
+    },
     () => void retention.sweep(),
   );
   const starter = cluster?.startJobs(jobs) ?? jobs;

@@ -32,6 +32,8 @@ export interface MediaRecord {
       EnhancementSettings;
     /** v1 JSON: the URL still to fetch. */
     downloadUrl?: string;
+    /** With instances sharing the work: the engine that set it PROCESSING (cluster/engine-name.ts). */
+    engine?: string;
     input?: MediaType;
     output?: MediaType;
   };
