@@ -10,6 +10,10 @@
 // Nodes no output needs any more (the zero-state builders) are left out. Every other op works within
 // one frame and is copied as it is, its weights byte for byte.
 //
+// The three stateful graphs are then joined into one (STATEFUL_FILE): the encoder's outputs feed the two
+// decoders inside the graph, so a run is one call with one copy in and out, not three calls that each
+// copy the encoder's activations (about 4 MB per 100 frames) out to JavaScript and back in.
+//
 // Usage: node dist/scripts/dfn-stateful-graphs.js [model folder]  (default: models/deepfilternet3)
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,8 +27,13 @@ export const GRAPHS: Record<string, { timePads: Record<string, number>; grus: nu
   df_dec: { timePads: { '/df_convp/df_convp.0/Pad': 4 }, grus: 2 },
 };
 
-/** The file a stateful graph is written to, beside the shipped one. */
-export const statefulFile = (graph: string) => `${graph}_stateful.onnx`;
+/** The file the joined stateful graph is written to, beside the shipped ones. */
+export const STATEFUL_FILE = 'dfn3_stateful.onnx';
+
+/** The values the graphs pass to one another (the encoder's outputs), inside the joined graph. */
+const PASSED_ON = ['e0', 'e1', 'e2', 'e3', 'emb', 'c0'];
+/** The values the joined graph is fed and gives that keep their names: features, results, states. */
+const OUTER = new Set(['feat_erb', 'feat_spec', 'lsnr', 'm', 'coefs', ...PASSED_ON]);
 
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
 const INT64 = onnx.TensorProto.DataType.INT64;
@@ -165,20 +174,63 @@ function pruneUnneeded(graph: onnx.IGraphProto): void {
   graph.valueInfo = (graph.valueInfo ?? []).filter((info) => needed.has(info.name!));
 }
 
+/**
+ * A name inside the joined graph: the passed-on values, features, results and states keep theirs
+ * (states already carry their graph's name); every other value, weight and node is put under its
+ * graph's name ('/Concat_output_0' in erb_dec -> 'erb_dec/Concat_output_0'), as the three graphs reuse them.
+ */
+export const joinedName = (graph: string, name: string) =>
+  name === '' || OUTER.has(name) || name.startsWith(`${graph}.`)
+    ? name
+    : `${graph}${name.startsWith('/') ? '' : '/'}${name}`;
+
+/** The three stateful graphs (bytes, by graph) as one: the decoders take the encoder's outputs within it. */
+export function joinStatefulGraphs(derived: Record<string, Uint8Array>): Uint8Array {
+  const models = Object.keys(GRAPHS).map((graph) => ({ graph, model: onnx.ModelProto.decode(derived[graph]) }));
+  const joined = onnx.GraphProto.create({ name: 'dfn3_stateful', node: [], initializer: [], valueInfo: [] });
+  for (const { graph, model } of models) {
+    const part = model.graph!;
+    if (model.opsetImport.length !== 1 || Number(model.opsetImport[0].version) !== 12)
+      throw new Error(`${graph}: opset ${JSON.stringify(model.opsetImport)}, not ONNX 12 alone`);
+    const rename = (name: string) => joinedName(graph, name);
+    for (const node of part.node!) {
+      node.name = rename(node.name!);
+      node.input = node.input!.map(rename);
+      node.output = node.output!.map(rename);
+      joined.node.push(node);
+    }
+    for (const value of [...part.initializer!, ...(part.valueInfo ?? [])]) value.name = rename(value.name!);
+    joined.initializer.push(...(part.initializer! as onnx.TensorProto[]));
+    joined.valueInfo.push(...((part.valueInfo ?? []) as onnx.ValueInfoProto[]));
+    joined.input.push(...(part.input!.filter((i) => !PASSED_ON.includes(i.name!)) as onnx.ValueInfoProto[]));
+    joined.output.push(...(part.output!.filter((o) => !PASSED_ON.includes(o.name!)) as onnx.ValueInfoProto[]));
+  }
+  const names = joined.node.map((node) => node.name);
+  if (new Set(names).size !== names.length) throw new Error('two nodes of the joined graph share a name');
+  // The encoder's model around the joined graph: its IR version, opset and producer.
+  const model = models[0].model;
+  model.graph = joined;
+  return onnx.ModelProto.encode(model).finish();
+}
+
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** Reads the shipped graphs in `dir` and writes their stateful forms beside them; returns name -> sha256. */
-export function writeStatefulGraphs(dir: string): Record<string, string> {
-  const sums: Record<string, string> = {};
-  for (const graph of Object.keys(GRAPHS)) {
-    const derived = deriveStatefulGraph(graph, readFileSync(join(dir, `${graph}.onnx`)));
-    writeFileSync(join(dir, statefulFile(graph)), derived);
-    sums[statefulFile(graph)] = sha256(derived);
-  }
-  return sums;
+/** The joined stateful graph of the shipped graphs in `dir`. */
+export function statefulGraph(dir: string): Uint8Array {
+  const derived: Record<string, Uint8Array> = {};
+  for (const graph of Object.keys(GRAPHS))
+    derived[graph] = deriveStatefulGraph(graph, readFileSync(join(dir, `${graph}.onnx`)));
+  return joinStatefulGraphs(derived);
+}
+
+/** Reads the shipped graphs in `dir` and writes the joined stateful graph beside them; returns its sha256. */
+export function writeStatefulGraph(dir: string): string {
+  const bytes = statefulGraph(dir);
+  writeFileSync(join(dir, STATEFUL_FILE), bytes);
+  return sha256(bytes);
 }
 
 if (require.main === module) {
   const dir = process.argv[2] ?? join(__dirname, '..', '..', 'models', 'deepfilternet3');
-  for (const [file, sum] of Object.entries(writeStatefulGraphs(dir))) console.log(`${file} ${sum}`);
+  console.log(`${STATEFUL_FILE} ${writeStatefulGraph(dir)}`);
 }

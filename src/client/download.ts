@@ -1,8 +1,10 @@
-import { randomBytes } from 'node:crypto';
+// Downloads of a media's file: as a stream, or into a file that is put in place only when complete; a
+// connection lost mid-way resumes with a Range request. The part file's safety is part-file.ts, the final
+// name final-name.ts.
 import { once } from 'node:events';
-import { constants, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileNameFromDisposition } from '../contract/attachment';
@@ -11,9 +13,12 @@ import type { Step } from '../contract/fields';
 import type { RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { fileError, MediaEnhanceError } from './errors';
+import { placeFile, type IfExists } from './final-name';
+import { claimPartFile, isOurPart, openPart, partLocation, partSize } from './part-file';
 import type { Slot } from './rate-limiter';
 import { decideRetry, type DownloadFailure } from './retry-decision';
 import { BODY_HIGH_WATER_MARK, headerText, type Response, type Transport, type WaitEvent } from './transport';
+import { safeFileName } from './safe-file-name';
 import type { ProgressCallback } from './types';
 
 export interface DownloadOptions {
@@ -43,11 +48,6 @@ export interface DownloadOptions {
    */
   waitForPlace?: boolean;
 }
-
-/** What a download to a file does when its final name is taken. */
-export const IF_EXISTS = ['number', 'error', 'overwrite'] as const;
-export type IfExists = (typeof IF_EXISTS)[number];
-export const DEFAULT_IF_EXISTS: IfExists = 'number';
 
 export interface DownloadedStream {
   stream: Readable;
@@ -209,177 +209,6 @@ export async function downloadToFile(
   }
 }
 
-/** Temporary files written by a download of this process now: a second download of the same file gets its own. */
-const partsInUse = new Set<string>();
-
-interface PartFile {
-  path: string;
-  /** Whether the name is the fixed one a later download looks for. */
-  resumable: boolean;
-  /** The file this download opened there (device and inode), once opened: what it renames is that file. */
-  opened?: { dev: number; ino: number };
-  release(): void;
-}
-
-/**
- * Where a download's part file goes: `.<uid>.<step>[.<target name>]` (then `.part`) beside the target,
- * hidden, and found again by a later download of the same file.
- */
-async function partLocation(
-  target: string,
-  uid: string,
-  step: Step | undefined,
-): Promise<{ intoFolder: boolean; stem: string }> {
-  const intoFolder = await isDirectory(target);
-  const name = `.${uid.replace(/[^\w.-]/g, '_')}.${step ?? 'ENHANCED'}${intoFolder ? '' : `.${basename(target)}`}`;
-  return { intoFolder, stem: join(intoFolder ? target : dirname(target), truncateUtf8(name, MAX_NAME_BYTES)) };
-}
-
-/** Where a `resumable` download of this file keeps its part, so a caller can note it (and remove it if it gives the download up). */
-export async function resumablePartPath(target: string, uid: string, step?: Step): Promise<string> {
-  return `${(await partLocation(target, uid, step)).stem}.part`;
-}
-
-/**
- * The fixed name when resumable, free in this process and not taken by anything but a regular file (a
- * link, a folder or a FIFO planted at that predictable name is left alone); otherwise a random name.
- */
-async function claimPartFile(stem: string, resumable: boolean): Promise<PartFile> {
-  const fixed = `${stem}.part`;
-  const usable =
-    resumable &&
-    !partsInUse.has(fixed) &&
-    (await fsp.lstat(fixed).then(
-      (s) => s.isFile() && s.nlink === 1,
-      (err: NodeJS.ErrnoException) => err.code === 'ENOENT',
-    ));
-  const path = usable ? fixed : `${stem}.${randomBytes(6).toString('hex')}.part`;
-  partsInUse.add(path);
-  return { path, resumable: path === fixed, release: () => partsInUse.delete(path) };
-}
-
-/** The bytes a kept part holds: 0 unless it is a regular file (a link is never followed). */
-async function partSize(path: string): Promise<number> {
-  return fsp.lstat(path).then(
-    (s) => (s.isFile() ? s.size : 0),
-    () => 0,
-  );
-}
-
-/**
- * Opens the part for writing without following a link (O_NOFOLLOW) and without waiting on a FIFO
- * (O_NONBLOCK), and writes only into a regular file of one link: a name planted at the part's predictable
- * path never makes the download write elsewhere. A fresh random name is created exclusively (O_EXCL).
- * Emptied after the checks, not by O_TRUNC, which would empty whatever it opened.
- */
-async function openPart(part: PartFile, append: boolean): Promise<FileHandle> {
-  const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = constants;
-  const flags =
-    O_WRONLY |
-    O_CREAT |
-    (constants.O_NOFOLLOW ?? 0) |
-    (constants.O_NONBLOCK ?? 0) |
-    (append ? O_APPEND : 0) |
-    (part.resumable || part.opened ? 0 : O_EXCL);
-  const handle = await fsp.open(part.path, flags, 0o666);
-  try {
-    const stat = await handle.stat();
-    const sameAsBefore = !part.opened || (part.opened.dev === stat.dev && part.opened.ino === stat.ino);
-    if (!stat.isFile() || stat.nlink !== 1 || !sameAsBefore)
-      throw Object.assign(new Error(`the temporary file ${part.path} is not a regular file of this download`), {
-        code: 'EEXIST',
-      });
-    if (!append) await handle.truncate(0);
-    part.opened = { dev: stat.dev, ino: stat.ino };
-    return handle;
-  } catch (err) {
-    await handle.close();
-    throw err;
-  }
-}
-
-/** Whether the part's name still holds the file this download opened (or nothing it opened yet). */
-async function isOurPart(part: PartFile): Promise<boolean> {
-  const stat = await fsp.lstat(part.path).catch(() => undefined);
-  if (!stat) return false;
-  return part.opened ? stat.dev === part.opened.dev && stat.ino === part.opened.ino : stat.isFile();
-}
-
-/** How many numbered names (`talk (1).wav`...) are tried before giving up. */
-const MAX_NUMBERED_NAMES = 10_000;
-
-/**
- * Puts the complete part at `wanted` as `options.ifExists` says, and answers the path it took. Unless
- * `overwrite`, the final name is created exclusively (a hard link that never replaces, or a copy that
- * never replaces where the file system has no hard links), so a name taken meanwhile is never lost.
- */
-async function placeFile(part: PartFile, wanted: string, options: DownloadOptions, uid: string): Promise<string> {
-  if (!(await isOurPart(part)))
-    throw new MediaEnhanceError('FILE', `the temporary file ${part.path} was replaced while it was written`, {
-      mediaUid: uid,
-    });
-  const ifExists = options.ifExists ?? DEFAULT_IF_EXISTS;
-  if (ifExists === 'overwrite') {
-    await refuseToReplace(wanted, options.neverReplace ?? [], uid);
-    await fsp.rename(part.path, wanted);
-    return wanted;
-  }
-  for (let n = 0; n <= MAX_NUMBERED_NAMES; n++) {
-    const candidate = n === 0 ? wanted : numberedName(wanted, n);
-    try {
-      await createExclusively(part.path, candidate);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      if (ifExists === 'error')
-        throw new MediaEnhanceError(
-          'FILE',
-          `${wanted} already exists and is not replaced (if the file exists: error)`,
-          {
-            mediaUid: uid,
-          },
-        );
-      continue;
-    }
-    await fsp.rm(part.path, { force: true });
-    return candidate;
-  }
-  throw new MediaEnhanceError('FILE', `${wanted} and ${MAX_NUMBERED_NAMES} numbered names beside it are taken`, {
-    mediaUid: uid,
-  });
-}
-
-async function createExclusively(from: string, to: string): Promise<void> {
-  try {
-    await fsp.link(from, to);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
-    await fsp.copyFile(from, to, constants.COPYFILE_EXCL);
-  }
-}
-
-/** `overwrite` never replaces the file being processed: the same file (device and inode) by another path too. */
-async function refuseToReplace(wanted: string, neverReplace: readonly string[], uid: string): Promise<void> {
-  const target = await fsp.stat(wanted).catch(() => undefined);
-  if (!target) return;
-  for (const path of neverReplace) {
-    const kept = await fsp.stat(path).catch(() => undefined);
-    if (kept && kept.dev === target.dev && kept.ino === target.ino)
-      throw new MediaEnhanceError('FILE', `${wanted} is the input file ${path}: it is never replaced`, {
-        mediaUid: uid,
-      });
-  }
-}
-
-/** `talk.wav` -> `talk (2).wav`, the stem cut (whole characters) so the name stays within 255 bytes. */
-export function numberedName(path: string, n: number): string {
-  const name = basename(path);
-  const ext = extname(name);
-  const suffix = ` (${n})${ext}`;
-  const stem = truncateUtf8(name.slice(0, name.length - ext.length), MAX_FILE_NAME_BYTES - Buffer.byteLength(suffix));
-  return join(dirname(path), `${stem}${suffix}`);
-}
-
 function aborted(uid: string, cause: unknown): MediaEnhanceError {
   return new MediaEnhanceError('ABORTED', `aborted (GET ${PATHS.file(uid)})`, { mediaUid: uid, cause });
 }
@@ -390,33 +219,6 @@ function describeResponse(res: Response, uid: string, step?: Step): { contentTyp
     safeFileName(fileNameFromDisposition(headerText(res.headers['content-disposition']))) ??
     safeFileName(`${uid}${step === 'PRE' ? '' : '_enhanced'}`)!;
   return { contentType, fileName };
-}
-
-/** A name from the service never chooses a folder: only its last part, without control characters. */
-export function safeFileName(name: string | undefined): string | undefined {
-  if (!name) return undefined;
-  const last = name.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex -- control characters are what this pattern takes out of a file name
-  const clean = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim();
-  // A leading dot would hide the file (or name `.bashrc`, `..`): such a name is not taken from a service.
-  if (clean === '' || clean.startsWith('.')) return undefined;
-  return truncateUtf8(clean, MAX_NAME_BYTES);
-}
-
-/** File systems count a name's bytes (255 at most on most); the cut keeps whole characters. */
-const MAX_NAME_BYTES = 200;
-export const MAX_FILE_NAME_BYTES = 255;
-
-function truncateUtf8(name: string, maxBytes: number): string {
-  if (Buffer.byteLength(name) <= maxBytes) return name;
-  let out = '';
-  let bytes = 0;
-  for (const char of name) {
-    bytes += Buffer.byteLength(char);
-    if (bytes > maxBytes) break;
-    out += char;
-  }
-  return out;
 }
 
 function progressCounter(
@@ -446,12 +248,4 @@ function contentLength(res: Response): number | undefined {
 function rangeTotal(res: Response): number | undefined {
   const match = /\/(\d+)\s*$/.exec(headerText(res.headers['content-range']) ?? '');
   return match ? Number(match[1]) : undefined;
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -16,7 +16,7 @@ import {
   V2_ENHANCEMENT_LEVEL,
 } from '../contract/fields';
 import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../contract/extensions';
-import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/download';
+import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/final-name';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
 import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS } from '../nodes/file-settle';

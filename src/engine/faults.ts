@@ -1,6 +1,9 @@
 // Fault injection, for tests and benchmarks: a real server that misbehaves on purpose, observably.
 import * as fs from 'node:fs';
 
+/** How fast a dripping body goes when FaultOptions.dripBytesPerSecond is not given. */
+export const DEFAULT_DRIP_BYTES_PER_SECOND = 16 * 1024;
+
 export interface FaultOptions {
   /** Probability (0..1) that a request is answered 500. */
   error500Rate?: number;
@@ -54,7 +57,9 @@ export class Faults {
 
   /** Bytes per second for a dripping response, or undefined for full speed. */
   dripSpeed(): number | undefined {
-    return this.roll(this.options.dripRate) ? (this.options.dripBytesPerSecond ?? 16 * 1024) : undefined;
+    return this.roll(this.options.dripRate)
+      ? (this.options.dripBytesPerSecond ?? DEFAULT_DRIP_BYTES_PER_SECOND)
+      : undefined;
   }
 
   failProcessing(): boolean {

@@ -14,6 +14,13 @@ import type { S3Options } from './storage/s3-media-files';
 
 /** A worker thread idle this long ends (EngineOptions.workerIdleMs). */
 export const DEFAULT_WORKER_IDLE_MS = 60_000;
+/** The engine's defaults that the CLI's help states too (cli-flags.ts). */
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+export const DEFAULT_PROCESSING_DELAY_MS = 0;
+export const DEFAULT_METADATA_WAIT_S = 0;
+export const DEFAULT_FETCH_TIMEOUT_MS = 60_000;
+export const DEFAULT_JOB_LOCK_MS = 30_000;
 
 export interface EngineOptions {
   /** Interface to listen on. Default 127.0.0.1 (loopback only). */
@@ -212,10 +219,14 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   if (typeof options.dataDir !== 'string' || options.dataDir.length === 0)
     throw new TypeError('dataDir: a folder path is required');
   const windowMs = checked('windowMs', options.windowMs ?? DEFAULT_WINDOW_MS, RULES.positiveTimeoutMs);
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
   const maxLimitingDb = checked('maxLimitingDb', options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB, RULES.nonNegative);
   const server = resolveServerLimits(options.server);
-  const metadataWaitS = checked('metadataWaitS', options.metadataWaitS ?? 0, RULES.nonNegativeInteger);
+  const metadataWaitS = checked(
+    'metadataWaitS',
+    options.metadataWaitS ?? DEFAULT_METADATA_WAIT_S,
+    RULES.nonNegativeInteger,
+  );
   // A held answer is a connection on which nothing moves: the idle timeout would cut it first.
   if (metadataWaitS * 1000 >= server.idleTimeoutMs)
     throw new TypeError(
@@ -228,13 +239,21 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     dataDir: options.dataDir,
     limits: resolveLimits(options.limits),
     windowMs,
-    maxUploadBytes: checked('maxUploadBytes', options.maxUploadBytes ?? 2 * 1024 ** 3, RULES.positiveInteger),
+    maxUploadBytes: checked(
+      'maxUploadBytes',
+      options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+      RULES.positiveInteger,
+    ),
     maxDecodedBytes: checked(
       'maxDecodedBytes',
       options.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES,
       RULES.positiveInteger,
     ),
-    processingDelayMs: checked('processingDelayMs', options.processingDelayMs ?? 0, RULES.timeoutMs),
+    processingDelayMs: checked(
+      'processingDelayMs',
+      options.processingDelayMs ?? DEFAULT_PROCESSING_DELAY_MS,
+      RULES.timeoutMs,
+    ),
     metadataWaitS,
     workers: checked('workers', options.workers ?? Math.min(4, cpus().length), RULES.positiveInteger),
     workerIdleMs: checked('workerIdleMs', options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS, RULES.timeoutMs),
@@ -242,13 +261,17 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
     ffmpegStallMs: checked('ffmpegStallMs', options.ffmpegStallMs ?? DEFAULT_STALL_MS, RULES.positiveTimeoutMs),
     maxLimitingDb,
-    fetchTimeoutMs: checked('fetchTimeoutMs', options.fetchTimeoutMs ?? 60_000, RULES.positiveTimeoutMs),
+    fetchTimeoutMs: checked(
+      'fetchTimeoutMs',
+      options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+      RULES.positiveTimeoutMs,
+    ),
     allowPrivateFetch: options.allowPrivateFetch ?? isLoopbackHost(host),
     allowFetchFrom: resolveAllowFetchFrom(options.allowFetchFrom),
     server,
     faults: resolveFaults(options.faults ?? {}),
     redis: resolveRedisUrl(options.redis),
-    jobLockMs: checked('jobLockMs', options.jobLockMs ?? 30_000, RULES.positiveTimeoutMs),
+    jobLockMs: checked('jobLockMs', options.jobLockMs ?? DEFAULT_JOB_LOCK_MS, RULES.positiveTimeoutMs),
     retention: resolveRetention(options.retention),
     clock: resolveClock(options.clock),
     storage: resolveStorage(options.storage, options.s3),

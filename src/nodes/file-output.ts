@@ -4,13 +4,9 @@
 import { constants, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
-import {
-  DEFAULT_IF_EXISTS,
-  IF_EXISTS,
-  MAX_FILE_NAME_BYTES,
-  resumablePartPath,
-  type IfExists,
-} from '../client/download';
+import { DEFAULT_IF_EXISTS, IF_EXISTS, type IfExists } from '../client/final-name';
+import { resumablePartPath } from '../client/part-file';
+import { MAX_FILE_NAME_BYTES } from '../client/safe-file-name';
 import { fileError, MediaEnhanceError } from '../client/errors';
 import type { Step } from '../contract/fields';
 import type { Job } from './message-jobs';

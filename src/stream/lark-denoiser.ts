@@ -1,5 +1,6 @@
 // LARK for a live stream: one channel through DeepFilterNet3 on its stateful graphs, frame by frame
-// (dfn-stream with one 10 ms frame per run of the network, no priming), resampled to 48 kHz and back.
+// (dfn-stream running the network at every push on the frames it completed, no priming), resampled to
+// 48 kHz and back.
 // Output sample n is input sample n, given at most maxLag() samples late.
 import { attenuationCapDb } from '../enhance/chain-types';
 import { DFN_RATE, HOP, STFT_DELAY } from '../enhance/dfn-frames';
@@ -9,8 +10,11 @@ import type { OnnxRuntimeKind } from '../enhance/onnx-runtimes';
 import { StreamResampler } from '../enhance/resampler';
 import type { AlignedDenoiser } from './live-stream';
 
-/** Frames per run of the network: one, so a frame is enhanced as soon as its lookahead has come. */
-const CHUNK = 1;
+/**
+ * Frames per run of the network, at most: every push runs the frames it completed (a 20 ms chunk brings 2),
+ * so a frame is enhanced as soon as its lookahead has come, and a run's fixed cost is shared by them.
+ */
+const MAX_FRAMES_PER_RUN = 16;
 
 export class LarkDenoiser implements AlignedDenoiser {
   private inputFrames = 0;
@@ -24,7 +28,12 @@ export class LarkDenoiser implements AlignedDenoiser {
   ) {}
 
   static async create(rate: number, level: number, runtime: OnnxRuntimeKind | 'auto'): Promise<LarkDenoiser> {
-    const stream = await DfnStream.create(attenuationCapDb(level), { chunk: CHUNK, primeFrames: 0, runtime });
+    const stream = await DfnStream.create(attenuationCapDb(level), {
+      chunk: MAX_FRAMES_PER_RUN,
+      primeFrames: 0,
+      runtime,
+      runEachPush: true,
+    });
     const resample = rate !== DFN_RATE;
     return new LarkDenoiser(
       stream,
@@ -39,12 +48,13 @@ export class LarkDenoiser implements AlignedDenoiser {
   }
 
   /**
-   * At 48 kHz: a partial hop, the frames waiting for a run, the network's lookahead and the STFT's delay;
-   * plus the resamplers' filters and a sample of rounding each way.
+   * At 48 kHz: a partial hop, the newest whole frame, the network's lookahead and the STFT's delay; plus
+   * the resamplers' filters and a sample of rounding each way. (Every push runs the frames it completed,
+   * so none waits for a run.)
    */
   maxLag(): number {
     const ratio = DFN_RATE / this.rate;
-    const at48 = HOP - 1 + (CHUNK + CONV_LOOKAHEAD) * HOP + STFT_DELAY + (this.down?.inputLatency ?? 0);
+    const at48 = HOP - 1 + (1 + CONV_LOOKAHEAD) * HOP + STFT_DELAY + (this.down?.inputLatency ?? 0);
     return (this.up?.inputLatency ?? 0) + Math.ceil(at48 / ratio) + 2;
   }
 

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
 import { MAX_TIMER_MS } from '../../src/client/clock';
-import { IF_EXISTS } from '../../src/client/download';
+import { IF_EXISTS } from '../../src/client/final-name';
 import { DEFAULT_RATE_LIMITS } from '../../src/contract/endpoints';
 import {
   checkEnhanceJsonBody,

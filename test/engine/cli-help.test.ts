@@ -7,7 +7,16 @@ import { promisify } from 'node:util';
 import { DEFAULT_STALL_MS } from '../../src/audio/child-runs';
 import { DEFAULT_MAX_LIMITING_DB } from '../../src/audio/normalize';
 import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS } from '../../src/contract/endpoints';
+import { DEFAULT_DRIP_BYTES_PER_SECOND } from '../../src/engine/faults';
 import { DEFAULT_SERVER_LIMITS } from '../../src/engine/http/server-limits';
+import {
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_JOB_LOCK_MS,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_PROCESSING_DELAY_MS,
+  DEFAULT_WORKER_IDLE_MS,
+} from '../../src/engine/options';
+import { DEFAULT_MAX_DECODED_BYTES } from '../../src/engine/processors/decode-limits';
 import { DEFAULT_RETENTION } from '../../src/engine/storage/retention';
 
 const CLI = join(__dirname, '..', '..', 'src', 'engine', 'cli.js');
@@ -32,6 +41,15 @@ const CODE_DEFAULTS: Record<string, number | string> = {
   '--keep-alive-timeout-ms': DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs,
   '--max-header-bytes': DEFAULT_SERVER_LIMITS.maxHeaderBytes,
   '--max-header-count': DEFAULT_SERVER_LIMITS.maxHeaderCount,
+  '--max-connections-per-client': DEFAULT_SERVER_LIMITS.maxConnectionsPerClient,
+  '--max-held-waits-per-key': DEFAULT_SERVER_LIMITS.maxHeldWaitsPerKey,
+  '--max-upload-bytes': DEFAULT_MAX_UPLOAD_BYTES,
+  '--max-decoded-bytes': DEFAULT_MAX_DECODED_BYTES,
+  '--processing-delay-ms': DEFAULT_PROCESSING_DELAY_MS,
+  '--worker-idle-ms': DEFAULT_WORKER_IDLE_MS,
+  '--fetch-timeout-ms': DEFAULT_FETCH_TIMEOUT_MS,
+  '--job-lock-ms': DEFAULT_JOB_LOCK_MS,
+  '--fault-drip-bps': DEFAULT_DRIP_BYTES_PER_SECOND,
 };
 
 /** Each flag's stated default: the number after "default" in its help entry (which may run over lines). */

@@ -20,6 +20,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/client/retry-decision.test.ts',
   'test/client/status-poller.test.ts',
   'test/cluster/outage-kinds.test.ts',
+  'test/engine/cli-flags.test.ts',
   'test/docs/links.test.ts',
   'test/editor/deploy-reasons.test.ts',
   'test/editor/editor-script.test.ts',

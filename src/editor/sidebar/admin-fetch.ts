@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // The tab's requests to the runtime's admin routes, made as the editor's own are.
-import type { RedForSidebar } from './sidebar-tab';
+import type { RedForSidebar } from './red-for-sidebar';
 
 /**
  * An admin request as the editor's own are made: relative to the editor (so httpAdminRoot holds), with

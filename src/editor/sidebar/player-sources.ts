@@ -6,7 +6,7 @@
 import { adminFetch } from './admin-fetch';
 import { playedSteps, playUrl, type MediaSource, type PlayedStep } from './render-detail';
 import type { ResultRow } from './shapes';
-import type { RedForSidebar } from './sidebar-tab';
+import type { RedForSidebar } from './red-for-sidebar';
 
 export class PlayerSources {
   private uid: string | null = null;

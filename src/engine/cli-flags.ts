@@ -1,0 +1,572 @@
+// The engine CLI's flags, one row each: the flag, the engine option it sets, the rule its value follows,
+// its help line and its default as the code applies it. `--help` and the parser are both made from this
+// table, so a flag is declared once and its stated default cannot drift from the code's.
+import { parseArgs } from 'node:util';
+import { DEFAULT_STALL_MS } from '../audio/child-runs';
+import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
+import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, type EndpointId } from '../contract/endpoints';
+import { DEFAULT_DRIP_BYTES_PER_SECOND, type FaultOptions } from './faults';
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/server-limits';
+import { parseNetworks } from './jobs/address-policy';
+import {
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_HOST,
+  DEFAULT_JOB_LOCK_MS,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_METADATA_WAIT_S,
+  DEFAULT_PROCESSING_DELAY_MS,
+  DEFAULT_WORKER_IDLE_MS,
+  resolveStorage,
+  RULES,
+  type EngineOptions,
+  type NumberRule,
+} from './options';
+import { DEFAULT_MAX_DECODED_BYTES } from './processors/decode-limits';
+import { DEFAULT_RETENTION, type RetentionOptions } from './storage/retention';
+
+/** The CLI's own defaults, where it differs from the engine's (a fixed port is easier to point a flow at). */
+export const CLI_DEFAULT_PORT = 8600;
+export const CLI_DEFAULT_DATA_DIR = './media-enhance-data';
+
+const HOUR_MS = 3600_000;
+const MINUTE_MS = 60_000;
+const MIB = 1024 ** 2;
+/** Where a help row's text starts. */
+const HELP_COLUMN = 32;
+
+/** The engine options, as the CLI builds them: the groups always present, as the code before it had them. */
+export type CliEngineOptions = Omit<EngineOptions, 'apiKeys' | 'dataDir'> &
+  Required<Pick<EngineOptions, 'limits' | 'server' | 'faults' | 'retention'>>;
+
+/** Where a flag's value goes: a top-level engine option, or one inside a group. */
+type TopLevelOption = Exclude<
+  {
+    [K in keyof EngineOptions]-?: EngineOptions[K] extends number | string | boolean | string[] | undefined ? K : never;
+  }[keyof EngineOptions],
+  'apiKeys' | 'dataDir'
+>;
+export type OptionPath =
+  | TopLevelOption
+  | `limits.${EndpointId}`
+  | `server.${keyof ServerLimits}`
+  | `faults.${Exclude<keyof FaultOptions, 'random'>}`
+  | `retention.${keyof RetentionOptions}`;
+
+export interface Flag {
+  /** The flag without its dashes. */
+  name: string;
+  short?: string;
+  /** The value's placeholder in the help, e.g. `<ms>`; none for a switch. */
+  arg?: string;
+  /** number: checked by `rule`; strings: may be repeated; switch: no value. */
+  kind: 'number' | 'string' | 'strings' | 'switch';
+  rule?: NumberRule;
+  /** The engine option it sets; none when the CLI reads it itself (keys, data folder, storage, Redis). */
+  option?: OptionPath;
+  /** From the flag's unit to the option's (hours to ms; 0 meaning "no limit" to null). */
+  toOption?: (value: number) => number | null;
+  /** The code's default in the flag's unit; the help's `{default}` shows it. */
+  default?: number | string;
+  /** The help entry; `\n` starts a line in the help column. */
+  help: string;
+}
+
+export interface FlagSection {
+  title?: string;
+  /** Help rows before and after the flags (an environment variable, a closing note). */
+  before?: string[];
+  after?: string[];
+  flags: Flag[];
+}
+
+const numberFlag = (
+  name: string,
+  arg: string,
+  rule: NumberRule,
+  option: OptionPath | undefined,
+  help: string,
+  more: Partial<Flag> = {},
+): Flag => ({ name, arg, kind: 'number', rule, option, help, ...more });
+
+export const FLAG_SECTIONS: FlagSection[] = [
+  {
+    title: 'Keys (all those given are accepted):',
+    before: [helpRow('MEDIA_ENHANCE_KEYS', 'environment variable: accepted API keys, comma-separated')],
+    flags: [
+      {
+        name: 'key-file',
+        arg: '<path>',
+        kind: 'string',
+        help: 'a file holding the accepted keys, one per line (keep it mode 600)',
+      },
+      {
+        name: 'key',
+        arg: '<key>',
+        kind: 'strings',
+        help: 'an accepted key; repeat for several. Other users of this machine can\nread it in the process list (ps): prefer the two above',
+      },
+    ],
+    after: ['  Without any, a key is made and kept in <data-dir>/api-key (never printed).'],
+  },
+  {
+    title: 'Options:',
+    flags: [
+      {
+        name: 'host',
+        arg: '<address>',
+        kind: 'string',
+        option: 'host',
+        default: DEFAULT_HOST,
+        help: 'interface to listen on (default {default}, this machine only)',
+      },
+      numberFlag('port', '<n>', RULES.port, 'port', 'port, 0 for any free one (default {default})', {
+        default: CLI_DEFAULT_PORT,
+      }),
+      {
+        name: 'data-dir',
+        arg: '<folder>',
+        kind: 'string',
+        default: CLI_DEFAULT_DATA_DIR,
+        help: 'where media are kept, readable by this account only; a restart resumes\nthem (default {default})',
+      },
+      {
+        name: 'storage',
+        arg: 's3://<bucket>/<prefix>',
+        kind: 'string',
+        help: "keep media files in this S3 bucket (made when missing) instead of\n--data-dir, which then holds records and work files only; credentials\nfrom AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the AWS SDK's chain",
+      },
+      {
+        name: 's3-endpoint',
+        arg: '<url>',
+        kind: 'string',
+        help: 'the S3 service, if not AWS S3 (Ceph RGW, Garage, SeaweedFS, R2...)',
+      },
+      { name: 's3-region', arg: '<name>', kind: 'string', help: 'its region (default AWS_REGION, else us-east-1)' },
+      {
+        name: 's3-force-path-style',
+        kind: 'switch',
+        help: "bucket in the URL's path, not its host name (most services but AWS)",
+      },
+      numberFlag('window-ms', '<ms>', RULES.positiveTimeoutMs, 'windowMs', 'rate-limit window (default {default})', {
+        default: DEFAULT_WINDOW_MS,
+      }),
+      rateLimitFlag('limit-upload', 'uploadMedia', 'POST /v2/medias per window'),
+      rateLimitFlag('limit-metadata', 'getMetadata', 'GET .../metadata per window'),
+      rateLimitFlag('limit-download', 'downloadFile', 'GET .../file per window'),
+      rateLimitFlag('limit-enhance-audio', 'enhanceAudio', 'POST /v1/media/enhance-json per window'),
+      rateLimitFlag('limit-enhance-video', 'enhanceVideo', 'POST /v1/videos per window'),
+      numberFlag(
+        'max-upload-bytes',
+        '<n>',
+        RULES.positiveInteger,
+        'maxUploadBytes',
+        'largest accepted file (default {default})',
+        { default: DEFAULT_MAX_UPLOAD_BYTES },
+      ),
+      numberFlag(
+        'max-decoded-bytes',
+        '<n>',
+        RULES.positiveInteger,
+        'maxDecodedBytes',
+        'most a compressed file may decode to, as float WAV (default {default})',
+        { default: DEFAULT_MAX_DECODED_BYTES },
+      ),
+      numberFlag(
+        'processing-delay-ms',
+        '<ms>',
+        RULES.timeoutMs,
+        'processingDelayMs',
+        'extra time each media spends PROCESSING (default {default})',
+        { default: DEFAULT_PROCESSING_DELAY_MS },
+      ),
+      numberFlag(
+        'metadata-wait',
+        '<s>',
+        RULES.nonNegativeInteger,
+        'metadataWaitS',
+        'longest ?wait= a status request may hold until the state changes\n(a local-engine extension; default {default}: not offered)',
+        { default: DEFAULT_METADATA_WAIT_S },
+      ),
+      numberFlag(
+        'workers',
+        '<n>',
+        RULES.positiveInteger,
+        'workers',
+        'processing worker threads (default: cores, at most 4)',
+      ),
+      numberFlag(
+        'worker-idle-ms',
+        '<ms>',
+        RULES.timeoutMs,
+        'workerIdleMs',
+        'a worker thread idle this long ends and gives its memory back\n(default {default}; 0 keeps them)',
+        { default: DEFAULT_WORKER_IDLE_MS },
+      ),
+      numberFlag(
+        'fetch-timeout-ms',
+        '<ms>',
+        RULES.positiveTimeoutMs,
+        'fetchTimeoutMs',
+        'time limit of the enhance-json fetch (default {default})',
+        { default: DEFAULT_FETCH_TIMEOUT_MS },
+      ),
+      {
+        name: 'allow-private-fetch',
+        kind: 'switch',
+        option: 'allowPrivateFetch',
+        help: 'let enhance-json fetch from loopback, private and link-local addresses\neven when --host reaches beyond this machine (on loopback they always are)',
+      },
+      {
+        name: 'allow-fetch-from',
+        arg: '<cidr>',
+        kind: 'strings',
+        option: 'allowFetchFrom',
+        help: 'an address or range enhance-json may fetch from even so; repeat for several',
+      },
+      {
+        name: 'ffmpeg',
+        arg: '<path>',
+        kind: 'string',
+        option: 'ffmpegPath',
+        help: 'ffmpeg program for formats other than WAV (default: ffmpeg on the PATH)',
+      },
+      numberFlag(
+        'ffmpeg-stall-ms',
+        '<ms>',
+        RULES.positiveTimeoutMs,
+        'ffmpegStallMs',
+        'an ffmpeg or ffprobe run making no progress this long is killed and its\nmedia fails (default {default})',
+        { default: DEFAULT_STALL_MS },
+      ),
+      numberFlag(
+        'max-limiting-db',
+        '<dB>',
+        RULES.nonNegative,
+        'maxLimitingDb',
+        'most gain reduction the true-peak limiter may apply, 0 or more (default {default});\na loudness target that needs more is left unreached, and the media says so',
+        { default: DEFAULT_MAX_LIMITING_DB },
+      ),
+      numberFlag(
+        'keep-hours',
+        '<h>',
+        RULES.nonNegative,
+        'retention.maxAgeMs',
+        'finished media go this long after their last use (default {default}; 0 keeps them)',
+        { default: (DEFAULT_RETENTION.maxAgeMs ?? 0) / HOUR_MS, toOption: (h) => (h === 0 ? null : h * HOUR_MS) },
+      ),
+      numberFlag(
+        'keep-mib',
+        '<n>',
+        RULES.nonNegative,
+        'retention.maxTotalBytes',
+        'the oldest finished media go while all take more (default {default}; 0: no limit)',
+        { default: (DEFAULT_RETENTION.maxTotalBytes ?? 0) / MIB, toOption: (n) => (n === 0 ? null : n * MIB) },
+      ),
+      numberFlag(
+        'keep-grace-min',
+        '<min>',
+        RULES.nonNegative,
+        'retention.graceMs',
+        'a media finished or asked for this recently stays whatever the limits\nsay (default {default})',
+        { default: DEFAULT_RETENTION.graceMs / MINUTE_MS, toOption: (m) => m * MINUTE_MS },
+      ),
+      numberFlag(
+        'sweep-every-min',
+        '<min>',
+        RULES.positive,
+        'retention.sweepIntervalMs',
+        'how often the limits are checked besides after each job (default {default})',
+        {
+          default: DEFAULT_RETENTION.sweepIntervalMs / MINUTE_MS,
+          // A timer needs a whole number of ms, at least 1.
+          toOption: (m) => Math.max(1, Math.round(m * MINUTE_MS)),
+        },
+      ),
+    ],
+  },
+  {
+    title: 'Several instances sharing the work (docs/several-machines.md):',
+    flags: [
+      {
+        name: 'redis',
+        arg: '<url>',
+        kind: 'string',
+        help: [
+          'redis://[user:password@]host[:port][/db] or rediss://: records, jobs',
+          "(BullMQ), rate-limit windows and the retention's turn live there, shared",
+          'by every instance started with the same URL. Their media files are shared',
+          'too: with --storage each instance has a --data-dir of its own; without it',
+          'they must share --data-dir (one folder: the same machine, or a network',
+          'folder mounted on each). The upload limit (' +
+            String(DEFAULT_RATE_LIMITS.uploadMedia) +
+            ' per window) is then the',
+          "whole service's: raise --limit-upload for a team's backlog.",
+          'With a password, prefer the MEDIA_ENHANCE_REDIS environment variable:',
+          'other users of this machine can read the command line (ps)',
+        ].join('\n'),
+      },
+      numberFlag(
+        'job-lock-ms',
+        '<ms>',
+        RULES.positiveTimeoutMs,
+        'jobLockMs',
+        'with --redis: a job whose instance stops renewing its lock this long is\ntaken up by another instance (default {default})',
+        { default: DEFAULT_JOB_LOCK_MS },
+      ),
+    ],
+  },
+  {
+    title: 'Server limits (what a client meets when one is reached):',
+    flags: [
+      serverFlag(
+        'max-connections',
+        '<n>',
+        'maxConnections',
+        'connections served at once; beyond: 503 + Retry-After (default {default})',
+      ),
+      serverFlag(
+        'max-uploads-per-key',
+        '<n>',
+        'maxUploadsPerKey',
+        'uploads in progress at once per key; beyond: 503 + Retry-After (default {default})',
+      ),
+      serverFlag(
+        'max-connections-per-client',
+        '<n>',
+        'maxConnectionsPerClient',
+        "connections one client address may hold; beyond: 503 + Retry-After\nand closed (default {default}: behind a proxy, every client has the proxy's address)",
+      ),
+      serverFlag(
+        'max-held-waits-per-key',
+        '<n>',
+        'maxHeldWaitsPerKey',
+        'metadata ?wait= requests held at once per key; beyond: answered at once\n(default {default})',
+      ),
+      serverFlag(
+        'headers-timeout-ms',
+        '<ms>',
+        'headersTimeoutMs',
+        "time to send a request's headers; then 408, closed (default {default})",
+      ),
+      serverFlag(
+        'idle-timeout-ms',
+        '<ms>',
+        'idleTimeoutMs',
+        'a connection where nothing moves this long is closed, 408 (default {default})',
+      ),
+      serverFlag(
+        'request-timeout-ms',
+        '<ms>',
+        'requestTimeoutMs',
+        'time for a whole request, body included; 0: none (default {default}: a large\nupload on a slow line is honest, a stalled one meets the idle timeout)',
+      ),
+      serverFlag(
+        'keep-alive-timeout-ms',
+        '<ms>',
+        'keepAliveTimeoutMs',
+        'idle time between requests on one connection (default {default})',
+      ),
+      serverFlag('max-header-bytes', '<n>', 'maxHeaderBytes', 'largest request head; beyond: 431 (default {default})'),
+      serverFlag('max-header-count', '<n>', 'maxHeaderCount', 'most header fields; beyond: 431 (default {default})'),
+    ],
+  },
+  {
+    title: 'Fault injection (tests and benchmarks):',
+    flags: [
+      faultFlag('fault-500', 'error500Rate', 'probability of a 500 answer'),
+      faultFlag('fault-503', 'error503Rate', 'probability of a 503 answer'),
+      faultFlag('fault-reset', 'resetRate', 'probability of a connection reset halfway through a response'),
+      faultFlag('fault-drip', 'dripRate', 'probability of a slowly dripping response'),
+      numberFlag(
+        'fault-drip-bps',
+        '<n>',
+        RULES.positive,
+        'faults.dripBytesPerSecond',
+        'speed of a dripping response (default {default} bytes/s)',
+        { default: DEFAULT_DRIP_BYTES_PER_SECOND },
+      ),
+      numberFlag(
+        'fault-429',
+        '<n>',
+        RULES.nonNegativeInteger,
+        'faults.forced429',
+        'answer the next n rate-limited requests 429',
+      ),
+      faultFlag('fault-fail-processing', 'failProcessingRate', 'probability that processing ends FAILED'),
+      faultFlag('fault-disk-full', 'diskFullRate', 'probability that storing an upload fails as on a full disk (507)'),
+    ],
+  },
+  {
+    flags: [
+      { name: 'quiet', kind: 'switch', help: 'no access log' },
+      { name: 'help', short: 'h', kind: 'switch', help: 'this text' },
+    ],
+  },
+];
+
+function rateLimitFlag(name: string, endpoint: EndpointId, what: string): Flag {
+  const limit = DEFAULT_RATE_LIMITS[endpoint];
+  return limit === null
+    ? numberFlag(name, '<n>', RULES.positiveInteger, `limits.${endpoint}`, `${what} (default: none)`)
+    : numberFlag(name, '<n>', RULES.positiveInteger, `limits.${endpoint}`, `${what} (default {default})`, {
+        default: limit,
+      });
+}
+
+/** A server limit: its rule is the one the engine applies to it (options.ts, resolveServerLimits). */
+function serverFlag(name: string, arg: string, limit: keyof ServerLimits, help: string): Flag {
+  const rule =
+    limit === 'requestTimeoutMs'
+      ? RULES.timeoutMs
+      : limit.endsWith('Ms')
+        ? RULES.positiveTimeoutMs
+        : RULES.positiveInteger;
+  return numberFlag(name, arg, rule, `server.${limit}`, help, { default: DEFAULT_SERVER_LIMITS[limit] });
+}
+
+function faultFlag(name: string, fault: Exclude<keyof FaultOptions, 'random'>, help: string): Flag {
+  return numberFlag(name, '<p>', RULES.probability, `faults.${fault}`, help);
+}
+
+export const FLAGS: Flag[] = FLAG_SECTIONS.flatMap((section) => section.flags);
+
+/** One help row: the label at two spaces in, its text from the help column (on the next line when the label reaches it). */
+function helpRow(label: string, text: string): string {
+  const [first = '', ...rest] = text.split('\n');
+  const indent = ' '.repeat(HELP_COLUMN);
+  const head = `  ${label}`;
+  const firstRow =
+    head.length <= HELP_COLUMN - 2 ? `${head.padEnd(HELP_COLUMN)}${first}` : `${head}\n${indent}${first}`;
+  return [firstRow, ...rest.map((line) => `${indent}${line}`)].join('\n');
+}
+
+function flagLabel(flag: Flag): string {
+  return `${flag.short ? `-${flag.short}, ` : ''}--${flag.name}${flag.arg ? ` ${flag.arg}` : ''}`;
+}
+
+/** The text of `--help`, every default in it read from the table. */
+export function helpText(): string {
+  const sections = FLAG_SECTIONS.map((section) =>
+    [
+      ...(section.title ? [section.title] : []),
+      ...(section.before ?? []),
+      ...section.flags.map((flag) =>
+        helpRow(flagLabel(flag), flag.help.replaceAll('{default}', String(flag.default ?? ''))),
+      ),
+      ...(section.after ?? []),
+    ].join('\n'),
+  );
+  return [
+    'Usage: media-enhance-engine [options]',
+    '',
+    'Runs the local media enhancement engine: the service interface on loopback.',
+    '',
+    sections.join('\n\n'),
+    '',
+  ].join('\n');
+}
+
+/** What the command line says: the engine options, and the flags the CLI reads itself. */
+export interface ParsedFlags {
+  options: CliEngineOptions;
+  help: boolean;
+  quiet: boolean;
+  dataDir: string;
+  keys: string[];
+  keyFile: string | undefined;
+  /** --redis, else MEDIA_ENHANCE_REDIS. */
+  redis: string | undefined;
+}
+
+/**
+ * Reads the command line. Each flag is checked by the rule the engine applies to its option, and an error
+ * names the flag, the rule and the value; all are checked before anything is written, so a refused start
+ * leaves no trace.
+ */
+export function parseFlags(args: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
+  const { values } = parseArgs({
+    args,
+    options: Object.fromEntries(
+      FLAGS.map((flag) => [
+        flag.name,
+        {
+          type: flag.kind === 'switch' ? ('boolean' as const) : ('string' as const),
+          ...(flag.kind === 'strings' ? { multiple: true } : {}),
+          ...(flag.short ? { short: flag.short } : {}),
+        },
+      ]),
+    ),
+  });
+  const options: CliEngineOptions = { limits: {}, server: {}, faults: {}, retention: {} };
+  for (const flag of FLAGS) {
+    const raw = values[flag.name];
+    if (raw === undefined || flag.option === undefined) continue;
+    if (flag.kind === 'number') {
+      const value = checkedNumber(flag, String(raw));
+      setOption(options, flag.option, flag.toOption ? flag.toOption(value) : value);
+    } else if (flag.kind === 'strings') {
+      const list = raw as string[];
+      if (flag.name === 'allow-fetch-from') parseNetworks(list, '--allow-fetch-from');
+      setOption(options, flag.option, list);
+    } else if (flag.kind === 'switch') {
+      // A switch only ever turns an option on: without it, the engine's own default holds.
+      if (raw === true) setOption(options, flag.option, true);
+    } else {
+      setOption(options, flag.option, raw);
+    }
+  }
+  Object.assign(options, storageOptions(values as Parameters<typeof storageOptions>[0]));
+  const redis = (values.redis as string | undefined) ?? (env.MEDIA_ENHANCE_REDIS || undefined);
+  if (redis !== undefined) options.redis = redis;
+  options.port ??= CLI_DEFAULT_PORT;
+  return {
+    options,
+    help: values.help === true,
+    quiet: values.quiet === true,
+    dataDir: (values['data-dir'] as string | undefined) ?? CLI_DEFAULT_DATA_DIR,
+    keys: (values.key as string[] | undefined) ?? [],
+    keyFile: values['key-file'] as string | undefined,
+    redis,
+  };
+}
+
+function checkedNumber(flag: Flag, raw: string): number {
+  const value = Number(raw);
+  if (raw.trim() === '' || !flag.rule!.test(value))
+    throw new Error(`--${flag.name}: ${flag.rule!.text} (got "${raw}")`);
+  return value;
+}
+
+function setOption(options: CliEngineOptions, path: OptionPath, value: unknown): void {
+  const [group, field] = path.split('.') as [keyof CliEngineOptions, string | undefined];
+  if (field === undefined) (options as Record<string, unknown>)[group] = value;
+  else (options[group] as Record<string, unknown>)[field] = value;
+}
+
+/** The S3 flags, checked together as the engine checks its options, an error naming the flag. */
+function storageOptions(values: {
+  storage?: string;
+  's3-endpoint'?: string;
+  's3-region'?: string;
+  's3-force-path-style'?: boolean;
+}): Pick<EngineOptions, 'storage' | 's3'> {
+  const s3 = {
+    ...(values['s3-endpoint'] !== undefined ? { endpoint: values['s3-endpoint'] } : {}),
+    ...(values['s3-region'] !== undefined ? { region: values['s3-region'] } : {}),
+    ...(values['s3-force-path-style'] ? { forcePathStyle: true } : {}),
+  };
+  const given = values.storage === undefined && Object.keys(s3).length === 0 ? {} : { storage: values.storage, s3 };
+  try {
+    resolveStorage(given.storage, given.s3);
+  } catch (err) {
+    // The option's name as the shell knows it: storage -> --storage, s3.endpoint -> --s3-endpoint.
+    const message = (err as Error).message.replace(/^s3\.(\w+)/, (_, name: string) =>
+      name === 'forcePathStyle' ? '--s3-force-path-style' : `--s3-${name}`,
+    );
+    throw new Error(
+      message.replace(/^(storage|s3):/, (_, name: string) => (name === 's3' ? '--s3-*:' : '--storage:')),
+      { cause: err },
+    );
+  }
+  return given;
+}

@@ -1,0 +1,58 @@
+// The normalize stage: loudness normalization and the true-peak limiter to the job's target, written as
+// the output WAV (in the input WAV's own sample format) or delivered through the output's encoder.
+import { open } from 'node:fs/promises';
+import type { LoudnessMeasurement } from '../../audio/loudness-meter';
+import { DEFAULT_MAX_LIMITING_DB, normalizeWavFile } from '../../audio/normalize';
+import type { EncodingPlan } from '../../audio/output-encoding';
+import { readWavLayout } from '../../audio/wav-format';
+import type { MediaType } from '../storage/media-type';
+import { encodeNormalized, type EncodedReport, type LoudnessTarget } from './encode-normalized';
+import { unusableOutput } from './enhance-stage';
+import type { ProcessContext, ProcessJob } from './processor';
+import type { WorkFile } from './work-files';
+
+const PCM24_WAV = { bitsPerSample: 24, encoding: 'int' } as const;
+
+/** The job's loudness target, with the engine's bound on limiting. */
+export function loudnessTarget(job: ProcessJob, context: ProcessContext): LoudnessTarget {
+  return {
+    targetLufs: job.settings.loudness_target,
+    ceilingDbtp: job.settings.true_peak,
+    maxLimitingDb: context.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB,
+  };
+}
+
+export async function normalizeStage(
+  job: ProcessJob,
+  from: string,
+  output: MediaType,
+  encoding: EncodingPlan | undefined,
+  context: ProcessContext,
+  work: WorkFile,
+  original: LoudnessMeasurement,
+  onProgress: (share: number) => void,
+): Promise<EncodedReport> {
+  const target = loudnessTarget(job, context);
+  return (
+    output.ext === 'wav'
+      ? normalizeWavFile(from, job.outputPath, {
+          ...target,
+          onProgress,
+          outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
+        })
+      : encodeNormalized(job, from, output, encoding!.args, context.ffmpegPath, work, target, onProgress)
+  ).catch((err: unknown) => {
+    throw unusableOutput(err, original) || err;
+  });
+}
+
+/** A WAV input comes back in its own sample format. */
+async function sampleFormatOf(path: string): Promise<{ bitsPerSample: number; encoding: 'int' | 'float' }> {
+  const file = await open(path, 'r');
+  try {
+    const { bitsPerSample, encoding } = await readWavLayout(file);
+    return { bitsPerSample, encoding };
+  } finally {
+    await file.close();
+  }
+}

@@ -1,0 +1,62 @@
+// What a job tells about its processing in the media's `enhancement_params`: the speech enhancement chain
+// (or why none ran) and the loudness before and after, the limiting and the encoder's room.
+import type { EncodedReport, LoudnessTarget } from './encode-normalized';
+
+export function loudnessParams(
+  report: EncodedReport,
+  returnedAsItCame: boolean,
+  loudnessOnly: boolean,
+  target: LoudnessTarget,
+): Record<string, unknown> {
+  const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
+  return {
+    processing: returnedAsItCame
+      ? 'none'
+      : loudnessOnly
+        ? report.unchangedBecause
+          ? 'none'
+          : 'loudness'
+        : report.unchangedBecause
+          ? 'speech enhancement'
+          : 'speech enhancement, loudness',
+    input_loudness_lufs: round(report.input.integratedLufs),
+    input_true_peak_dbtp: round(report.input.truePeakDbtp),
+    input_loudness_range_lu: round(report.input.loudnessRangeLu),
+    output_loudness_lufs: round(report.output.integratedLufs),
+    output_true_peak_dbtp: round(report.output.truePeakDbtp),
+    output_loudness_range_lu: round(report.output.loudnessRangeLu),
+    gain_db: round(report.gainDb),
+    limiter_reduction_db: round(report.limiterReductionDb),
+    target_reached: report.targetReached,
+    ...(report.encoderRoomDb ? { encoder_headroom_db: round(report.encoderRoomDb) } : {}),
+    ...(report.input.measuredWhole
+      ? {
+          loudness_measured_over: `the whole file (${report.input.seconds.toFixed(2)} s): it is shorter than one 400 ms gating block`,
+        }
+      : {}),
+    ...(report.unchangedBecause ? { note: report.unchangedBecause } : {}),
+    ...(!report.targetReached && !report.unchangedBecause ? { note: unreachedNote(report, target) } : {}),
+  };
+}
+
+/** The speech enhancement report when none ran (`why`): the model asked for, and no stage. */
+export function notApplied(model: string, why: string): Record<string, unknown> {
+  return {
+    speech_enhancement: {
+      model,
+      chain: '',
+      high_pass: null,
+      hum_removal: null,
+      noise_reduction: null,
+      leveler: null,
+      note: `not applied: ${why}`,
+    },
+  };
+}
+
+function unreachedNote(report: EncodedReport, target: LoudnessTarget): string {
+  const reached = report.output.integratedLufs.toFixed(1);
+  if (report.turnedDownDb)
+    return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit through this encoder: it overshot the limiter by more than the ${report.encoderRoomDb!.toFixed(2)} dB of room left for it, so the output was turned down ${report.turnedDownDb.toFixed(2)} dB: it is ${reached} LUFS`;
+  return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit with at most ${target.maxLimitingDb} dB of limiting: the output is ${reached} LUFS`;
+}
