@@ -75,6 +75,9 @@ export async function decodeToWav(
   format: MediaFormat,
   output: string,
   bounds: DecodeBounds = {},
+  /** Resampled and mixed to this rate and channel count (an intro joined to an episode); default: the input's. */
+  shape?: { sampleRate: number; channels: number },
+  /** Told the seconds of audio decoded so far, as ffmpeg goes. */
   onTime?: (seconds: number) => void,
 ): Promise<void> {
   await run(
@@ -86,6 +89,7 @@ export async function decodeToWav(
       '-vn',
       '-c:a',
       'pcm_f32le',
+      ...(shape ? ['-ar', String(shape.sampleRate), '-ac', String(shape.channels)] : []),
       ...(bounds.maxSeconds !== undefined ? ['-t', String(bounds.maxSeconds)] : []),
       ...(bounds.maxBytes !== undefined ? ['-fs', String(bounds.maxBytes)] : []),
       '-rf64',
@@ -110,23 +114,50 @@ export async function encodeAudio(
   output: string,
   container: AudioContainer,
   encoder: string[],
-  original: { path: string; format: MediaFormat },
+  /** `chapters`: an FFMETADATA file (chapters.ts) whose chapters replace the original's, for audio that moved. */
+  original: { path: string; format: MediaFormat; chapters?: string },
   /** Told the seconds of audio encoded so far, as ffmpeg goes. */
   onTime?: (seconds: number) => void,
 ): Promise<void> {
   const pictures = container === 'ogg' ? [] : ['-map', '1:v?', '-c:v', 'copy', '-disposition:v', 'attached_pic'];
+  const chapters = original.chapters ? ['-f', 'ffmetadata', '-i', original.chapters] : [];
   await run(
     ffmpegPath,
     [
       ...inputArgs(wav, 'wav'),
       ...inputArgs(original.path, original.format),
+      ...chapters,
       ...['-map', '0:a', ...pictures],
-      ...['-map_metadata', '1', '-map_metadata:s:a:0', '1:s:a:0', '-map_chapters', '1'],
+      ...['-map_metadata', '1', '-map_metadata:s:a:0', '1:s:a:0', '-map_chapters', original.chapters ? '2' : '1'],
       ...encoder,
       ...['-f', container === 'm4a' ? 'ipod' : container, output],
     ],
     onTime,
   );
+}
+
+/**
+ * A stretch of `wav` (from `fromSeconds`, `seconds` long) encoded as the whole file will be, with 50 ms
+ * fades at both ends: what the encoder does to the loudness and the peaks, learnt from a part of the work.
+ * The fades keep the cut ends from reading as peaks of their own.
+ */
+export async function encodeExcerpt(
+  ffmpegPath: string,
+  wav: string,
+  output: string,
+  container: AudioContainer,
+  encoder: string[],
+  stretch: { fromSeconds: number; seconds: number },
+): Promise<void> {
+  const { fromSeconds, seconds } = stretch;
+  const fades = `afade=t=in:d=0.05,afade=t=out:st=${(seconds - 0.05).toFixed(3)}:d=0.05`;
+  await run(ffmpegPath, [
+    ...['-ss', fromSeconds.toFixed(3), '-t', seconds.toFixed(3)],
+    ...inputArgs(wav, 'wav'),
+    ...['-map', '0:a', '-af', fades, '-map_metadata', '-1'],
+    ...encoder,
+    ...['-f', container === 'm4a' ? 'ipod' : container, output],
+  ]);
 }
 
 /**

@@ -54,10 +54,12 @@ export class LoudnessMeter {
   private frames = 0;
   private subBlockEnd: number;
 
+  /** `measurePeaks: false` measures the loudness alone (the peaks then read -Infinity), for a pass that only looks for a gain. */
   constructor(
     private readonly sampleRate: number,
     channels: number,
     channelMask = 0,
+    private readonly measurePeaks = true,
   ) {
     this.weights = channelWeights(channels, channelMask);
     this.filters = this.weights.map(() => new KWeighting(sampleRate));
@@ -66,7 +68,7 @@ export class LoudnessMeter {
   }
 
   add(samples: Planar, frames: number): void {
-    this.peaks.add(samples, frames);
+    if (this.measurePeaks) this.peaks.add(samples, frames);
     let at = 0;
     while (at < frames) {
       const end = Math.min(frames, at + (this.subBlockEnd - this.frames));

@@ -3,7 +3,11 @@
 // corrected and the pass repeated until the output lands on the target. The limiter may take at most
 // `maxLimitingDb` off the loudest peak: a target that needs more is left unreached (and said so) rather
 // than reached by squashing the sound.
+// Each pass measures the loudness alone as it writes; the true peak of the gain kept is read once from the
+// file written, and the passes after the first skip every stretch whose peaks an earlier one found under
+// the ceiling (envelope-bounds).
 import { copyFile, rename, rm } from 'node:fs/promises';
+import { EnvelopeBounds } from './envelope-bounds';
 import { LoudnessMeter, type LoudnessMeasurement } from './loudness-meter';
 import { measureWavFile } from './measure';
 import { allocatePlanar } from './pcm-codec';
@@ -19,9 +23,20 @@ export interface NormalizeOptions {
   maxLimitingDb?: number;
   /** Sample format of the output; default: the input's. */
   outputFormat?: Pick<WavFormat, 'bitsPerSample' | 'encoding'>;
+  /** The input's measurement when the caller has it already (it is not read again for it). */
+  input?: LoudnessMeasurement;
+  /** The gain to try first (dB), when the caller knows better than the input's distance to the target. */
+  firstGainDb?: number;
+  /** What passes over the same input learnt of its peaks (kept by a caller that normalizes it again). */
+  knownPeaks?: EnvelopeBounds;
+  /**
+   * false: the output's true peak is not measured (it reads -Infinity), for a caller that measures what it
+   * makes of the output instead (an encoder's file). Default true: it is, and kept under the ceiling.
+   */
+  measureOutputPeaks?: boolean;
   /**
    * Hears how far it is (0 to 1) after each pass over the file: the measurement, then each gain pass
-   * (speech usually takes three, each about twice the measurement's time: the fourth and later ones add nothing).
+   * (speech usually takes two or three, then one that writes: the later ones add nothing).
    */
   onProgress?: (share: number) => void;
 }
@@ -33,7 +48,10 @@ export interface NormalizeReport {
   gainDb: number;
   /** Deepest gain reduction of the limiter (dB, 0 when it never acted). */
   limiterReductionDb: number;
+  /** Passes of gain and limiting over the file. */
   passes: number;
+  /** The loudness gained per dB of gain near the gain kept (1 without limiting, less the more it limits). */
+  lufsPerDb: number;
   /** The output is within TARGET_TOLERANCE_LU of the target; false when the bound on limiting (or silence) stopped it. */
   targetReached: boolean;
   /** Set when the input was left as it was, and why. */
@@ -70,7 +88,7 @@ export async function normalizeWavFile(
   // The share done: the measurement a seventh, each pass of gain and limiting two more (most take one or two).
   const report = (from: number, to: number) => (done: number) =>
     options.onProgress?.(Math.min(0.95, (from + (to - from) * done) / 7));
-  const input = await measureWavFile(inputPath, report(0, 1));
+  const input = options.input ?? (await measureWavFile(inputPath, undefined, report(0, 1)));
   options.onProgress?.(1 / 7);
   if (!Number.isFinite(input.integratedLufs)) {
     await copyFile(inputPath, outputPath);
@@ -80,20 +98,24 @@ export async function normalizeWavFile(
       gainDb: 0,
       limiterReductionDb: 0,
       passes: 0,
+      lufsPerDb: 1,
       targetReached: false,
       unchangedBecause: 'the input is silent or below the -70 LUFS gate: returned unchanged, never amplified',
     };
   }
   const temp = `${outputPath}.${process.pid}.part`;
+  const knownPeaks = options.knownPeaks ?? new EnvelopeBounds();
   try {
     let ceilingDb = ceilingDbtp - CEILING_MARGIN_DB;
     // The input's highest peak as the limiter sees it (its file edges can read a little higher than the meter's).
     let inputPeakDb = input.truePeakDbtp;
     // The most gain the limiter can follow within its bound on reduction.
     const gainLimit = () => ceilingDb + maxLimitingDb - inputPeakDb;
-    let gainDb = Math.min(targetLufs - input.integratedLufs, gainLimit());
+    let gainDb = Math.min(options.firstGainDb ?? targetLufs - input.integratedLufs, gainLimit());
     let previous: { gainDb: number; lufs: number } | undefined;
+    let slope = 1;
     let pass: PassResult;
+    let output: LoudnessMeasurement;
     let passes = 0;
     for (;;) {
       passes++;
@@ -103,48 +125,54 @@ export async function normalizeWavFile(
         gainDb,
         ceilingDb,
         options.outputFormat,
+        knownPeaks,
         report(2 * passes - 1, 2 * passes + 1),
       );
       options.onProgress?.(Math.min(0.95, (1 + 2 * passes) / 7));
-      const { integratedLufs: lufs, truePeakDbtp: peakDb } = pass.output;
-      if (peakDb > ceilingDbtp) {
-        if (passes === MAX_PASSES)
-          throw new Error(
-            `the limiter could not keep the true peak under ${ceilingDbtp} dBTP (${peakDb.toFixed(2)} after ${passes} passes)`,
-          );
-        // Rounding or dither put a peak over: the same gain again, under a lower ceiling.
-        ceilingDb -= peakDb - ceilingDbtp + CEILING_MARGIN_DB;
-        gainDb = Math.min(gainDb, gainLimit());
-        previous = undefined;
-        continue;
-      }
-      if (passes === MAX_PASSES) break;
+      const lufs = pass.loudness.integratedLufs;
       const reductionDb = -20 * Math.log10(pass.minGain);
       if (reductionDb > 0) inputPeakDb = Math.max(inputPeakDb, ceilingDb + reductionDb - gainDb);
-      if (gainDb > gainLimit() + 1e-9) {
+      if (passes < MAX_PASSES && gainDb > gainLimit() + 1e-9) {
         gainDb = gainLimit();
         previous = undefined;
         continue;
       }
       const error = targetLufs - lufs;
-      if (Math.abs(error) <= AIM_LU) break;
-      if (error > 0 && gainDb >= gainLimit() - 1e-9) break; // the bound on limiting stops it here
       // Limiting makes the loudness grow slower than the gain: the slope of the last two passes says how much.
-      const slope =
-        previous && gainDb !== previous.gainDb
-          ? Math.min(1, Math.max(MIN_SLOPE, (lufs - previous.lufs) / (gainDb - previous.gainDb)))
-          : 1;
-      previous = { gainDb, lufs };
-      gainDb = Math.min(gainDb + error / slope, gainLimit());
+      const measured = previous !== undefined && gainDb !== previous.gainDb;
+      if (previous && measured)
+        slope = Math.min(1, Math.max(MIN_SLOPE, (lufs - previous.lufs) / (gainDb - previous.gainDb)));
+      const kept = passes >= MAX_PASSES || Math.abs(error) <= AIM_LU || (error > 0 && gainDb >= gainLimit() - 1e-9); // the bound on limiting stops it here
+      if (!kept) {
+        previous = { gainDb, lufs };
+        gainDb = Math.min(gainDb + error / (measured ? slope : 1), gainLimit());
+        continue;
+      }
+      if (options.measureOutputPeaks === false) {
+        output = pass.loudness;
+        break;
+      }
+      // The gain is kept: the file as written, peaks included.
+      output = await measureWavFile(temp);
+      const peakDb = output.truePeakDbtp;
+      if (peakDb <= ceilingDbtp) break;
+      if (passes >= MAX_PASSES)
+        throw new Error(
+          `the limiter could not keep the true peak under ${ceilingDbtp} dBTP (${peakDb.toFixed(2)} after ${passes} passes)`,
+        );
+      // Rounding or dither put a peak over: the same gain again, under a lower ceiling.
+      ceilingDb -= peakDb - ceilingDbtp + CEILING_MARGIN_DB;
+      gainDb = Math.min(gainDb, gainLimit());
+      previous = undefined;
     }
     await rename(temp, outputPath);
-    const { output, minGain } = pass;
     return {
       input,
       output,
       gainDb,
-      limiterReductionDb: -20 * Math.log10(minGain),
+      limiterReductionDb: -20 * Math.log10(pass.minGain),
       passes,
+      lufsPerDb: slope,
       targetReached: onTarget(output.integratedLufs, targetLufs),
     };
   } finally {
@@ -153,16 +181,19 @@ export async function normalizeWavFile(
 }
 
 interface PassResult {
-  output: LoudnessMeasurement;
+  /** The output's loudness (its peaks are not measured in a pass). */
+  loudness: LoudnessMeasurement;
   minGain: number;
 }
 
+/** One pass of gain and limiting, written to `outputPath`, its loudness measured as written. */
 async function gainAndLimit(
   inputPath: string,
   outputPath: string,
   gainDb: number,
   ceilingDb: number,
   outputFormat: NormalizeOptions['outputFormat'],
+  knownPeaks: EnvelopeBounds,
   onProgress: (share: number) => void,
 ): Promise<PassResult> {
   const source = await openWav(inputPath);
@@ -177,8 +208,9 @@ async function gainAndLimit(
       channels: layout.channels,
       gainDb,
       ceilingDb,
+      knownPeaks,
     });
-    const meter = new LoudnessMeter(layout.sampleRate, layout.channels, layout.channelMask);
+    const meter = new LoudnessMeter(layout.sampleRate, layout.channels, layout.channelMask, false);
     const out = allocatePlanar(layout.channels, BLOCK_FRAMES);
     // Rounding a changed signal to 16 bits or fewer is dithered; 24 bits and float need none.
     const dither = format.encoding === 'int' && format.bitsPerSample <= 16;
@@ -196,7 +228,7 @@ async function gainAndLimit(
     await emit(limiter.flush(out));
     await writer.finish();
     writer = undefined;
-    return { output: meter.finish(), minGain: limiter.minGain };
+    return { loudness: meter.finish(), minGain: limiter.minGain };
   } catch (err) {
     await writer?.abort();
     throw err;

@@ -7,9 +7,12 @@
 //   g[j]     = mean(rel[j-L+1 .. j])             (a linear ramp over L frames: no step, no click)
 // g[n] <= need[n] for every n, because each of the L values averaged was already <= need[n].
 // The output is the input delayed by `latency` frames; flush() returns the last ones.
+import { STRETCH_SHIFT, type EnvelopeBounds } from './envelope-bounds';
 import type { Planar } from './pcm-codec';
 import { PeakInterpolator } from './peak-interpolator';
 import { SlidingMax } from './sliding-max';
+
+const STRETCH_MASK = 2 ** STRETCH_SHIFT - 1;
 
 export interface LimiterOptions {
   sampleRate: number;
@@ -22,6 +25,8 @@ export interface LimiterOptions {
   lookaheadMs?: number;
   /** Time constant of the recovery after a reduction. Default 150 ms: slow enough not to pump on speech. */
   releaseMs?: number;
+  /** What earlier passes over the same input learnt of its peaks; this pass uses it and adds to it. */
+  knownPeaks?: EnvelopeBounds;
 }
 
 export class TruePeakLimiter {
@@ -45,6 +50,10 @@ export class TruePeakLimiter {
   private previousInterval = 0;
   private rel = 1;
   private relSum: number;
+  private readonly knownPeaks?: EnvelopeBounds;
+  /** The stretch (envelope-bounds) of the interval under way: what earlier passes knew of it, what this one found. */
+  private stretchKnown = Infinity;
+  private stretchFound = 0;
 
   constructor(options: LimiterOptions) {
     const { sampleRate, channels } = options;
@@ -63,16 +72,21 @@ export class TruePeakLimiter {
     this.relSum = this.lookahead;
     this.windowMax = new SlidingMax(interpolator.taps);
     this.needMin = new SlidingMax(this.lookahead);
+    this.knownPeaks = options.knownPeaks;
   }
 
   /** Limits `frames` frames of `input` into `output` (same capacity); returns how many frames came out. */
   process(input: Planar, frames: number, output: Planar): number {
-    const { rings, mask, size, gain, ceiling, interpolator } = this;
+    const { rings, mask, size, gain, ceiling, interpolator, frameAbs, rels, needMin, lookahead, release } = this;
+    const knownPeaks = this.knownPeaks;
     const channels = rings.length;
     const bound = interpolator.gainBound * gain;
+    const { after, taps } = interpolator;
+    // Kept in locals for the loop, written back after it.
+    let { frame, previousInterval, rel, relSum, minGain, stretchKnown, stretchFound } = this;
     let written = 0;
     for (let i = 0; i < frames; i++) {
-      const f = this.frame++;
+      const f = frame++;
       const slot = f & mask;
       let abs = 0;
       for (let c = 0; c < channels; c++) {
@@ -82,46 +96,74 @@ export class TruePeakLimiter {
         const a = x < 0 ? -x : x;
         if (a > abs) abs = a;
       }
-      this.frameAbs[slot] = abs;
+      frameAbs[slot] = abs;
       this.windowMax.push(f, abs);
 
       // The interval between frames k and k+1 now has its whole interpolation window.
-      const k = f - interpolator.after;
+      const k = f - after;
       if (k < 0) continue;
-      const start = f - interpolator.taps + 1;
-      let interval = 0;
-      if (this.windowMax.maxFrom(start) * bound > ceiling) {
-        const from = start & mask;
-        for (let c = 0; c < channels; c++) {
-          const v = interpolator.intervalPeak(rings[c], from);
-          if (v > interval) interval = v;
-        }
+      if (knownPeaks && (k & STRETCH_MASK) === 0) {
+        if (k > 0) knownPeaks.set((k >> STRETCH_SHIFT) - 1, stretchFound);
+        stretchKnown = knownPeaks.boundOf(k >> STRETCH_SHIFT);
+        stretchFound = 0;
       }
-      const envelope = gain * Math.max(this.frameAbs[k & mask], this.previousInterval, interval);
-      this.previousInterval = interval;
+      let interval = 0;
+      if (stretchKnown * gain > ceiling) {
+        const start = f - taps + 1;
+        const windowBound = this.windowMax.maxFrom(start) * bound;
+        if (windowBound > ceiling) {
+          const from = start & mask;
+          for (let c = 0; c < channels; c++) {
+            const v = interpolator.intervalPeak(rings[c], from);
+            if (v > interval) interval = v;
+          }
+          if (interval > stretchFound) stretchFound = interval;
+        } else {
+          const upper = windowBound / gain;
+          if (upper > stretchFound) stretchFound = upper < stretchKnown ? upper : stretchKnown;
+        }
+      } else if (stretchKnown > stretchFound) stretchFound = stretchKnown;
+      const frameAbsK = frameAbs[k & mask];
+      const envelope =
+        gain *
+        (frameAbsK > previousInterval
+          ? frameAbsK > interval
+            ? frameAbsK
+            : interval
+          : previousInterval > interval
+            ? previousInterval
+            : interval);
+      previousInterval = interval;
       // Stored negated: the sliding maximum of -need is minus the sliding minimum of need.
-      this.needMin.push(k, envelope > ceiling ? -ceiling / envelope : -1);
+      needMin.push(k, envelope > ceiling ? -ceiling / envelope : -1);
 
       // The envelope starts lookahead - 1 frames before the first frame out, so that the ramp into a
       // peak at the very start of the file is as complete as anywhere else.
-      const j = k - this.lookahead + 1;
-      const hold = -this.needMin.maxFrom(j);
-      this.rel = Math.min(hold, this.rel + (1 - this.rel) * this.release);
+      const j = k - lookahead + 1;
+      const hold = -needMin.maxFrom(j);
+      const recovered = rel + (1 - rel) * release;
+      rel = hold < recovered ? hold : recovered;
       const r = j & mask;
-      this.relSum += this.rel - this.rels[(j - this.lookahead) & mask];
-      this.rels[r] = this.rel;
+      relSum += rel - rels[(j - lookahead) & mask];
+      rels[r] = rel;
       if (j < 0) continue;
-      const g = this.relSum / this.lookahead;
-      if (g < this.minGain) this.minGain = g;
-      for (let c = 0; c < channels; c++) output[c][written] = gain * g * rings[c][r];
+      const g = relSum / lookahead;
+      if (g < minGain) minGain = g;
+      const scale = gain * g;
+      for (let c = 0; c < channels; c++) output[c][written] = scale * rings[c][r];
       written++;
     }
+    Object.assign(this, { frame, previousInterval, rel, relSum, minGain, stretchKnown, stretchFound });
     return written;
   }
 
   /** Pushes silence through to get the last `latency` frames out. */
   flush(output: Planar): number {
     const silence = Array.from({ length: this.rings.length }, () => new Float32Array(this.latency));
-    return this.process(silence, this.latency, output);
+    const written = this.process(silence, this.latency, output);
+    // The last stretch, whole or not, is known too.
+    const k = this.frame - this.interpolator.after - 1;
+    if (k >= 0) this.knownPeaks?.set(k >> STRETCH_SHIFT, this.stretchFound);
+    return written;
   }
 }

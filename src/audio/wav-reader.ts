@@ -8,8 +8,8 @@ export const BLOCK_FRAMES = 32_768;
 
 export interface WavSource {
   layout: WavLayout;
-  /** Blocks of up to BLOCK_FRAMES frames; each block's arrays are reused for the next one. */
-  blocks(): AsyncGenerator<{ samples: Planar; frames: number }, void>;
+  /** Blocks of up to BLOCK_FRAMES frames (of frames [from, to) when given); each block's arrays are reused for the next one. */
+  blocks(from?: number, to?: number): AsyncGenerator<{ samples: Planar; frames: number }, void>;
   close(): Promise<void>;
 }
 
@@ -24,12 +24,13 @@ export async function openWav(path: string): Promise<WavSource> {
   }
   return {
     layout,
-    async *blocks() {
+    async *blocks(from = 0, to = layout.frames) {
       // Own ArrayBuffer, so typed-array views of it are aligned.
       const bytes = new Uint8Array(new ArrayBuffer(BLOCK_FRAMES * layout.blockAlign));
       const samples = allocatePlanar(layout.channels, BLOCK_FRAMES);
-      for (let done = 0; done < layout.frames;) {
-        const frames = Math.min(BLOCK_FRAMES, layout.frames - done);
+      const end = Math.min(to, layout.frames);
+      for (let done = Math.max(0, from); done < end;) {
+        const frames = Math.min(BLOCK_FRAMES, end - done);
         const length = frames * layout.blockAlign;
         const { bytesRead } = await file.read(bytes, 0, length, layout.dataOffset + done * layout.blockAlign);
         if (bytesRead < length)

@@ -110,6 +110,22 @@ export function dialogRows(values: EditorValues): DialogRows {
       'fa-hourglass-half',
       `<input type="text" id="node-input-settle" style="width: 100px;" placeholder="${values.settleSeconds.default}"> <span data-i18n="{type}.hint.settle"></span>`,
     ),
+    // Enhance file: an intro and an outro joined to the episode (paths; empty: none), and their crossfade.
+    intro: labelledRow(
+      'intro',
+      'fa-step-backward',
+      `<input type="text" id="node-input-intro" data-i18n="[placeholder]{type}.placeholder.intro">`,
+    ),
+    outro: labelledRow(
+      'outro',
+      'fa-step-forward',
+      `<input type="text" id="node-input-outro" data-i18n="[placeholder]{type}.placeholder.outro">`,
+    ),
+    crossfade: labelledRow(
+      'crossfade',
+      'fa-random',
+      `<input type="text" id="node-input-crossfade" style="width: 100px;" placeholder="0"> <span data-i18n="{type}.hint.crossfade"></span>`,
+    ),
     attachLoudness: checkboxRow('attachLoudness'),
     limitUpload: limitRow('limitUpload', defaults, 'noLimit'),
     limitMetadata: limitRow('limitMetadata', defaults, 'noLimit'),

@@ -19,6 +19,7 @@ import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../contract/extens
 import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/final-name';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
+import { MAX_CROSSFADE_SECONDS } from '../nodes/episode-parts';
 import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS } from '../nodes/file-settle';
 import { BACKLOG_MS, DEFAULT_BACKLOG_MS, DEFAULT_GAP_SECONDS, GAP_SECONDS, LEVEL } from '../nodes/stream-settings';
 import { STREAM_MODELS } from '../stream/live-stream';
@@ -40,6 +41,8 @@ export interface EditorValues {
   maxTimeoutSeconds: number;
   /** "Wait for the file to settle" (enhance file, upload): its default and largest value. */
   settleSeconds: { default: number; max: number };
+  /** Enhance file's crossfade between the intro, the episode and the outro: its largest value (seconds). */
+  crossfadeSeconds: { max: number };
   /** In the contract's order, the order in which the checks name them. */
   enums: {
     models: string[];
@@ -105,6 +108,7 @@ export function editorValues(): EditorValues {
     },
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
     settleSeconds: { default: DEFAULT_SETTLE_SECONDS, max: MAX_SETTLE_SECONDS },
+    crossfadeSeconds: { max: MAX_CROSSFADE_SECONDS },
     enums: {
       models: [...MODELS],
       settingsModels: [...SETTINGS_MODELS],

@@ -123,6 +123,28 @@ export function settleSecondsOrEmpty(maxSeconds: number, defaultSeconds: number)
   });
 }
 
+/** Seconds of crossfade between an intro, the episode and an outro: 0 to `maxSeconds`, or empty for none. */
+export function crossfadeSecondsOrEmpty(maxSeconds: number): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    const n = Number(text);
+    return (
+      text === '' ||
+      (Number.isFinite(n) && n >= 0 && n <= maxSeconds) ||
+      `a number of seconds from 0 to ${maxSeconds}, or empty for none`
+    );
+  });
+}
+
+/** Empty, or the path of a file: text without control characters (whether the file is there is checked per message). */
+export function filePathOrEmpty(): Validator {
+  return withReason(function (value) {
+    const path = String(value || '');
+    // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
+    return !/[\u0000-\u001f\u007f]/.test(path) || 'a file path without control characters';
+  });
+}
+
 /** One of `allowed`; an empty entry allows an empty value and is left out of the reason. */
 export function oneOf(allowed: readonly string[]): Validator {
   return withReason(function (value) {
@@ -256,6 +278,8 @@ export const VALIDATORS = [
   positiveIntegerOrEmpty,
   secondsOrEmpty,
   settleSecondsOrEmpty,
+  crossfadeSecondsOrEmpty,
+  filePathOrEmpty,
   oneOf,
   either,
   folderForFiles,

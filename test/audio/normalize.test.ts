@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EnvelopeBounds } from '../../src/audio/envelope-bounds';
 import { measureWavFile } from '../../src/audio/measure';
 import { normalizeWavFile } from '../../src/audio/normalize';
 import { TruePeakLimiter } from '../../src/audio/true-peak-limiter';
@@ -183,5 +184,36 @@ describe('loudness normalization', function () {
         Math.abs(out[0][i]) <= ceiling,
         `frame ${i} is ${(20 * Math.log10(Math.abs(out[0][i]))).toFixed(2)} dBFS`,
       );
+  });
+
+  it('limits the same, sample for sample, when an earlier pass over the input lets it skip the stretches it found under the ceiling', () => {
+    const rate = 44_100;
+    const [left, right] = speechLike(rate, 2, 5, -22)(rate * 20);
+    // One pass without what passes learn, and three with (gains about the ones a search for the target tries).
+    const limit = (gainDb: number, knownPeaks?: EnvelopeBounds) => {
+      const limiter = new TruePeakLimiter({ sampleRate: rate, channels: 2, gainDb, ceilingDb: -1, knownPeaks });
+      const out = [new Float32Array(left.length), new Float32Array(left.length)];
+      const tail = [new Float32Array(limiter.latency), new Float32Array(limiter.latency)];
+      const n = limiter.process([left, right], left.length, out);
+      limiter.flush(tail);
+      const whole = out.map((channel, c) => {
+        const all = new Float32Array(n + limiter.latency);
+        all.set(channel.subarray(0, n));
+        all.set(tail[c], n);
+        return all;
+      });
+      return { out: whole, minGain: limiter.minGain };
+    };
+    const knownPeaks = new EnvelopeBounds();
+    for (const gainDb of [14, 14.6, 13.8]) {
+      const alone = limit(gainDb);
+      const learnt = limit(gainDb, knownPeaks);
+      assert.ok(alone.minGain < 0.8, `the limiter acts at +${gainDb} dB`);
+      assert.equal(learnt.minGain, alone.minGain);
+      for (let c = 0; c < 2; c++) {
+        const differ = learnt.out[c].findIndex((y, i) => y !== alone.out[c][i]);
+        assert.equal(differ, -1, `channel ${c + 1} at +${gainDb} dB differs from frame ${differ}`);
+      }
+    }
   });
 });

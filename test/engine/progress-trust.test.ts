@@ -11,7 +11,7 @@ import { progressOf } from '../../src/contract/media-progress';
 import { ProgressEstimate } from '../../src/engine/jobs/progress-estimate';
 import { processMedia } from '../../src/engine/processors/enhance-processor';
 import { StagedProgress } from '../../src/engine/processors/staged-progress';
-import { noteProgressSetAt, publicMetadata, type MediaRecord } from '../../src/engine/storage/store';
+import { noteProgressSetAt, publicMetadata, type MediaRecord } from '../../src/engine/storage/media-record';
 import { speechLike, writeWavFile } from '../fixtures/audio';
 import { readUntil } from '../fixtures/read-until';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';

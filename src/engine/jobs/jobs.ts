@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import { promises as fsp } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Faults } from '../faults';
 import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
@@ -14,10 +13,13 @@ import { isDiskFull } from '../../audio/write-fully';
 import { PartUnavailableError } from '../part-unavailable';
 import { STORAGE_RETRY_AFTER_S, StorageUnavailableError, type WorkFiles } from '../storage/media-files';
 import { MediaEndedError, type MediaRecords } from '../storage/media-records';
-import type { MediaRecord, MediaStore } from '../storage/store';
+import type { MediaFiles } from '../storage/media-files';
+import type { MediaRecord } from '../storage/media-record';
 import type { WorkerPool } from './worker-pool';
 
 export interface JobOptions {
+  /** The data folder: named in no message a caller is told. */
+  dataDir: string;
   processingDelayMs: number;
   fetchTimeoutMs: number;
   maxUploadBytes: number;
@@ -58,7 +60,7 @@ export class Jobs implements JobStarter {
   constructor(
     private readonly records: MediaRecords,
     /** The media's files. */
-    private readonly store: MediaStore,
+    private readonly files: MediaFiles,
     private readonly pool: WorkerPool,
     private readonly faults: Faults,
     private readonly options: JobOptions,
@@ -107,7 +109,7 @@ export class Jobs implements JobStarter {
   private async run(record: MediaRecord): Promise<void> {
     let work: WorkFiles | undefined;
     try {
-      work = await this.store.files.work(record.uid);
+      work = await this.files.work(record.uid);
       if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record, work);
       else await work.loadInput();
       if (this.stopping.signal.aborted) return;
@@ -147,7 +149,7 @@ export class Jobs implements JobStarter {
       await work.saveOutput();
       if (result.loudness) {
         const { loudness_target, true_peak } = record.internal.settings;
-        await this.store.files.saveLoudnessReport(record.uid, {
+        await this.files.saveLoudnessReport(record.uid, {
           uid: record.uid,
           interval_s: 1,
           target_lufs: loudness_target,
@@ -180,7 +182,7 @@ export class Jobs implements JobStarter {
       if (err instanceof PartUnavailableError) throw err;
       if (err instanceof LeftForAnotherInstance) throw err;
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
-      const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
+      const message = publicMessage(err instanceof Error ? err.message : String(err), this.options.dataDir);
       await this.records
         .update(record, { enhancement_status: 'FAILED', error: { code, message } })
         .catch(() => undefined);
@@ -207,7 +209,7 @@ export class Jobs implements JobStarter {
   /** A PROCESSING media's metadata says why its work stands still, and that no time left can be told. */
   private waiting(record: MediaRecord, why: string): void {
     if (record.enhancement_status !== 'PROCESSING') return;
-    const reason = publicMessage(why, dirname(this.store.root));
+    const reason = publicMessage(why, this.options.dataDir);
     this.records.setProgress(record, { percent: record.progress?.percent ?? 0, seconds_left: null, waiting: reason });
   }
 

@@ -30,6 +30,7 @@ export async function decodeStage(
       job.input.ext,
       work('decoded.wav'),
       bounds,
+      undefined,
       onProgress && shareOfTime(shape?.durationS, onProgress),
     );
     await checkAfterDecoding(work('decoded.wav'), job.input.ext, maxDecodedBytes);

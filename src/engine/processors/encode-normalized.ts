@@ -85,6 +85,8 @@ export async function encodeNormalized(
   work: WorkFile,
   target: LoudnessTarget,
   onProgress: (share: number) => void,
+  /** An FFMETADATA file of chapters that replace the input's (chapters.ts), when the audio moved; audio outputs only. */
+  chapters?: string,
 ): Promise<EncodedReport> {
   const streamTypes =
     output.kind === 'video'
@@ -125,13 +127,17 @@ export async function encodeNormalized(
         work('encoded'),
         output.ext as AudioContainer,
         encoder,
-        { path: job.inputPath, format: job.input.ext },
+        { path: job.inputPath, format: job.input.ext, ...(chapters ? { chapters } : {}) },
         encoding,
       );
     // Report what the encoded file holds, measured after decoding it again.
     await privateFile(work('check.wav'));
-    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'), {}, checking);
-    const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'), part(ROUND_PARTS.checked, 1));
+    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'), {}, undefined, checking);
+    const delivered: LoudnessMeasurement = await measureWavFile(
+      work('check.wav'),
+      undefined,
+      part(ROUND_PARTS.checked, 1),
+    );
     onProgress(start + share);
     return { report, delivered };
   };

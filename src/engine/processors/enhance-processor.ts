@@ -60,7 +60,7 @@ export async function processMedia(
     // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
     // fails here: any invalid WAV met after this is one the engine made.
     progress.at('measure');
-    const original = await measureWavFile(decoded.source, progress.of('measure'));
+    const original = await measureWavFile(decoded.source, undefined, progress.of('measure'));
     progress.at('enhance');
     const enhanced = await enhanceStage(job, decoded.source, original, work, {
       threads: help?.threads,
