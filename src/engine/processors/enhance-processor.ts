@@ -24,19 +24,20 @@ import type { MediaType } from '../storage/media-type';
 import { removeWorkFiles, workFiles } from './work-files';
 
 /**
- * How long each stage takes against the others, per chain (from its time on a minute of speech in the
- * engine): the enhancement is most of the work, the more so the heavier the model. Decoding counts only
- * for non-WAV input. An output other than WAV is normalized, encoded, decoded and measured once or twice
- * (encode-normalized.ts): its last stage takes about three times a WAV's (ENCODED_NORMALIZE_WEIGHT). Only
- * the share shown rests on these: the time left is measured (jobs/progress-estimate.ts).
+ * How long each stage takes against the others, per chain (from their times on a minute of speech in the
+ * engine): the enhancement is most of the work, the more so the heavier the model; normalizing a WAV takes
+ * about half of FINCH's enhancement. Decoding counts only for non-WAV input. An output other than WAV is
+ * normalized, encoded, decoded and measured once or twice (encode-normalized.ts): its last stage takes
+ * about three times FINCH's enhancement (ENCODED_NORMALIZE_WEIGHT). Only the share shown rests on these:
+ * the time left is measured (jobs/progress-estimate.ts).
  */
 const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
-  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 7 },
-  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 7 },
-  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 7 },
+  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 3 },
+  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 3 },
+  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 3 },
 };
-const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 7 };
-const ENCODED_NORMALIZE_WEIGHT = 20;
+const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 3 };
+const ENCODED_NORMALIZE_WEIGHT = 15;
 
 /** A file's channels lent to another thread of the pool. */
 export const runTask = (task: unknown) => runChannelTask(task as ChannelTask);
