@@ -2,7 +2,7 @@
 // reduction by DeepFilterNet3 or RNNoise, leveler, as the model says) and then loudness normalization (src/audio), for audio
 // and for a video's soundtrack. WAV is read and written directly; every other format goes through
 // ffmpeg when it is installed. One stage a file, in the order they run: decode, measure, enhance,
-// normalize (with the encode), deliver.
+// trim (pauses, when asked), normalize (with the encode), deliver.
 import { measureWavFile } from '../../audio/measure';
 import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
 import type { EnhancementModel } from '../../enhance/chain-types';
@@ -21,6 +21,7 @@ import {
 } from './processor';
 import { StagedProgress, type StageWeights } from './staged-progress';
 import type { MediaType } from '../storage/media-type';
+import { checkTrimSettings, movedChapters, trimStage } from './trim-stage';
 import { removeWorkFiles, workFiles } from './work-files';
 
 /**
@@ -53,6 +54,7 @@ export async function processMedia(
   progress.at('decode');
   await removeWorkFiles(job.outputPath);
   await requireFfmpeg(job, output, context);
+  checkTrimSettings(job);
   try {
     const decoded = await decodeStage(job, context, work, progress.of('decode'));
     if ('unchanged' in decoded) return decoded.unchanged;
@@ -68,22 +70,25 @@ export async function processMedia(
       runElsewhere: help?.runElsewhere.bind(help),
       onProgress: progress.of('enhance'),
     });
+    const trimmed = await trimStage(job, enhanced, work);
     progress.at('normalize');
     const report = await normalizeStage(
       job,
-      enhanced.path,
+      trimmed.path,
       output,
       encoding,
       context,
       work,
       original,
       progress.of('normalize'),
+      output.ext === 'wav' ? undefined : await movedChapters(job, trimmed, context.ffmpegPath, work),
     );
     return await deliverStage(job, {
       output,
       encoding,
       original,
       enhanced,
+      trimmed: trimmed.report,
       report,
       target: loudnessTarget(job, context),
     });
