@@ -1,51 +1,90 @@
 // One contestant of dfn-frames.bench.ts, in a process of its own so its memory is its own: enhances a
-// 48 kHz mono WAV and prints its CPU time and its peak resident memory above where it stood before.
+// WAV (48 kHz mono, or 44.1 kHz stereo with one thread per channel) and prints its CPU time, its wall
+// time and its peak resident memory above where it stood before.
 //   node dfn-frames-child.js <chain-FINCH | chain-LARK_V2 | blockwise | stateful-wasm | stateful-native> <input>
+// A stereo file's second channel goes to a worker thread of this process, as the engine lends a file's
+// channels to its other workers; CPU time and memory are the whole process's, both threads together.
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { openWav } from '../src/audio/wav-reader';
 import { enhanceWavFile } from '../src/enhance/chain';
+import { runChannelTask, type ChannelTask } from '../src/enhance/channel-task';
+import { DFN_RATE } from '../src/enhance/dfn-frames';
 import { DfnStream } from '../src/enhance/dfn-stream';
+import { StreamResampler } from '../src/enhance/resampler';
 import { BlockwiseDfnStream } from './dfn-blockwise/blockwise-stream';
 
 const kib = (field: string) =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))![1]);
 
-/** The stream alone over the file's samples (the network, its features and the STFT; no chain around it). */
-async function streamOver(
-  input: string,
-  stream: { push(s: Float32Array, n: number): Promise<unknown>; flush(): Promise<unknown> },
-) {
+type ThreadJob = { mode: string; input: string; channel: number } | { task: ChannelTask };
+
+/**
+ * The stream alone over one channel of the file (the network, its features and the STFT, after the same
+ * resampler to 48 kHz for every contestant; no chain around it). Returns the runtime it ran on.
+ */
+async function streamOver(mode: string, input: string, channel: number): Promise<string> {
+  const stream =
+    mode === 'blockwise'
+      ? await BlockwiseDfnStream.create()
+      : await DfnStream.create(Infinity, { runtime: mode === 'stateful-native' ? 'native' : 'wasm' });
+  const runtime = stream instanceof DfnStream ? stream.runtime : 'wasm';
   const source = await openWav(input);
+  const rate = source.layout.sampleRate;
+  const up = rate === DFN_RATE ? undefined : await StreamResampler.create(rate, DFN_RATE);
   try {
-    for await (const block of source.blocks()) await stream.push(block.samples[0], block.frames);
+    for await (const block of source.blocks()) {
+      const samples = block.samples[channel];
+      const at48 = up ? up.push(samples, block.frames) : samples.subarray(0, block.frames);
+      await stream.push(at48, at48.length);
+    }
+    if (up) {
+      const tail = up.flush();
+      await stream.push(tail, tail.length);
+    }
     await stream.flush();
   } finally {
     await source.close();
+    stream.destroy();
+    up?.destroy();
   }
+  return runtime;
+}
+
+/** Runs `job` on a worker thread of this process. */
+function onThread<T>(job: ThreadJob): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(__filename, { workerData: job });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => code !== 0 && reject(new Error(`thread exited ${code}`)));
+  });
 }
 
 async function main(): Promise<void> {
   const [mode, input] = process.argv.slice(2);
+  const source = await openWav(input);
+  const channels = source.layout.channels;
+  await source.close();
   const atStart = kib('VmRSS');
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
   let runtime: string;
   if (mode.startsWith('chain-')) {
     const output = `${input}.${mode}.wav`;
-    const report = await enhanceWavFile(input, output, { model: mode.slice(6) as 'FINCH' | 'LARK_V2', level: 100 });
+    const report = await enhanceWavFile(
+      input,
+      output,
+      { model: mode.slice(6) as 'FINCH' | 'LARK_V2', level: 100 },
+      { threads: channels, runElsewhere: (task) => onThread({ task }) },
+    );
     runtime = report.runtime;
     await rm(output, { force: true });
-  } else if (mode === 'blockwise') {
-    const stream = await BlockwiseDfnStream.create();
-    await streamOver(input, stream);
-    stream.destroy();
-    runtime = 'wasm';
   } else {
-    const stream = await DfnStream.create(Infinity, { runtime: mode === 'stateful-native' ? 'native' : 'wasm' });
-    runtime = stream.runtime;
-    await streamOver(input, stream);
-    stream.destroy();
+    const others = Array.from({ length: channels - 1 }, (_, i) => onThread<string>({ mode, input, channel: i + 1 }));
+    runtime = await streamOver(mode, input, 0);
+    await Promise.all(others);
   }
   const used = process.cpuUsage(cpu);
   console.log(
@@ -59,7 +98,18 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (isMainThread)
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+else {
+  const job = workerData as ThreadJob;
+  const done = 'task' in job ? runChannelTask(job.task) : streamOver(job.mode, job.input, job.channel);
+  done.then(
+    (result) => parentPort!.postMessage(result),
+    (error: unknown) => {
+      throw error;
+    },
+  );
+}

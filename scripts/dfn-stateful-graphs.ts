@@ -7,6 +7,14 @@
 //     Concat of the k frames before (input `<state>.in`) with the new frames, and the last k frames of
 //     that Concat are the output `<state>.out`.
 // A state starts at zeros: the first chunk then sees what the shipped graphs see at the sequence's start.
+// Each grouped linear layer, an Einsum `btgi,gih->btgh` over a weight, becomes the same product as a
+// MatMul between two Transposes (the weight the same tensor, byte for byte): onnxruntime's Einsum folds
+// the batch into the rows of one product, which then sums in another order for a batch than for one
+// signal alone; the MatMul multiplies each signal's frames on their own, so that a signal's outputs in a
+// batch are bit-identical to its outputs alone. (Its speed is the Einsum's, within the noise.)
+// The batch axis of every input and output is left free (`B`): several signals, each with its own state,
+// run in one call, each giving exactly what it gives alone. A run's cost at one or two frames is mostly
+// reading the GRUs' 8 MB of weights, which a batch reads once for all its signals.
 // Nodes no output needs any more (the zero-state builders) are left out. Every other op works within
 // one frame and is copied as it is, its weights byte for byte.
 //
@@ -153,11 +161,61 @@ export function deriveStatefulGraph(graphName: string, shipped: Uint8Array): Uin
     gru.output![1] = `${name}.out`;
   }
 
+  for (const einsum of nodes.filter((node) => node.opType === 'Einsum')) groupedLinearAsMatMul(graph, einsum);
+
   graph.node = [...nodes, ...newNodes];
   graph.input = [...graph.input!, ...newInputs];
   graph.output = [...graph.output!, ...newOutputs];
   pruneUnneeded(graph);
+  for (const value of [...graph.input, ...graph.output]) freeBatchAxis(value);
   return onnx.ModelProto.encode(model).finish();
+}
+
+/** The axis that counts signals: 1 in a GRU's hidden state (directions, batch, hidden), else 0. */
+const batchAxis = (name: string) => (/\.GRU(_\d+)?\.(in|out)$/.test(name) ? 1 : 0);
+
+/** Names a graph input's or output's batch axis `B`, free (it was 1, or free under another name). */
+function freeBatchAxis(value: onnx.IValueInfoProto): void {
+  const dims = value.type!.tensorType!.shape!.dim!;
+  const axis = batchAxis(value.name!);
+  if (dims[axis].dimParam === undefined && Number(dims[axis].dimValue) !== 1)
+    throw new Error(`${value.name}: a batch of ${dims[axis].dimValue}, expected 1`);
+  dims[axis] = onnx.TensorShapeProto.Dimension.create({ dimParam: 'B' });
+}
+
+/** The grouped linear Einsum (x: b,t,g,i; weight g,i,h) as Transpose (b,g,t,i), MatMul (b,g,t,h), Transpose back. */
+function groupedLinearAsMatMul(graph: onnx.IGraphProto, einsum: onnx.INodeProto): void {
+  const equation = Buffer.from(einsum.attribute!.find((a) => a.name === 'equation')!.s!).toString();
+  const [x, weight] = einsum.input!;
+  const dims = graph.initializer!.find((tensor) => tensor.name === weight)?.dims;
+  if (equation !== 'btgi,gih->btgh' || dims?.length !== 3)
+    throw new Error(
+      `${einsum.name}: Einsum ${equation} over ${weight} is not a grouped linear layer this script knows`,
+    );
+  const output = einsum.output![0];
+  const swap = (name: string, input: string, out: string) =>
+    onnx.NodeProto.create({
+      name,
+      opType: 'Transpose',
+      input: [input],
+      output: [out],
+      attribute: [
+        onnx.AttributeProto.create({ name: 'perm', type: onnx.AttributeProto.AttributeType.INTS, ints: [0, 2, 1, 3] }),
+      ],
+    });
+  const nodes = graph.node!;
+  nodes.splice(
+    nodes.indexOf(einsum),
+    1,
+    swap(`${einsum.name}/GroupsFirst`, x, `${output}/groups_first`),
+    onnx.NodeProto.create({
+      name: `${einsum.name}/MatMul`,
+      opType: 'MatMul',
+      input: [`${output}/groups_first`, weight],
+      output: [`${output}/by_group`],
+    }),
+    swap(`${einsum.name}/FramesFirst`, `${output}/by_group`, output),
+  );
 }
 
 /** Leaves out nodes no output needs, and the initializers and value infos of values left unused. */

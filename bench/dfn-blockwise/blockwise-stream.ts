@@ -170,11 +170,10 @@ export class BlockwiseDfnStream {
   }
 
   private enhance(t: number, outputs: DfnOutputs, row: number): void {
-    const noisy = (tap: number) => {
+    const noisy = Array.from({ length: DF_ORDER }, (_, tap) => {
       const frame = t - DF_LOOKAHEAD + tap;
-      if (frame < 0) return ZERO_SPECTRUM;
-      return this.spectrum(frame % this.capacity);
-    };
+      return frame < 0 ? ZERO_SPECTRUM : this.spectrum(frame % this.capacity);
+    });
     applyDfnOutputs(
       noisy,
       outputs.mask.subarray(row * ERB_BANDS, (row + 1) * ERB_BANDS),

@@ -22,7 +22,8 @@ let queue: Promise<unknown> = Promise.resolve();
 function loadSessions(): Promise<Sessions> {
   sessions ??= (async () => {
     const runtime = await loadOnnxRuntime('wasm');
-    const open = (name: string) => runtime.open(join(MODEL_DIR, `${name}.onnx`));
+    // With every graph optimisation, as the engine ran these graphs.
+    const open = (name: string) => runtime.open(join(MODEL_DIR, `${name}.onnx`), { graphOptimizationLevel: 'all' });
     return {
       encoder: await open('enc'),
       erbDecoder: await open('erb_dec'),

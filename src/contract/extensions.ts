@@ -11,10 +11,13 @@ export const OUTPUT_ENCODING = 'output-encoding';
 /** `enhancement_model: "LOUDNESS_ONLY"`: loudness normalisation and the true-peak limiter, no speech enhancement. */
 export const LOUDNESS_ONLY = 'loudness-only';
 
-export type ServiceExtension = typeof OUTPUT_ENCODING | typeof LOUDNESS_ONLY;
+/** `trim_pauses_s`: pauses longer than it shortened to it, by the voice activity the chain measures. */
+export const TRIM_PAUSES = 'trim-pauses';
+
+export type ServiceExtension = typeof OUTPUT_ENCODING | typeof LOUDNESS_ONLY | typeof TRIM_PAUSES;
 
 /** What the built-in engine implements. */
-export const ENGINE_EXTENSIONS: readonly ServiceExtension[] = [OUTPUT_ENCODING, LOUDNESS_ONLY];
+export const ENGINE_EXTENSIONS: readonly ServiceExtension[] = [OUTPUT_ENCODING, LOUDNESS_ONLY, TRIM_PAUSES];
 
 /**
  * Where a service declares its extensions: `200 {"extensions": [...]}`, no key needed. A service without
@@ -47,13 +50,28 @@ export interface OutputEncodingSettings {
   downmix_mono?: boolean;
 }
 
+/** The longest a pause may stay, in seconds (`trim_pauses_s`): under 0.3 s cuts into the breaths between phrases. */
+export const TRIM_PAUSES_S = { min: 0.3, max: 10 } as const;
+
+/** The `media_enhancement` member of the trim-pauses extension. */
+export interface TrimPausesSettings {
+  /** Pauses longer than this (seconds) are shortened to it; absent: none is. Audio only, with a speech model. */
+  trim_pauses_s?: number;
+}
+
 /** Each extension member, by the extension it belongs to. */
 export const EXTENSION_OF = new Map<string, ServiceExtension>([
   ['bitrate_kbps', OUTPUT_ENCODING],
   ['bitrate_mode', OUTPUT_ENCODING],
   ['sample_rate_hz', OUTPUT_ENCODING],
   ['downmix_mono', OUTPUT_ENCODING],
+  ['trim_pauses_s', TRIM_PAUSES],
 ]);
+
+/** Whether `member` chooses a lossy output's encoding (those apply to a lossy output only). */
+export function isEncodingMember(member: string): boolean {
+  return EXTENSION_OF.get(member) === OUTPUT_ENCODING;
+}
 
 /** The output formats that keep every sample: the encoding members do not apply to them. */
 export const LOSSLESS_AUDIO = ['wav', 'aiff', 'flac'] as const;

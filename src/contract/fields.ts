@@ -5,10 +5,13 @@ import {
   ENGINE_EXTENSIONS,
   EXTENSION_MODELS,
   EXTENSION_OF,
+  isEncodingMember,
   LOSSLESS_AUDIO,
   SAMPLE_RATES_HZ,
+  TRIM_PAUSES_S,
   type LOUDNESS_ONLY_MODEL,
   type OutputEncodingSettings,
+  type TrimPausesSettings,
 } from './extensions';
 // The field rules of the service interface (docs/interface.md#fields-and-bounds), written once.
 // The client checks a request with them before sending it; the local engine answers 422 with them.
@@ -63,7 +66,7 @@ export interface EnhanceJsonBody {
  * The `media_enhancement` (v2) or `video_enhancement` (v1 video) JSON part. Every member is optional.
  * The output-encoding members are an extension of the built-in engine, in `media_enhancement` only.
  */
-export interface EnhancementSettings extends OutputEncodingSettings {
+export interface EnhancementSettings extends OutputEncodingSettings, TrimPausesSettings {
   loudness_target?: number;
   true_peak?: number;
   enhancement_level?: number;
@@ -211,6 +214,7 @@ const SETTINGS_RULES = new Map<string, Check>([
   ['bitrate_mode', oneOf(BITRATE_MODES)],
   ['sample_rate_hz', numberOneOf(SAMPLE_RATES_HZ)],
   ['downmix_mono', aBoolean],
+  ['trim_pauses_s', numberIn(TRIM_PAUSES_S.min, TRIM_PAUSES_S.max)],
 ] satisfies [keyof EnhancementSettings, Check][]);
 
 /** Issues of an enhance-json body; an empty array means it is valid. */
@@ -285,7 +289,7 @@ export function checkEnhancementSettings(
     const issue = check(value, loc);
     if (issue) issues.push(issue);
     // `downmix_mono: false` is the default, which a lossless output keeps anyway.
-    else if (extension && value !== false && settings.transcode === 'WAV')
+    else if (isEncodingMember(member) && value !== false && settings.transcode === 'WAV')
       issues.push(losslessIssue(loc, value, 'transcode WAV'));
   }
   return issues;
@@ -304,7 +308,7 @@ export function checkEncodingForInput(
   if (settings.transcode || input.kind !== 'audio' || !(LOSSLESS_AUDIO as readonly string[]).includes(input.ext))
     return [];
   return Object.entries(settings)
-    .filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined && value !== false)
+    .filter(([member, value]) => isEncodingMember(member) && value !== undefined && value !== false)
     .map(([member, value]) =>
       losslessIssue(['body', part, member], value, `the input is ${input.ext.toUpperCase()}, kept as it is`),
     );

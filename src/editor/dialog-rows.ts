@@ -100,6 +100,8 @@ export function dialogRows(values: EditorValues): DialogRows {
     bitrateMode: menuRow('bitrateMode', 'fa-exchange', '200px'),
     sampleRate: menuRow('sampleRate', 'fa-area-chart', '200px'),
     downmixMono: checkboxRow('downmixMono'),
+    // Upload and enhance file: pauses longer than this shortened to it (empty: kept).
+    trimPauses: numberRow('trimPauses', 'fa-scissors', 's', 'trimPausesS'),
     folder: toFileRow('folder', 'fa-folder-o'),
     fileName: toFileRow('fileName', 'fa-file-o'),
     ifExists: toFileMenuRow('ifExists', 'fa-clone', '70%'),
@@ -109,6 +111,22 @@ export function dialogRows(values: EditorValues): DialogRows {
       'settle',
       'fa-hourglass-half',
       `<input type="text" id="node-input-settle" style="width: 100px;" placeholder="${values.settleSeconds.default}"> <span data-i18n="{type}.hint.settle"></span>`,
+    ),
+    // Enhance file: an intro and an outro joined to the episode (paths; empty: none), and their crossfade.
+    intro: labelledRow(
+      'intro',
+      'fa-step-backward',
+      `<input type="text" id="node-input-intro" data-i18n="[placeholder]{type}.placeholder.intro">`,
+    ),
+    outro: labelledRow(
+      'outro',
+      'fa-step-forward',
+      `<input type="text" id="node-input-outro" data-i18n="[placeholder]{type}.placeholder.outro">`,
+    ),
+    crossfade: labelledRow(
+      'crossfade',
+      'fa-random',
+      `<input type="text" id="node-input-crossfade" style="width: 100px;" placeholder="0"> <span data-i18n="{type}.hint.crossfade"></span>`,
     ),
     attachLoudness: checkboxRow('attachLoudness'),
     limitUpload: limitRow('limitUpload', defaults, 'noLimit'),

@@ -15,10 +15,11 @@ import {
   V1_ENHANCEMENT_LEVEL,
   V2_ENHANCEMENT_LEVEL,
 } from '../contract/fields';
-import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../contract/extensions';
+import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ, TRIM_PAUSES_S } from '../contract/extensions';
 import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/final-name';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
+import { MAX_CROSSFADE_SECONDS } from '../nodes/episode-parts';
 import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS } from '../nodes/file-settle';
 import { BACKLOG_MS, DEFAULT_BACKLOG_MS, DEFAULT_GAP_SECONDS, GAP_SECONDS, LEVEL } from '../nodes/stream-settings';
 import { STREAM_MODELS } from '../stream/live-stream';
@@ -35,11 +36,15 @@ export interface EditorValues {
     v2EnhancementLevel: Bounds;
     /** upload, enhance file: a lossy output's bitrate (the output-encoding extension). */
     bitrateKbps: Bounds;
+    /** upload, enhance file: the longest pause kept, in seconds (the trim-pauses extension). */
+    trimPausesS: Bounds;
   };
   /** The longest timeout, in seconds, that a timer holds. */
   maxTimeoutSeconds: number;
   /** "Wait for the file to settle" (enhance file, upload): its default and largest value. */
   settleSeconds: { default: number; max: number };
+  /** Enhance file's crossfade between the intro, the episode and the outro: its largest value (seconds). */
+  crossfadeSeconds: { max: number };
   /** In the contract's order, the order in which the checks name them. */
   enums: {
     models: string[];
@@ -102,9 +107,11 @@ export function editorValues(): EditorValues {
       v1EnhancementLevel: { ...V1_ENHANCEMENT_LEVEL },
       v2EnhancementLevel: { ...V2_ENHANCEMENT_LEVEL },
       bitrateKbps: { ...BITRATE_KBPS },
+      trimPausesS: { ...TRIM_PAUSES_S },
     },
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
     settleSeconds: { default: DEFAULT_SETTLE_SECONDS, max: MAX_SETTLE_SECONDS },
+    crossfadeSeconds: { max: MAX_CROSSFADE_SECONDS },
     enums: {
       models: [...MODELS],
       settingsModels: [...SETTINGS_MODELS],

@@ -74,6 +74,19 @@ export function integerOrEmpty(bounds: Bounds): Validator {
   });
 }
 
+/** Empty leaves every pause as it is; otherwise seconds within the bounds (trim_pauses_s). */
+export function trimPausesOrEmpty(bounds: Bounds): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    const n = Number(text);
+    return (
+      text === '' ||
+      (Number.isFinite(n) && n >= bounds.min && n <= bounds.max) ||
+      `a number of seconds from ${bounds.min} to ${bounds.max}, or empty to keep every pause`
+    );
+  });
+}
+
 /** Empty takes `defaultValue`; otherwise a number within the bounds, whole with `integer`. */
 export function numberOrDefault(bounds: Bounds, integer: boolean, defaultValue: number): Validator {
   return withReason(function (value) {
@@ -120,6 +133,28 @@ export function settleSecondsOrEmpty(maxSeconds: number, defaultSeconds: number)
       (Number.isFinite(n) && n >= 0 && n <= maxSeconds) ||
       `a number of seconds from 0 (do not wait) to ${maxSeconds}, or empty for ${defaultSeconds}`
     );
+  });
+}
+
+/** Seconds of crossfade between an intro, the episode and an outro: 0 to `maxSeconds`, or empty for none. */
+export function crossfadeSecondsOrEmpty(maxSeconds: number): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    const n = Number(text);
+    return (
+      text === '' ||
+      (Number.isFinite(n) && n >= 0 && n <= maxSeconds) ||
+      `a number of seconds from 0 to ${maxSeconds}, or empty for none`
+    );
+  });
+}
+
+/** Empty, or the path of a file: text without control characters (whether the file is there is checked per message). */
+export function filePathOrEmpty(): Validator {
+  return withReason(function (value) {
+    const path = String(value || '');
+    // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
+    return !/[\u0000-\u001f\u007f]/.test(path) || 'a file path without control characters';
   });
 }
 
@@ -201,6 +236,7 @@ interface ServiceNode {
   extensions?: string;
   declaresOutputEncoding?: boolean;
   declaresLoudnessOnly?: boolean;
+  declaresTrimPauses?: boolean;
 }
 declare const RED: { nodes: { node(id: string): ServiceNode | null | undefined } } | undefined;
 
@@ -220,6 +256,7 @@ function serviceLacks(service: ServiceNode | null | undefined, extension: string
   if (!service || service.mode !== 'remote' || service.extensions !== 'listed') return false;
   if (extension === 'output-encoding') return service.declaresOutputEncoding !== true;
   if (extension === 'loudness-only') return service.declaresLoudnessOnly !== true;
+  if (extension === 'trim-pauses') return service.declaresTrimPauses !== true;
   return true;
 }
 
@@ -252,10 +289,13 @@ export const VALIDATORS = [
   numberIn,
   integerOrEmpty,
   numberOrDefault,
+  trimPausesOrEmpty,
   booleanOrEmpty,
   positiveIntegerOrEmpty,
   secondsOrEmpty,
   settleSecondsOrEmpty,
+  crossfadeSecondsOrEmpty,
+  filePathOrEmpty,
   oneOf,
   either,
   folderForFiles,

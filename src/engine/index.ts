@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { KeyChecker } from './http/auth';
 import { accessLogLine } from './http/access-log';
 import { Capacity } from './http/capacity';
@@ -11,11 +12,12 @@ import { diskUse, type DiskUse } from './storage/disk-use';
 import { MediaRetention, type RetentionOptions } from './storage/retention';
 import { createEngineServer } from './http/server';
 import { DecodedRoom } from './http/decoded-room';
-import { MediaStore } from './storage/store';
 import { WorkerPool } from './jobs/worker-pool';
 import { Health } from './http/health';
-import { LocalRecords } from './storage/media-records';
+import { DiskRecords } from './storage/disk-records';
+import { LocalMediaFiles } from './storage/local-media-files';
 import { startCluster } from './cluster/cluster';
+import { engineName } from './cluster/engine-name';
 import { ffmpegAvailable } from '../audio/ffmpeg';
 
 export type { EngineOptions } from './options';
@@ -57,17 +59,20 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       // the error log is the last resort: if it fails too, nothing is left to tell
     }
   };
+  const mediaRoot = join(config.dataDir, 'media');
   // The AWS SDK is loaded only for an engine that uses S3: the others neither wait for it nor hold it.
-  const files = config.storage
+  const s3Files = config.storage
     ? new (await import('./storage/s3-media-files')).S3MediaFiles(
         config.storage.location,
         config.storage.s3,
         config.dataDir,
       )
-    : undefined; // the data folder
-  // With Redis the records are shared, and so is the data folder when the files are kept there.
-  const store = new MediaStore(config.dataDir, files, config.redis !== undefined);
-  const resumable = await store.open();
+    : undefined;
+  // With Redis the records are shared (cluster/), and so is the data folder when the files are kept there.
+  const files = s3Files ?? new LocalMediaFiles(mediaRoot, config.redis !== undefined);
+  await files.open();
+  const diskRecords = config.redis ? undefined : new DiskRecords(mediaRoot, files);
+  const resumable = (await diskRecords?.open()) ?? [];
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });
   const pool = new WorkerPool(
@@ -86,13 +91,13 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   const hasFfmpeg = await ffmpegAvailable(config.ffmpegPath);
   health.tell('ffmpeg', hasFfmpeg);
   // Files in S3 are shared too: a load balancer should know when they cannot be reached.
-  if (files) health.add({ name: 'storage', probe: () => files.ping(), up: () => true });
+  if (s3Files) health.add({ name: 'storage', probe: () => s3Files.ping(), up: () => true });
   // With Redis, the records, jobs, limits and the retention's turn are shared by every instance.
-  const cluster = config.redis ? await startCluster(config, store, health, logError) : undefined;
-  const records = cluster?.records ?? new LocalRecords(store);
+  const cluster = config.redis ? await startCluster(config, files, health, logError) : undefined;
+  const records = cluster?.records ?? diskRecords!;
   const retention = new MediaRetention(
     records,
-    store,
+    files,
     config.retention,
     config.onRemoved,
     // Shared media: one clock (Redis's) for every time the retention compares, whatever this machine's says.
@@ -102,10 +107,18 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   );
   const jobs = new Jobs(
     records,
-    store,
+    files,
     pool,
     faults,
-    { ...config, fetchGuard, onErrorLine: logError, leaveWhatNeedsFfmpeg: cluster !== undefined && !hasFfmpeg },
+    {
+      ...config,
+      // As the paths under it are written (a message never names the data folder).
+      dataDir: dirname(mediaRoot),
+      fetchGuard,
+      onErrorLine: logError,
+      leaveWhatNeedsFfmpeg: cluster !== undefined && !hasFfmpeg,
+      ...(cluster ? { engineName: engineName() } : {}),
+    },
     () => void retention.sweep(),
   );
   const starter = cluster?.startJobs(jobs) ?? jobs;
@@ -125,7 +138,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     logError,
     health,
     routes: {
-      store,
+      files,
       records,
       jobs: starter,
       faults,
@@ -166,9 +179,9 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
     url: `http://${host}:${port}`,
     port,
     storage: {
-      use: () => diskUse(records, store),
+      use: () => diskUse(records, files),
       removeFinished: (keep) => retention.removeFinished(keep),
-      ping: () => store.files.ping(),
+      ping: () => files.ping(),
       retention: { ...config.retention },
     },
     close: () =>
@@ -179,7 +192,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
         await starter.close();
         await retention.close();
         await records.close();
-        store.files.close();
+        files.close();
         await fetchGuard.close();
       })()),
   };

@@ -18,6 +18,7 @@ import {
   type EnhanceOptions,
   type NoiseReducer,
 } from './chain-types';
+import { RNNOISE_FRAME, RNNOISE_RATE } from './rnnoise';
 import { FLOAT_WAV, runChannelTask, type ChannelTask, type ChannelTaskResult } from './channel-task';
 import { findHum, planFilters, type HumFinding } from './filter-plan';
 import { FrameTrack } from './frame-track';
@@ -56,6 +57,8 @@ export interface EnhanceReport {
   threads: number;
   /** A stereo file's two channels were one signal: processed once, the result written to both. */
   twinChannels?: boolean;
+  /** Voice activity (0 to 1) per frame of `frameSeconds` from the file's start, as the chain measured it. */
+  voice?: { perFrame: Float32Array; frameSeconds: number };
 }
 
 export async function enhanceWavFile(
@@ -129,6 +132,7 @@ export async function enhanceWavFile(
         speechShare: leveler.speechShare,
       },
       threads: results.length,
+      voice: { perFrame: track.voice.subarray(0, track.frames), frameSeconds: RNNOISE_FRAME / RNNOISE_RATE },
     };
   } finally {
     await Promise.all(tasks.map((task) => rm(task.outputPath, { force: true })));

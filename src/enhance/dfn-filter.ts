@@ -16,18 +16,18 @@ export function keptShare(capDb: number): number {
 }
 
 /**
- * Writes the enhanced spectrum of frame t to `out` (interleaved, 2 * BINS values). `noisy(o)` is the
+ * Writes the enhanced spectrum of frame t to `out` (interleaved, 2 * BINS values). `noisy[o]` is the
  * noisy spectrum of frame t - DF_LOOKAHEAD + o (o = 0..DF_ORDER-1; a zero spectrum past either end);
  * `mask` holds ERB_BANDS gains and `coefs` DF_BINS x DF_ORDER complex taps, both for frame t.
  */
 export function applyDfnOutputs(
-  noisy: (tap: number) => Float32Array,
+  noisy: readonly Float32Array[],
   mask: Float32Array,
   coefs: Float32Array,
   kept: number,
   out: Float32Array,
 ): void {
-  const current = noisy(DF_LOOKAHEAD);
+  const current = noisy[DF_LOOKAHEAD];
   let bin = 0;
   for (let band = 0; band < ERB_BANDS; band++) {
     const gain = mask[band];
@@ -40,7 +40,7 @@ export function applyDfnOutputs(
     let re = 0;
     let im = 0;
     for (let tap = 0; tap < DF_ORDER; tap++) {
-      const x = noisy(tap);
+      const x = noisy[tap];
       const a = x[2 * k];
       const b = x[2 * k + 1];
       const c = coefs[(k * DF_ORDER + tap) * 2];

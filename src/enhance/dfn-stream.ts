@@ -61,6 +61,13 @@ export class DfnStream {
   private readonly re: Float32Array;
   private readonly im: Float32Array;
   private readonly spectra: Float32Array;
+  /** Views of each ring slot, made once (a view made per use would be garbage for every frame). */
+  private readonly spectrumViews: Float32Array[];
+  private readonly erbViews: Float32Array[];
+  private readonly reViews: Float32Array[];
+  private readonly imViews: Float32Array[];
+  /** The noisy spectra under the deep filter's taps, for the frame being enhanced. */
+  private readonly taps: Float32Array[] = [];
   /** What a run is given: features laid out as the network's tensors. */
   private readonly erbInput: Float32Array;
   private readonly specInput: Float32Array;
@@ -102,6 +109,12 @@ export class DfnStream {
     this.re = new Float32Array(this.capacity * DF_BINS);
     this.im = new Float32Array(this.capacity * DF_BINS);
     this.spectra = new Float32Array(this.capacity * 2 * BINS);
+    const views = (ring: Float32Array, width: number) =>
+      Array.from({ length: this.capacity }, (_, slot) => ring.subarray(slot * width, (slot + 1) * width));
+    this.spectrumViews = views(this.spectra, 2 * BINS);
+    this.erbViews = views(this.erb, ERB_BANDS);
+    this.reViews = views(this.re, DF_BINS);
+    this.imViews = views(this.im, DF_BINS);
     this.erbInput = new Float32Array(chunk * ERB_BANDS);
     this.specInput = new Float32Array(chunk * 2 * DF_BINS);
   }
@@ -179,16 +192,11 @@ export class DfnStream {
 
   /** A frame's spectrum in the ring (the ring holds every frame until priming: capacity >= PRIME_FRAMES). */
   private spectrum(slot: number): Float32Array {
-    return this.spectra.subarray(slot * 2 * BINS, (slot + 1) * 2 * BINS);
+    return this.spectrumViews[slot];
   }
 
   private makeFeatures(slot: number): void {
-    this.features.push(
-      this.spectrum(slot),
-      this.erb.subarray(slot * ERB_BANDS, (slot + 1) * ERB_BANDS),
-      this.re.subarray(slot * DF_BINS, (slot + 1) * DF_BINS),
-      this.im.subarray(slot * DF_BINS, (slot + 1) * DF_BINS),
-    );
+    this.features.push(this.spectrumViews[slot], this.erbViews[slot], this.reViews[slot], this.imViews[slot]);
   }
 
   /** Runs the network on the frames up to `end`, a chunk at a time, and enhances the spectra each run completes. */
@@ -198,9 +206,9 @@ export class DfnStream {
       const count = Math.min(this.chunk, end - first);
       for (let i = 0; i < count; i++) {
         const slot = (first + i) % this.capacity;
-        this.erbInput.set(this.erb.subarray(slot * ERB_BANDS, (slot + 1) * ERB_BANDS), i * ERB_BANDS);
-        this.specInput.set(this.re.subarray(slot * DF_BINS, (slot + 1) * DF_BINS), i * DF_BINS);
-        this.specInput.set(this.im.subarray(slot * DF_BINS, (slot + 1) * DF_BINS), (count + i) * DF_BINS);
+        this.erbInput.set(this.erbViews[slot], i * ERB_BANDS);
+        this.specInput.set(this.reViews[slot], i * DF_BINS);
+        this.specInput.set(this.imViews[slot], (count + i) * DF_BINS);
       }
       const outputs = await this.network.run(this.erbInput, this.specInput, count);
       this.ran += count;
@@ -212,13 +220,12 @@ export class DfnStream {
   }
 
   private enhance(t: number, outputs: DfnOutputs, row: number): void {
-    const noisy = (tap: number) => {
+    for (let tap = 0; tap < DF_ORDER; tap++) {
       const frame = t - DF_LOOKAHEAD + tap;
-      if (frame < 0) return ZERO_SPECTRUM;
-      return this.spectrum(frame % this.capacity);
-    };
+      this.taps[tap] = frame < 0 ? ZERO_SPECTRUM : this.spectrumViews[frame % this.capacity];
+    }
     applyDfnOutputs(
-      noisy,
+      this.taps,
       outputs.mask.subarray(row * ERB_BANDS, (row + 1) * ERB_BANDS),
       outputs.coefs.subarray(row * DF_BINS * DF_ORDER * 2, (row + 1) * DF_BINS * DF_ORDER * 2),
       this.kept,

@@ -3,9 +3,17 @@
 // shared client, with the building blocks' statuses, settings and overrides, and the loudness the
 // service measured in msg.loudness. The message is kept on disk until delivered: a restart or a redeploy
 // goes on where it stopped, uploading a file from a path again only if its upload had not been answered.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
 import { MediaEnhanceError } from '../client/errors';
 import type { MediaMetadata } from '../client/types';
-import { enhancementOf } from './enhancement';
+import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
+import { SETTINGS_DEFAULTS } from '../contract/fields';
+import { enhancementOf, type Enhancement } from './enhancement';
+import { joinEpisode } from './episode-join';
+import { readCrossfadeSeconds, readEpisodeParts, type EpisodeParts } from './episode-parts';
+import { engineTuning } from './local-engine';
 import {
   checkFileOutput,
   checkOutputTarget,
@@ -54,6 +62,36 @@ function outputName(t: Translate, msg: NodeMessage, configured: string): string 
   return given.trim();
 }
 
+/**
+ * The intro and outro joined to the episode written at `path`, in place (episode-join.ts), at the
+ * message's loudness target; a failure is the node's own (FILE), and the enhanced file can still be had.
+ */
+async function joinParts(
+  t: Translate,
+  path: string,
+  parts: EpisodeParts,
+  enhancement: Enhancement,
+  ffmpegPath: string,
+  uid: string,
+): Promise<Awaited<ReturnType<typeof joinEpisode>>> {
+  const figure = (value: unknown, fallback: number) => (typeof value === 'number' ? value : fallback);
+  const target = {
+    targetLufs: figure(enhancement.loudness_target, SETTINGS_DEFAULTS.loudness_target),
+    ceilingDbtp: figure(enhancement.true_peak, SETTINGS_DEFAULTS.true_peak),
+    maxLimitingDb: DEFAULT_MAX_LIMITING_DB,
+  };
+  return joinEpisode(path, parts, target, ffmpegPath).catch((err: unknown) => {
+    throw new MediaEnhanceError(
+      'FILE',
+      t('media-enhance-file.error.notJoined', { uid, reason: (err as Error).message }),
+      {
+        mediaUid: uid,
+        cause: err,
+      },
+    );
+  });
+}
+
 /** A local failure to write a processed media's file: the work is not lost, and the error says where it is. */
 function notWritten(t: Translate, err: unknown, uid: string): unknown {
   if (!(err instanceof MediaEnhanceError) || err.code !== 'FILE') return err;
@@ -63,16 +101,36 @@ function notWritten(t: Translate, err: unknown, uid: string): unknown {
   });
 }
 
+/** A Buffer output's join: written to a private temporary folder, joined there, read back. */
+async function joinInBuffer(
+  payload: Buffer,
+  join: (path: string) => Promise<unknown>,
+  msg: NodeMessage,
+): Promise<Buffer> {
+  const folder = await mkdtemp(joinPath(tmpdir(), 'media-enhance-episode-'));
+  try {
+    const path = joinPath(folder, 'episode');
+    await writeFile(path, payload, { mode: 0o600 });
+    msg.episode = await join(path);
+    return await readFile(path);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 export default mediaNode(
   'media-enhance-file',
   { keepsMessages: true, finishesMedia: true },
   ({ RED, def, service, keeper, t }) => {
     const configured = enhancementOf(def, UPLOAD.fields);
     const output = readFileOutput(def);
+    // The intro and outro are joined here, with the engine's ffmpeg when the config node says where it is.
+    const ffmpegPath = engineTuning(RED.settings).ffmpegPath ?? 'ffmpeg';
     const checkSettings = () => {
       checkNodeEnhancement(t, UPLOAD, configured);
       checkFileOutput(t, output, def);
       readSettleMs(t, def);
+      readCrossfadeSeconds(t, def);
     };
     return {
       checkSettings,
@@ -83,6 +141,8 @@ export default mediaNode(
         checkFileOutput(t, output, def);
         readSettleMs(t, def);
         const { msg } = job;
+        // Checked before the upload: an intro or outro that is not there fails before anything is sent.
+        const parts = await readEpisodeParts(t, def, msg, RED.settings.fileWorkingDirectory);
         const target = output.toFile ? outputName(t, msg, output.name) : '';
         const ifExists = output.toFile ? readIfExists(t, msg, output.ifExists) : output.ifExists;
         // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
@@ -135,12 +195,18 @@ export default mediaNode(
           }).catch((err: unknown) => {
             throw notWritten(t, err, media.uid);
           });
+          if (parts) {
+            job.show({ text: t('media-enhance-file.status.joining') });
+            msg.episode = await joinParts(t, written.path, parts, enhancement, ffmpegPath, media.uid);
+          }
           msg.filename = written.path;
           msg.payload = written.path;
           msg.contentType = written.contentType;
         } else {
           const { payload, contentType } = await downloadAsBuffer(client, media.uid, 'ENHANCED', job);
-          msg.payload = payload;
+          msg.payload = parts
+            ? await joinInBuffer(payload, (path) => joinParts(t, path, parts, enhancement, ffmpegPath, media.uid), msg)
+            : payload;
           msg.contentType = contentType;
         }
         if (inputPath !== undefined) msg.inputFilename = inputPath;

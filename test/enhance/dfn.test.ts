@@ -293,6 +293,40 @@ describe('enhance: DeepFilterNet3', function () {
     assert.ok(errorDb < -100, `chunks of 7 against 100: ${errorDb.toFixed(1)} dB`);
   });
 
+  for (const runtime of ['wasm', 'native'] as const)
+    it(`runs signals asked for together as one batch, each exactly as alone (${runtime})`, async function () {
+      if (runtime === 'native' && !nativeRuntime().available) this.skip();
+      const frames = 24;
+      const signals = [3, 4, 5].map((seed) => noiseFeatures(frames, seed));
+      const alone: DfnOutputs[] = [];
+      for (const { erb, spec } of signals)
+        alone.push(await runInChunks(await DfnNetwork.create(runtime), erb, spec, frames, 2));
+      const before = dfnModelState().largestBatch;
+      const networks = await Promise.all(signals.map(() => DfnNetwork.create(runtime)));
+      // Asked for in the same turn, as the streams of one thread ask: one run of 3 signals at each step.
+      const together = await Promise.all(
+        signals.map(({ erb, spec }, s) => runInChunks(networks[s], erb, spec, frames, 2)),
+      );
+      assert.ok(dfnModelState().largestBatch >= 3, `largest batch ${dfnModelState().largestBatch} (was ${before})`);
+      for (let s = 0; s < signals.length; s++)
+        for (const output of ['mask', 'coefs', 'lsnr'] as const)
+          assert.ok(
+            together[s][output].every((value, i) => value === alone[s][output][i]),
+            `signal ${s}, ${output}: not the same as alone`,
+          );
+      // One network asked twice at once: its second run takes the state its first leaves.
+      const network = await DfnNetwork.create(runtime);
+      const { erb, spec } = signals[0];
+      const two = (first: number) => {
+        const part = new Float32Array(4 * DF_BINS);
+        part.set(spec.subarray(first * DF_BINS, (first + 2) * DF_BINS));
+        part.set(spec.subarray((frames + first) * DF_BINS, (frames + first + 2) * DF_BINS), 2 * DF_BINS);
+        return network.run(erb.slice(first * ERB_BANDS, (first + 2) * ERB_BANDS), part, 2);
+      };
+      const [, second] = await Promise.all([two(0), two(2)]);
+      assert.deepEqual(second.mask, alone[0].mask.subarray(2 * ERB_BANDS, 4 * ERB_BANDS));
+    });
+
   it('gives the same outputs on the native runtime as on WebAssembly, within -60 dB', async function () {
     const native = nativeRuntime();
     if (!native.available) this.skip(); // onnxruntime-node is a devDependency: CI installs it

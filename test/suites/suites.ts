@@ -21,6 +21,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/client/status-poller.test.ts',
   'test/cluster/outage-kinds.test.ts',
   'test/engine/cli-flags.test.ts',
+  'test/engine/storage-shape.test.ts',
   'test/docs/links.test.ts',
   'test/editor/deploy-reasons.test.ts',
   'test/editor/editor-script.test.ts',

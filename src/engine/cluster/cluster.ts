@@ -4,7 +4,7 @@ import type { Health } from '../http/health';
 import type { Jobs } from '../jobs/jobs';
 import { withoutPassword, type ResolvedEngineOptions } from '../options';
 import type { SharedRetention } from '../storage/retention';
-import type { MediaStore } from '../storage/store';
+import type { MediaFiles } from '../storage/media-files';
 import { QueueJobs } from './queue-jobs';
 import { connected, REDIS_PART } from './redis-connection';
 import { RedisRateLimits } from './redis-rate-limits';
@@ -27,14 +27,14 @@ export interface Cluster {
 
 export async function startCluster(
   config: ResolvedEngineOptions,
-  store: MediaStore,
+  files: MediaFiles,
   health: Health,
   logError: (line: string) => void,
 ): Promise<Cluster> {
   const url = config.redis!;
   const { maxAgeMs } = config.retention;
   const useWriteEveryMs = Math.min(30_000, maxAgeMs === null ? Infinity : maxAgeMs / 10);
-  const records = new RedisRecords(url, store, useWriteEveryMs, config.clock, logError);
+  const records = new RedisRecords(url, files, useWriteEveryMs, config.clock, logError);
   const redis = records.connection;
   const clock = records.clock;
   const now = () => clock.now();

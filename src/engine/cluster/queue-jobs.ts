@@ -7,7 +7,7 @@ import type Redis from 'ioredis';
 import { LeftForAnotherInstance } from '../jobs/ffmpeg-need';
 import type { JobStarter, Jobs } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';
-import type { MediaRecord } from '../storage/store';
+import type { MediaRecord } from '../storage/media-record';
 import { isFinished } from '../storage/disk-use';
 import { StateLog } from '../state-log';
 import { KEY_PREFIX, queueConnection, shared } from './redis-connection';

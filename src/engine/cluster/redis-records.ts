@@ -2,14 +2,14 @@
 // media by arrival, each PROCESSING media's progress under its own key (it changes often and is never
 // kept long), and one pub/sub channel on which every change of state is told, so a held `?wait=` on
 // any instance answers when the instance running the job moves it on.
-import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { MediaState } from '../../contract/endpoints';
 import type { MediaProgress } from '../../contract/media-progress';
-import { ENGINE_UID } from '../storage/local-media-files';
-import type { IncomingFile } from '../storage/media-files';
-import { MediaEndedError, type MediaRecords, type NewMedia } from '../storage/media-records';
-import { noteProgressSetAt, type MediaRecord, type MediaStore } from '../storage/store';
+import type { MediaFiles } from '../storage/media-files';
+import { newRecord, noteProgressSetAt, type MediaRecord, type NewMedia } from '../storage/media-record';
+import { MediaEndedError, type MediaRecords } from '../storage/media-records';
+import { ENGINE_UID, mintUid } from '../storage/media-uid';
+import { StateWatchers } from '../storage/state-watchers';
 import { RedisClock } from './redis-clock';
 import { commandConnection, KEY_PREFIX, shared } from './redis-connection';
 
@@ -22,8 +22,6 @@ export const CHANGES_CHANNEL = `${KEY_PREFIX}:changes`;
 
 /** A progress left by an instance that died mid-job goes by itself. */
 const PROGRESS_TTL_MS = 10 * 60_000;
-/** Points of progress (percent) that answer a held status request, as in one process (store.ts). */
-const PROGRESS_STEP = 10;
 /** Records read per call when all are listed. */
 const BATCH = 500;
 /**
@@ -91,10 +89,8 @@ export class RedisRecords implements MediaRecords {
   private readonly redis: Redis;
   private readonly subscriber: Redis;
   private readonly scripts: ScriptCommands;
-  /** Who waits for a media's state to change (held metadata requests on this instance), by uid. */
-  private readonly watchers = new Map<string, Set<() => void>>();
-  /** The percent at which held requests were last woken, per media this instance is processing. */
-  private readonly progressAnswered = new Map<string, number>();
+  /** Held metadata requests on this instance, woken by the changes told on the channel. */
+  private readonly watchers = new StateWatchers();
   /** When this instance last wrote each media's use. */
   private readonly useWritten = new Map<string, number>();
   /**
@@ -107,8 +103,8 @@ export class RedisRecords implements MediaRecords {
 
   constructor(
     url: string,
-    /** The media's files (the folder the instances share). */
-    private readonly store: MediaStore,
+    /** The media's files (the folder the instances share, or S3). */
+    private readonly files: MediaFiles,
     /**
      * How often one instance writes the use of one media: a status poll every few seconds need not each
      * be a write; far below the retention's age limit, so that the limit still holds.
@@ -122,7 +118,7 @@ export class RedisRecords implements MediaRecords {
     this.redis = commandConnection(url);
     // A connection in subscriber mode does nothing else; ioredis subscribes again after a reconnection.
     this.subscriber = commandConnection(url, { enableOfflineQueue: true, commandTimeout: undefined });
-    this.subscriber.on('message', (_channel: string, message: string) => this.wake(message.split(' ')[0]));
+    this.subscriber.on('message', (_channel: string, message: string) => this.watchers.wake(message.split(' ')[0]));
     void this.subscriber.subscribe(CHANGES_CHANNEL).catch(() => undefined);
     this.redis.defineCommand('meUpdate', { numberOfKeys: 2, lua: UPDATE_SCRIPT });
     this.redis.defineCommand('meRemove', { numberOfKeys: 4, lua: REMOVE_SCRIPT });
@@ -179,30 +175,26 @@ export class RedisRecords implements MediaRecords {
     );
   }
 
-  async create(fields: NewMedia, uploaded?: IncomingFile): Promise<MediaRecord> {
-    const uid = uploaded?.uid ?? randomUUID();
-    const now = new Date(this.clock.now());
-    const record: MediaRecord = {
-      uid,
-      enhancement_status: 'PENDING',
-      inserted_at: now.toISOString(),
-      updated_at: now.toISOString(),
-      ...fields,
-    };
-    await this.store.files.prepare(uid);
-    if (uploaded) await this.store.files.adoptUpload(uploaded.id, uid);
+  newUid(): string {
+    return mintUid();
+  }
+
+  async create(uid: string, fields: NewMedia): Promise<MediaRecord> {
+    const now = this.clock.now();
+    const record = newRecord(uid, fields, now);
+    await this.files.prepare(uid);
     try {
       await shared(this.redis, () =>
         this.redis
           .multi()
           .set(mediaKey(uid), JSON.stringify(record), 'NX')
-          .zadd(INDEX, now.getTime(), uid)
+          .zadd(INDEX, now, uid)
           .exec()
           .then(failedStep),
       );
     } catch (err) {
       // Not on record: nobody was told of it, and its file must not stay behind unowned.
-      await this.store.remove(uid).catch(() => undefined);
+      await this.files.remove(uid).catch(() => undefined);
       throw err;
     }
     return record;
@@ -214,7 +206,7 @@ export class RedisRecords implements MediaRecords {
     Object.assign(record, changes, { updated_at: new Date(this.clock.now()).toISOString() });
     if (stateChanged) {
       delete record.progress;
-      this.progressAnswered.delete(record.uid);
+      this.watchers.forgetProgress(record.uid);
     }
     const { progress: _progress, ...kept } = record;
     const answer = await shared(this.redis, () =>
@@ -239,8 +231,7 @@ export class RedisRecords implements MediaRecords {
       return;
     }
     record.progress = progress;
-    const stepped = progress.percent - (this.progressAnswered.get(uid) ?? 0) >= PROGRESS_STEP;
-    if (stepped) this.progressAnswered.set(uid, progress.percent);
+    const stepped = this.watchers.progressStepped(uid, progress.percent);
     const write = this.redis
       .multi()
       .set(progressKey(uid), JSON.stringify({ progress, at: Date.now() }), 'PX', PROGRESS_TTL_MS);
@@ -251,32 +242,22 @@ export class RedisRecords implements MediaRecords {
 
   stateChange(uid: string, state: MediaState, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      let watchers = this.watchers.get(uid);
-      if (!watchers) this.watchers.set(uid, (watchers = new Set()));
-      const done = () => {
-        watchers.delete(done);
-        if (watchers.size === 0 && this.watchers.get(uid) === watchers) this.watchers.delete(uid);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      watchers.add(done);
-      signal.addEventListener('abort', done, { once: true });
-      // A change told before this watcher was listening is seen here: the state as it is now.
+    // A change told before the watcher was listening is seen by reading the state as it is now.
+    return this.watchers.wait(uid, signal, () =>
       this.get(uid).then(
-        (record) => record?.enhancement_status !== state && done(),
-        () => done(),
-      );
-    });
+        (record) => record?.enhancement_status !== state,
+        () => true,
+      ),
+    );
   }
 
   async remove(uid: string): Promise<boolean> {
     const removed = await shared(this.redis, () =>
       this.scripts.meRemove(mediaKey(uid), progressKey(uid), INDEX, USES, uid, CHANGES_CHANNEL),
     );
-    this.progressAnswered.delete(uid);
+    this.watchers.forgetProgress(uid);
     this.useWritten.delete(uid);
-    await this.store.remove(uid);
+    await this.files.remove(uid);
     return removed === 1;
   }
 
@@ -294,14 +275,10 @@ export class RedisRecords implements MediaRecords {
   }
 
   async close(): Promise<void> {
-    for (const watchers of this.watchers.values()) for (const wake of [...watchers]) wake();
+    this.watchers.wakeAll();
     await Promise.allSettled([this.subscriber.quit(), this.redis.quit()]);
     this.subscriber.disconnect();
     this.redis.disconnect();
-  }
-
-  private wake(uid: string): void {
-    for (const wake of [...(this.watchers.get(uid) ?? [])]) wake();
   }
 }
 

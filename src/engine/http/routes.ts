@@ -26,11 +26,12 @@ import {
   type LoudnessReportAnswer,
 } from '../../contract/loudness-report';
 import { checkMetadataWait, METADATA_WAIT_PARAM } from '../../contract/metadata-wait';
-import { metadataJson, publicMetadata, type MediaRecord, type MediaStore } from '../storage/store';
+import type { MediaFiles } from '../storage/media-files';
+import { metadataJson, publicMetadata, type MediaRecord } from '../storage/media-record';
 
 export interface RouteContext {
   /** The media's files. */
-  store: MediaStore;
+  files: MediaFiles;
   /** The media's records and states. */
   records: MediaRecords;
   /** Longest `?wait=` of a metadata request, in seconds; 0: the extension is not offered. */
@@ -85,7 +86,7 @@ export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Prom
     enhancement_model: request.model_arch,
     ...(request.transcode_kind ? { transcode: request.transcode_kind } : {}),
   };
-  const record = await ctx.records.create({
+  const record = await ctx.records.create(ctx.records.newUid(), {
     file_name: request.file_name,
     enhancement_params: { ...settings, transcode: request.transcode_kind },
     internal: { source: 'enhance-json', settings, downloadUrl: request.file_download_url },
@@ -97,8 +98,9 @@ export async function enhanceJson(req: IncomingMessage, ctx: RouteContext): Prom
 /** POST /v2/medias and POST /v1/videos: a multipart upload, streamed to the storage of media files. */
 export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upload' | 'video'): Promise<JsonAnswer> {
   const part = kind === 'upload' ? 'media_enhancement' : 'video_enhancement';
-  const files = ctx.store.files;
-  const received = await receiveUpload(req, () => files.receive(ctx.faults.uploadFs()), ctx.maxUploadBytes);
+  // The media's uid is born here, once: its upload is received for it, then its record made under it.
+  const uid = ctx.records.newUid();
+  const received = await receiveUpload(req, () => ctx.files.receive(uid, ctx.faults.uploadFs()), ctx.maxUploadBytes);
   try {
     const settings = parseSettings(received.fields.get(part), part);
     const type = sniffMediaType(received.head);
@@ -111,17 +113,15 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
     if (encodingIssues.length > 0) throw unprocessable(encodingIssues);
     await ctx.room?.check(type, received.size, received.incoming.localPath);
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
-    const record = await ctx.records.create(
-      {
-        file_name: received.fileName,
-        enhancement_params: { ...applied, transcode: applied.transcode ?? null },
-        internal: { source: kind, settings: applied, input: type },
-        ...(kind === 'video'
-          ? { enhancement_level: applied.enhancement_level, enhancement_model: applied.enhancement_model }
-          : {}),
-      },
-      received.incoming,
-    );
+    await received.incoming.keep();
+    const record = await ctx.records.create(uid, {
+      file_name: received.fileName,
+      enhancement_params: { ...applied, transcode: applied.transcode ?? null },
+      internal: { source: kind, settings: applied, input: type },
+      ...(kind === 'video'
+        ? { enhancement_level: applied.enhancement_level, enhancement_model: applied.enhancement_model }
+        : {}),
+    });
     await startJob(record, ctx);
     return { status: 201, body: publicMetadata(record) };
   } catch (err) {
@@ -187,7 +187,7 @@ export async function file(
     throw new HttpError(412, `the ${pre ? 'original' : 'enhanced'} file of media ${uid} is not available: ${why}`);
   }
   const which = pre ? 'input' : 'output';
-  const size = await ctx.store.files.size(uid, which);
+  const size = await ctx.files.size(uid, which);
   const name = pre ? record.file_name : `${stem(record.file_name)}_enhanced.${type.ext}`;
   const fileHeaders = {
     ...headers,
@@ -205,11 +205,11 @@ export async function file(
       res,
       206,
       { ...fileHeaders, 'content-range': `bytes ${range.start}-${range.end}/${size}` },
-      { length: range.end - range.start + 1, open: () => ctx.store.files.read(uid, which, range.start, range.end) },
+      { length: range.end - range.start + 1, open: () => ctx.files.read(uid, which, range.start, range.end) },
       ctx.faults,
     );
   } else {
-    const whole = { length: size, open: () => ctx.store.files.read(uid, which, 0, size - 1) };
+    const whole = { length: size, open: () => ctx.files.read(uid, which, 0, size - 1) };
     await writeAnswer(res, 200, fileHeaders, whole, ctx.faults);
   }
 }
@@ -232,7 +232,7 @@ export async function loudness(
   const status = record.enhancement_status;
   if (status === 'PENDING' || status === 'PROCESSING')
     throw refuse('pending', `the loudness report of media ${uid} is not available: it is ${status}`);
-  const body = status === 'COMPLETED' ? await ctx.store.files.loudnessReportJson(uid) : undefined;
+  const body = status === 'COMPLETED' ? await ctx.files.loudnessReportJson(uid) : undefined;
   if (!body) {
     const why =
       status === 'FAILED'

@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { promises as fsp } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Faults } from '../faults';
 import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
 import { LeftForAnotherInstance, needsFfmpeg } from './ffmpeg-need';
+import type { MediaProgress } from '../../contract/media-progress';
 import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
@@ -13,10 +13,13 @@ import { isDiskFull } from '../../audio/write-fully';
 import { PartUnavailableError } from '../part-unavailable';
 import { STORAGE_RETRY_AFTER_S, StorageUnavailableError, type WorkFiles } from '../storage/media-files';
 import { MediaEndedError, type MediaRecords } from '../storage/media-records';
-import type { MediaRecord, MediaStore } from '../storage/store';
+import type { MediaFiles } from '../storage/media-files';
+import type { MediaRecord } from '../storage/media-record';
 import type { WorkerPool } from './worker-pool';
 
 export interface JobOptions {
+  /** The data folder: named in no message a caller is told. */
+  dataDir: string;
   processingDelayMs: number;
   fetchTimeoutMs: number;
   maxUploadBytes: number;
@@ -29,6 +32,11 @@ export interface JobOptions {
    * another instance (LeftForAnotherInstance) rather than failed FFMPEG_REQUIRED here.
    */
   leaveWhatNeedsFfmpeg?: boolean;
+  /**
+   * With instances sharing the work: this engine's name, kept in the media it processes, so that a job
+   * it takes over from another engine says so (in its progress and the error log).
+   */
+  engineName?: string;
 }
 
 /** How long a finished job keeps trying to write its end while the shared state refuses writes. */
@@ -52,7 +60,7 @@ export class Jobs implements JobStarter {
   constructor(
     private readonly records: MediaRecords,
     /** The media's files. */
-    private readonly store: MediaStore,
+    private readonly files: MediaFiles,
     private readonly pool: WorkerPool,
     private readonly faults: Faults,
     private readonly options: JobOptions,
@@ -101,13 +109,20 @@ export class Jobs implements JobStarter {
   private async run(record: MediaRecord): Promise<void> {
     let work: WorkFiles | undefined;
     try {
-      work = await this.store.files.work(record.uid);
+      work = await this.files.work(record.uid);
       if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record, work);
       else await work.loadInput();
       if (this.stopping.signal.aborted) return;
       if (this.options.leaveWhatNeedsFfmpeg && needsFfmpeg(record.internal.input!, record.internal.settings))
         throw new LeftForAnotherInstance(record.uid);
-      await this.records.update(record, { enhancement_status: 'PROCESSING' });
+      const takenOver = this.takeOver(record);
+      const { engineName } = this.options;
+      await this.records.update(record, {
+        enhancement_status: 'PROCESSING',
+        ...(engineName ? { internal: { ...record.internal, engine: engineName } } : {}),
+      });
+      // Said at once: the progress the first engine left (30%) must not stand while the work starts over.
+      if (takenOver) this.records.setProgress(record, { percent: 0, seconds_left: null, taken_over: takenOver });
       await this.delay(this.options.processingDelayMs);
       if (this.stopping.signal.aborted) return;
       if (this.faults.failProcessing())
@@ -122,7 +137,11 @@ export class Jobs implements JobStarter {
           settings: record.internal.settings,
         },
         (share) => {
-          if (record.enhancement_status === 'PROCESSING') this.records.setProgress(record, estimate.update(share));
+          if (record.enhancement_status === 'PROCESSING')
+            this.records.setProgress(record, {
+              ...estimate.update(share),
+              ...(takenOver && { taken_over: takenOver }),
+            });
         },
       );
       if (this.stopping.signal.aborted) return;
@@ -130,7 +149,7 @@ export class Jobs implements JobStarter {
       await work.saveOutput();
       if (result.loudness) {
         const { loudness_target, true_peak } = record.internal.settings;
-        await this.store.files.saveLoudnessReport(record.uid, {
+        await this.files.saveLoudnessReport(record.uid, {
           uid: record.uid,
           interval_s: 1,
           target_lufs: loudness_target,
@@ -163,7 +182,7 @@ export class Jobs implements JobStarter {
       if (err instanceof PartUnavailableError) throw err;
       if (err instanceof LeftForAnotherInstance) throw err;
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
-      const message = publicMessage(err instanceof Error ? err.message : String(err), dirname(this.store.root));
+      const message = publicMessage(err instanceof Error ? err.message : String(err), this.options.dataDir);
       await this.records
         .update(record, { enhancement_status: 'FAILED', error: { code, message } })
         .catch(() => undefined);
@@ -172,10 +191,25 @@ export class Jobs implements JobStarter {
     }
   }
 
+  /**
+   * Whether this engine takes `record` over from another one that set it PROCESSING and stopped (its job's
+   * lock lapsed): the work starts over here, which the error log tells; undefined when it is this engine's own.
+   */
+  private takeOver(record: MediaRecord): MediaProgress['taken_over'] {
+    const { engineName } = this.options;
+    const before = record.internal.engine;
+    if (!engineName || record.enhancement_status !== 'PROCESSING' || !before || before === engineName) return undefined;
+    const percent = record.progress?.percent ?? null;
+    this.options.onErrorLine(
+      `media ${record.uid}: taken over from engine ${before}, which stopped ${percent === null ? 'before telling its progress' : `at ${percent}%`} (its job's lock lapsed); the work starts over on this engine (${engineName})`,
+    );
+    return { percent_before: percent };
+  }
+
   /** A PROCESSING media's metadata says why its work stands still, and that no time left can be told. */
   private waiting(record: MediaRecord, why: string): void {
     if (record.enhancement_status !== 'PROCESSING') return;
-    const reason = publicMessage(why, dirname(this.store.root));
+    const reason = publicMessage(why, this.options.dataDir);
     this.records.setProgress(record, { percent: record.progress?.percent ?? 0, seconds_left: null, waiting: reason });
   }
 

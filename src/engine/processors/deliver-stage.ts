@@ -12,7 +12,8 @@ import type { EncodedReport, LoudnessTarget } from './encode-normalized';
 import type { Enhanced } from './enhance-stage';
 import { loudnessTrack } from './loudness-track';
 import type { ProcessJob, ProcessResult } from './processor';
-import { loudnessParams, notApplied } from './processing-report';
+import { loudnessParams, notApplied, pausesTrimmed } from './processing-report';
+import type { TrimReport } from '../../audio/trim-pauses';
 
 export interface Processed {
   output: MediaType;
@@ -20,12 +21,14 @@ export interface Processed {
   /** The user's file as read, before enhancement. */
   original: LoudnessMeasurement;
   enhanced: Enhanced;
+  /** The pauses trimmed, when asked. */
+  trimmed?: TrimReport & { limitS: number };
   report: EncodedReport;
   target: LoudnessTarget;
 }
 
 export async function deliverStage(job: ProcessJob, processed: Processed): Promise<ProcessResult> {
-  const { output, encoding, original, enhanced, report, target } = processed;
+  const { output, encoding, original, enhanced, trimmed, report, target } = processed;
   const model = job.settings.enhancement_model;
   const returnedAsItCame = report.unchangedBecause !== undefined && job.input.ext === output.ext;
   if (returnedAsItCame) await copyFile(job.inputPath, job.outputPath);
@@ -42,6 +45,7 @@ export async function deliverStage(job: ProcessJob, processed: Processed): Promi
         : enhancementParams(model as EnhancementModel, enhanced.report)),
       ...loudnessParams({ ...report, input: original }, returnedAsItCame, !enhanced.report, target),
       ...(encoding && !returnedAsItCame ? { output_encoding: encoding.applied } : {}),
+      ...(trimmed && !returnedAsItCame ? { pauses_trimmed: pausesTrimmed(trimmed) } : {}),
     },
     output,
     // Both measured in passes made anyway: the original as read, the output as written (or decoded after encoding).

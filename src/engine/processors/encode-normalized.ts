@@ -25,6 +25,7 @@ import {
 import { ffprobePathFor, probeStreamTypes } from '../../audio/source-encoding';
 import type { MediaType } from '../storage/media-type';
 import { ProcessingError, type ProcessJob } from './processor';
+import { shareOfTime } from './share-of-time';
 import { privateFile, type WorkFile } from './work-files';
 
 export const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
@@ -84,6 +85,8 @@ export async function encodeNormalized(
   work: WorkFile,
   target: LoudnessTarget,
   onProgress: (share: number) => void,
+  /** An FFMETADATA file of chapters that replace the input's (chapters.ts), when the audio moved; audio outputs only. */
+  chapters?: string,
 ): Promise<EncodedReport> {
   const streamTypes =
     output.kind === 'video'
@@ -100,8 +103,13 @@ export async function encodeNormalized(
       measureOutputPeaks: false,
     });
   const normalizedPeakDbtp = async () => (await measureWavFile(work('normalized.wav'))).truePeakDbtp;
-  // Encodes normalized.wav whole and measures what the encoded file holds, decoded again.
-  const encodeWhole = async (done: number): Promise<LoudnessMeasurement> => {
+  // Encodes normalized.wav whole and measures what the encoded file holds, decoded again; its progress told
+  // from `start` to `done` as ffmpeg writes (a long file's encode is most of the work, and would otherwise stand still).
+  const encodeWhole = async (seconds: number, start: number, done: number): Promise<LoudnessMeasurement> => {
+    const part = (from: number, to: number) => (share: number) =>
+      onProgress(start + (done - start) * (from + (to - from) * share));
+    const encoding = shareOfTime(seconds, part(0, ENCODE_PARTS.encoded));
+    const checking = shareOfTime(seconds, part(ENCODE_PARTS.encoded, ENCODE_PARTS.checked));
     await privateFile(work('encoded'));
     if (output.kind === 'video')
       await replaceSoundtrack(
@@ -112,15 +120,21 @@ export async function encodeNormalized(
         output.ext as VideoContainer,
         encoder,
         streamTypes,
+        encoding,
       );
     else
-      await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer, encoder, {
-        path: job.inputPath,
-        format: job.input.ext,
-      });
+      await encodeAudio(
+        ffmpegPath,
+        work('normalized.wav'),
+        work('encoded'),
+        output.ext as AudioContainer,
+        encoder,
+        { path: job.inputPath, format: job.input.ext, ...(chapters ? { chapters } : {}) },
+        encoding,
+      );
     await privateFile(work('check.wav'));
-    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'));
-    const delivered = await measureWavFile(work('check.wav'));
+    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'), {}, undefined, checking);
+    const delivered = await measureWavFile(work('check.wav'), undefined, part(ENCODE_PARTS.checked, 1));
     onProgress(done);
     return delivered;
   };
@@ -155,7 +169,7 @@ export async function encodeNormalized(
   const source = normalized.path;
   const knownPeaks = new EnvelopeBounds();
   const first = await normalize(source, { ...target, maxLimitingDb, input: normalized.measured, knownPeaks }, [0, 0.4]);
-  if (first.unchangedBecause !== undefined) return deliver(first, await encodeWhole(1));
+  if (first.unchangedBecause !== undefined) return deliver(first, await encodeWhole(first.output.seconds, 0.4, 1));
   const excerpt =
     output.kind === 'audio'
       ? await excerptTrial(first.output, output.ext as AudioContainer, encoder, ffmpegPath, work)
@@ -165,7 +179,7 @@ export async function encodeNormalized(
   if (excerpt && !onAim(missed(first, excerpt))) trial = excerpt;
   else {
     // The excerpt (or a file too short for one) found nothing to correct: the whole file is encoded, and checked.
-    const delivered = await encodeWhole(0.9);
+    const delivered = await encodeWhole(first.output.seconds, 0.45, 0.9);
     trial = await wholeTrial(delivered);
     if (onAim(missed(first, trial))) return deliver(first, delivered);
   }
@@ -189,7 +203,7 @@ export async function encodeNormalized(
     },
     [0.45, 0.25],
   );
-  const secondDelivered = await encodeWhole(0.9);
+  const secondDelivered = await encodeWhole(second.output.seconds, 0.7, 0.95);
   const restDb = secondDelivered.truePeakDbtp - target.ceilingDbtp;
   if (restDb <= 0) return deliver(second, secondDelivered, roomDb > 0 ? { encoderRoomDb: roomDb } : {});
 
@@ -207,7 +221,7 @@ export async function encodeNormalized(
     },
     [0.9, 0.05],
   );
-  const lastDelivered = await encodeWhole(1);
+  const lastDelivered = await encodeWhole(second.output.seconds, 0.95, 1);
   if (lastDelivered.truePeakDbtp > target.ceilingDbtp)
     throw new ProcessingError(
       'PROCESSING_FAILED',
@@ -230,6 +244,9 @@ interface EncoderTrial {
   /** The true peak of the same audio before encoding. */
   normalizedPeakDbtp: number;
 }
+
+/** Where the encode ends and the check of the encoded file ends, within the share of the work an encode is told. */
+const ENCODE_PARTS = { encoded: 0.8, checked: 0.9 } as const;
 
 /** The excerpt's length (s), and the shortest file that is tried on one rather than on its whole encode. */
 const EXCERPT_SECONDS = 20;

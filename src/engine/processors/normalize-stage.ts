@@ -32,6 +32,8 @@ export async function normalizeStage(
   work: WorkFile,
   original: LoudnessMeasurement,
   onProgress: (share: number) => void,
+  /** Chapters that replace the input's (an FFMETADATA file), when the audio moved. */
+  chapters?: string,
 ): Promise<EncodedReport> {
   const target = loudnessTarget(job, context);
   return (
@@ -42,7 +44,7 @@ export async function normalizeStage(
           onProgress,
           outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
         })
-      : encodeNormalized(job, from, output, encoding!.args, context.ffmpegPath, work, target, onProgress)
+      : encodeNormalized(job, from, output, encoding!.args, context.ffmpegPath, work, target, onProgress, chapters)
   ).catch((err: unknown) => {
     throw unusableOutput(err, original) || err;
   });

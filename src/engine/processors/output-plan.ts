@@ -9,7 +9,7 @@ import {
   type EncodingPlan,
 } from '../../audio/output-encoding';
 import { ffprobePathFor, probeSourceEncoding } from '../../audio/source-encoding';
-import { EXTENSION_OF, type OutputEncodingSettings } from '../../contract/extensions';
+import { isEncodingMember, type OutputEncodingSettings } from '../../contract/extensions';
 import type { MediaType } from '../storage/media-type';
 import { ProcessingError, type ProcessContext, type ProcessJob } from './processor';
 
@@ -46,7 +46,7 @@ export async function planOutputEncoding(
   const source = await probeSourceEncoding(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext, !video);
   const codec = outputCodec(output.ext, source, video);
   const choices: OutputEncodingSettings = Object.fromEntries(
-    Object.entries(job.settings).filter(([member, value]) => EXTENSION_OF.has(member) && value !== undefined),
+    Object.entries(job.settings).filter(([member, value]) => isEncodingMember(member) && value !== undefined),
   );
   const chosen = Object.keys(choices).filter((member) => choices[member as keyof OutputEncodingSettings] !== false);
   if (chosen.length > 0 && isLossless(codec)) {

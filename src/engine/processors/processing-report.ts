@@ -1,5 +1,6 @@
 // What a job tells about its processing in the media's `enhancement_params`: the speech enhancement chain
 // (or why none ran) and the loudness before and after, the limiting and the encoder's room.
+import type { TrimReport } from '../../audio/trim-pauses';
 import type { EncodedReport, LoudnessTarget } from './encode-normalized';
 
 export function loudnessParams(
@@ -59,4 +60,15 @@ function unreachedNote(report: EncodedReport, target: LoudnessTarget): string {
   if (report.turnedDownDb)
     return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit through this encoder: it overshot the limiter by more than the ${report.encoderRoomDb!.toFixed(2)} dB of room left for it, so the output was turned down ${report.turnedDownDb.toFixed(2)} dB: it is ${reached} LUFS`;
   return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit with at most ${target.maxLimitingDb} dB of limiting: the output is ${reached} LUFS`;
+}
+
+/** The trim-pauses report: the limit, how many pauses were shortened and how much time was cut (seconds). */
+export function pausesTrimmed(trimmed: TrimReport & { limitS: number }): Record<string, unknown> {
+  const round = (value: number) => Math.round(value * 1000) / 1000;
+  return {
+    longer_than_s: trimmed.limitS,
+    count: trimmed.pausesTrimmed,
+    cut_s: round(trimmed.removedS),
+    cuts: trimmed.cuts.map((cut) => ({ start_s: round(cut.start), end_s: round(cut.end) })),
+  };
 }

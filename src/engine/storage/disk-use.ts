@@ -1,10 +1,8 @@
 // What the engine's media take on disk, as the editor's sidebar shows it: how many media are kept, how
 // many of them are finished (what a removal may take), the bytes of every file in the media folder
 // (uploads still arriving included), and when the oldest kept media arrived.
-import { promises as fsp } from 'node:fs';
-import { join } from 'node:path';
+import type { MediaFiles } from './media-files';
 import type { MediaRecords } from './media-records';
-import type { MediaStore } from './store';
 
 export interface DiskUse {
   /** Media the engine holds, whatever their state. */
@@ -17,7 +15,7 @@ export interface DiskUse {
   oldest: string | null;
 }
 
-export async function diskUse(media: MediaRecords, store: MediaStore): Promise<DiskUse> {
+export async function diskUse(media: MediaRecords, files: MediaFiles): Promise<DiskUse> {
   const records = await media.all();
   const oldest = records.reduce<string | null>(
     (first, record) =>
@@ -27,27 +25,11 @@ export async function diskUse(media: MediaRecords, store: MediaStore): Promise<D
   return {
     media: records.length,
     finished: records.filter((record) => isFinished(record.enhancement_status)).length,
-    bytes: await store.files.bytesUsed(),
+    bytes: await files.bytesUsed(),
     oldest,
   };
 }
 
 export function isFinished(state: string): boolean {
   return state === 'COMPLETED' || state === 'FAILED';
-}
-
-/** The sizes of the regular files under `folder`, however deep; a file that goes meanwhile counts nothing. */
-export async function bytesUnder(folder: string): Promise<number> {
-  const entries = await fsp.readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
-  const sizes = await Promise.all(
-    entries
-      .filter((entry) => entry.isFile())
-      .map((entry) =>
-        fsp.lstat(join(entry.parentPath ?? entry.path, entry.name)).then(
-          (stat) => stat.size,
-          () => 0,
-        ),
-      ),
-  );
-  return sizes.reduce((sum, size) => sum + size, 0);
 }

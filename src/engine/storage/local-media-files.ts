@@ -1,7 +1,6 @@
 // Media files in the data folder (the default, one engine on one machine): one folder per media, named
 // by its uid, holding `input`, `output` and `loudness.json`; uploads arrive in `.incoming` and are moved
 // into place when accepted. Folders are 700 and files 600: only the account running the engine reads them.
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
@@ -9,11 +8,10 @@ import type { Readable } from 'node:stream';
 import { insideRoot } from '../../contract/contained-path';
 import type { LoudnessReport } from '../../contract/loudness-report';
 import type { UploadFs } from '../faults';
-import { bytesUnder } from './disk-use';
+import { bytesUnder } from './bytes-under';
 import type { IncomingFile, MediaFileName, MediaFiles, WorkFiles } from './media-files';
+import { ENGINE_UID } from './media-uid';
 
-/** What `randomUUID` makes: the only names the engine gives media folders and incoming uploads. */
-export const ENGINE_UID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** Uploads are the users' own: on a shared machine no other account may list or read them. */
 export const PRIVATE_DIR = 0o700;
 export const PRIVATE_FILE = 0o600;
@@ -48,6 +46,9 @@ export class LocalMediaFiles implements MediaFiles {
 
   async open(): Promise<void> {
     await fsp.mkdir(this.incomingDir(), { recursive: true, mode: PRIVATE_DIR });
+    // A folder an older version made 755 closes too: nothing under it can be reached any more. (A file
+    // system without modes, or a folder of another owner, refuses: the engine still runs as it did.)
+    await fsp.chmod(this.root, PRIVATE_DIR).catch(() => undefined);
     // Uploads cut off by the last stop were never accepted: their partial files go. Only what the engine
     // names itself: the data folder may be one a person chose, holding things of their own. With instances
     // sharing the folder, an upload may be another instance's, still arriving: only those untouched for
@@ -70,21 +71,23 @@ export class LocalMediaFiles implements MediaFiles {
     await fsp.access(this.root);
   }
 
-  receive(fs?: UploadFs): IncomingFile {
-    const uid = randomUUID();
-    const path = join(this.incomingDir(), uid);
+  receive(uid: string, fs?: UploadFs): IncomingFile {
+    const path = insideRoot(this.incomingDir(), join(this.incomingDir(), uid));
     const out = createWriteStream(path, {
       mode: PRIVATE_FILE,
       highWaterMark: FILE_WRITE_BUFFER,
       ...(fs ? { fs } : {}),
     });
     return {
-      id: path,
       uid,
       localPath: path,
       stream: out,
       failure: () => undefined, // a failing disk fails the stream itself
       stored: () => Promise.resolve(), // the stream finished: the bytes are in the file
+      keep: async () => {
+        await this.prepare(uid);
+        await fsp.rename(path, this.pathOf(uid, 'input'));
+      },
       discard: async () => {
         // The file may still be opening: remove it only once it is closed, or the open would create it again.
         const closed = out.closed ? Promise.resolve() : once(out, 'close').catch(() => undefined);
@@ -96,11 +99,7 @@ export class LocalMediaFiles implements MediaFiles {
   }
 
   async prepare(uid: string): Promise<void> {
-    await fsp.mkdir(this.folderOf(uid), { mode: PRIVATE_DIR });
-  }
-
-  async adoptUpload(incomingId: string, uid: string): Promise<void> {
-    await fsp.rename(insideRoot(this.incomingDir(), incomingId), this.pathOf(uid, 'input'));
+    await fsp.mkdir(this.folderOf(uid), { recursive: true, mode: PRIVATE_DIR });
   }
 
   async size(uid: string, file: MediaFileName): Promise<number> {

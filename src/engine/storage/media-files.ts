@@ -11,9 +11,7 @@ export type MediaFileName = 'input' | 'output';
 
 /** An upload on its way into the storage, before it is accepted as a media's input. */
 export interface IncomingFile {
-  /** What `adoptUpload` takes to make it a media's input. */
-  readonly id: string;
-  /** The uid the media it becomes takes (a UUID): its file may be stored where the input goes, never copied. */
+  /** The media it is received for (MediaRecords.newUid): its file may be stored where the input goes, never copied. */
   readonly uid: string;
   /** Where the upload's bytes are on this machine, when they are (the data folder); undefined in remote storage. */
   readonly localPath?: string;
@@ -23,6 +21,8 @@ export interface IncomingFile {
   stored(): Promise<void>;
   /** Why the storage failed the upload, once it has (the stream then fails too, for that reason or another). */
   failure(): unknown;
+  /** Makes the stored upload the input of its media, the place of the media's files readied first. */
+  keep(): Promise<void>;
   /** Removes whatever of the upload was stored (or stops its transfer); never rejects. */
   discard(): Promise<void>;
 }
@@ -48,12 +48,10 @@ export interface MediaFiles {
   ping(): Promise<void>;
   /** Lets go of what the storage holds open (an S3 client's connections); the engine is closing. */
   close(): void;
-  /** Starts receiving an upload. `fs` (local storage only) replaces the file system, to inject faults. */
-  receive(fs?: UploadFs): IncomingFile;
-  /** Readies the place of a new media's files: its folder in the data folder; nothing in a bucket. */
+  /** Starts receiving an upload for media `uid`. `fs` (local storage only) replaces the file system, to inject faults. */
+  receive(uid: string, fs?: UploadFs): IncomingFile;
+  /** Readies the place of a new media's files (its folder in the data folder; nothing in a bucket); done already is fine. */
   prepare(uid: string): Promise<void>;
-  /** Makes a stored upload the input of media `uid`. */
-  adoptUpload(incomingId: string, uid: string): Promise<void>;
   size(uid: string, file: MediaFileName): Promise<number>;
   /** Bytes `start` to `end` (inclusive) of a file, streamed. */
   read(uid: string, file: MediaFileName, start: number, end: number): Promise<Readable>;

@@ -5,7 +5,8 @@
 import { StateLog } from '../state-log';
 import { isFinished } from './disk-use';
 import type { MediaRecords } from './media-records';
-import type { MediaRecord, MediaStore } from './store';
+import type { MediaFiles } from './media-files';
+import type { MediaRecord } from './media-record';
 
 export interface RetentionOptions {
   /** Finished media older than this go. `null`: kept whatever their age. */
@@ -54,7 +55,7 @@ export class MediaRetention {
   constructor(
     private readonly records: MediaRecords,
     /** The media's files. */
-    private readonly store: MediaStore,
+    private readonly files: MediaFiles,
     private readonly options: RetentionOptions,
     private readonly onRemoved: (removed: RemovedMedia) => void = () => undefined,
     private readonly now: () => number = Date.now,
@@ -117,7 +118,7 @@ export class MediaRetention {
       for (const record of await this.records.all()) {
         if (!isFinished(record.enhancement_status) || keep.has(record.uid)) continue;
         // Everything kept for it (loudness report too): what the storage gets back.
-        const size = await this.store.files.allBytes(record.uid);
+        const size = await this.files.allBytes(record.uid);
         const gone = await this.records.remove(record.uid);
         this.sizes.delete(record.uid);
         this.lastAsked.delete(record.uid);
@@ -151,7 +152,7 @@ export class MediaRetention {
     // Media in progress count too, their work files with them (a decoded input may be gigabytes): the
     // limit is on what the media folder takes, and only finished media can make room.
     for (const record of all)
-      if (!isFinished(record.enhancement_status)) total += await this.store.files.allBytes(record.uid);
+      if (!isFinished(record.enhancement_status)) total += await this.files.allBytes(record.uid);
     const removed: RemovedMedia[] = [];
     for (const record of finished) {
       const idle = now - lastUse(record);
@@ -189,14 +190,14 @@ export class MediaRetention {
         (record) => record !== undefined,
         () => true,
       );
-    const removed = (await this.store.files.sweepLeftovers?.(owned, now)) ?? [];
+    const removed = (await this.files.sweepLeftovers?.(owned, now)) ?? [];
     for (const what of removed) this.logError(`retention: removed a crash's leftover: ${what}`);
   }
 
   private async sizeOf(uid: string): Promise<number> {
     let bytes = this.sizes.get(uid);
     if (bytes === undefined) {
-      bytes = await this.store.files.fileBytes(uid);
+      bytes = await this.files.fileBytes(uid);
       this.sizes.set(uid, bytes);
     }
     return bytes;

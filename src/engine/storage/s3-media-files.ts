@@ -3,7 +3,6 @@
 // are `<prefix><uid>/input`, `<prefix><uid>/output` and `<prefix><uid>/loudness.json`; an upload is
 // streamed (a multipart upload) straight to the input of the uid its media will take: accepting it copies nothing.
 // Processing needs local paths: a job works on copies under `<data-dir>/work/<uid>`, removed after it.
-import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -25,8 +24,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { insideRoot } from '../../contract/contained-path';
 import type { LoudnessReport } from '../../contract/loudness-report';
-import { bytesUnder } from './disk-use';
-import { ENGINE_UID, PRIVATE_DIR, PRIVATE_FILE } from './local-media-files';
+import { bytesUnder } from './bytes-under';
+import { PRIVATE_DIR, PRIVATE_FILE } from './local-media-files';
 import {
   StorageUnavailableError,
   type IncomingFile,
@@ -34,6 +33,7 @@ import {
   type MediaFiles,
   type WorkFiles,
 } from './media-files';
+import { ENGINE_UID } from './media-uid';
 import type { S3Location } from './s3-location';
 
 export interface S3Options {
@@ -112,8 +112,7 @@ export class S3MediaFiles implements MediaFiles {
     await this.call(() => this.s3.send(new HeadBucketCommand({ Bucket: this.bucket })));
   }
 
-  receive(): IncomingFile {
-    const uid = randomUUID();
+  receive(uid: string): IncomingFile {
     const key = this.keyOf(uid, 'input');
     const body = new PassThrough({ highWaterMark: PART_BYTES });
     const upload = new Upload({
@@ -137,11 +136,11 @@ export class S3MediaFiles implements MediaFiles {
       );
     done.catch(() => undefined); // told through stored() or the stream
     return {
-      id: key,
       uid,
       stream: body,
       failure: () => failure,
       stored: () => done,
+      keep: () => Promise.resolve(), // received where the input goes: nothing to move
       discard: async () => {
         body.destroy();
         await upload.abort().catch(() => undefined);
@@ -153,13 +152,6 @@ export class S3MediaFiles implements MediaFiles {
 
   prepare(): Promise<void> {
     return Promise.resolve(); // keys need no folder
-  }
-
-  adoptUpload(incomingId: string, uid: string): Promise<void> {
-    // Received where the input goes (receive): nothing to move.
-    if (incomingId !== this.keyOf(uid, 'input'))
-      return Promise.reject(new Error(`upload ${incomingId} was not received for media ${uid}`));
-    return Promise.resolve();
   }
 
   async size(uid: string, file: MediaFileName): Promise<number> {
