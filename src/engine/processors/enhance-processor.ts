@@ -33,7 +33,7 @@ import { removeWorkFiles, workFiles } from './work-files';
  * the time left is measured (jobs/progress-estimate.ts).
  */
 const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
-  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 3 },
+  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 5 },
   LARK: { decode: 1, measure: 1, enhance: 30, normalize: 3 },
   LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 3 },
 };
