@@ -8,8 +8,10 @@
 //     that Concat are the output `<state>.out`.
 // A state starts at zeros: the first chunk then sees what the shipped graphs see at the sequence's start.
 // Each grouped linear layer, an Einsum `btgi,gih->btgh` over a weight, becomes the same product as a
-// MatMul between two Transposes, which onnxruntime runs faster (a run of 100 frames about a tenth
-// faster here); the weight is the same tensor, byte for byte.
+// MatMul between two Transposes (the weight the same tensor, byte for byte): onnxruntime's Einsum folds
+// the batch into the rows of one product, which then sums in another order for a batch than for one
+// signal alone; the MatMul multiplies each signal's frames on their own, so that a signal's outputs in a
+// batch are bit-identical to its outputs alone. (Its speed is the Einsum's, within the noise.)
 // The batch axis of every input and output is left free (`B`): several signals, each with its own state,
 // run in one call, each giving exactly what it gives alone. A run's cost at one or two frames is mostly
 // reading the GRUs' 8 MB of weights, which a batch reads once for all its signals.

@@ -14,6 +14,8 @@ export interface ChildRunOptions {
    * last block that moved (time or size written) instead of from the start, so a long file is never cut.
    */
   progress?: boolean;
+  /** With `progress`: told the output's time written so far (seconds, from `out_time_us`) each time it moves. */
+  onTime?: (seconds: number) => void;
   /** A bound of this run's own instead of the thread's (a quick probe where a client waits for the answer). */
   stallMs?: number;
 }
@@ -89,6 +91,9 @@ export function runChild(program: string, args: string[], options: ChildRunOptio
         if (now && now !== lastProgress) {
           lastProgress = now;
           arm();
+          // The block's last time: how far the output is, which the job's progress follows.
+          const times = [...text.matchAll(/out_time_us=(\d+)/g)];
+          if (times.length) options.onTime?.(Number(times[times.length - 1][1]) / 1e6);
         }
         return;
       }

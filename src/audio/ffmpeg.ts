@@ -77,23 +77,29 @@ export async function decodeToWav(
   bounds: DecodeBounds = {},
   /** Resampled and mixed to this rate and channel count (an intro joined to an episode); default: the input's. */
   shape?: { sampleRate: number; channels: number },
+  /** Told the seconds of audio decoded so far, as ffmpeg goes. */
+  onTime?: (seconds: number) => void,
 ): Promise<void> {
-  await run(ffmpegPath, [
-    ...inputArgs(input, format),
-    '-map',
-    '0:a:0',
-    '-vn',
-    '-c:a',
-    'pcm_f32le',
-    ...(shape ? ['-ar', String(shape.sampleRate), '-ac', String(shape.channels)] : []),
-    ...(bounds.maxSeconds !== undefined ? ['-t', String(bounds.maxSeconds)] : []),
-    ...(bounds.maxBytes !== undefined ? ['-fs', String(bounds.maxBytes)] : []),
-    '-rf64',
-    'auto',
-    '-f',
-    'wav',
-    output,
-  ]);
+  await run(
+    ffmpegPath,
+    [
+      ...inputArgs(input, format),
+      '-map',
+      '0:a:0',
+      '-vn',
+      '-c:a',
+      'pcm_f32le',
+      ...(shape ? ['-ar', String(shape.sampleRate), '-ac', String(shape.channels)] : []),
+      ...(bounds.maxSeconds !== undefined ? ['-t', String(bounds.maxSeconds)] : []),
+      ...(bounds.maxBytes !== undefined ? ['-fs', String(bounds.maxBytes)] : []),
+      '-rf64',
+      'auto',
+      '-f',
+      'wav',
+      output,
+    ],
+    onTime,
+  );
 }
 
 /**
@@ -110,18 +116,24 @@ export async function encodeAudio(
   encoder: string[],
   /** `chapters`: an FFMETADATA file (chapters.ts) whose chapters replace the original's, for audio that moved. */
   original: { path: string; format: MediaFormat; chapters?: string },
+  /** Told the seconds of audio encoded so far, as ffmpeg goes. */
+  onTime?: (seconds: number) => void,
 ): Promise<void> {
   const pictures = container === 'ogg' ? [] : ['-map', '1:v?', '-c:v', 'copy', '-disposition:v', 'attached_pic'];
   const chapters = original.chapters ? ['-f', 'ffmetadata', '-i', original.chapters] : [];
-  await run(ffmpegPath, [
-    ...inputArgs(wav, 'wav'),
-    ...inputArgs(original.path, original.format),
-    ...chapters,
-    ...['-map', '0:a', ...pictures],
-    ...['-map_metadata', '1', '-map_metadata:s:a:0', '1:s:a:0', '-map_chapters', original.chapters ? '2' : '1'],
-    ...encoder,
-    ...['-f', container === 'm4a' ? 'ipod' : container, output],
-  ]);
+  await run(
+    ffmpegPath,
+    [
+      ...inputArgs(wav, 'wav'),
+      ...inputArgs(original.path, original.format),
+      ...chapters,
+      ...['-map', '0:a', ...pictures],
+      ...['-map_metadata', '1', '-map_metadata:s:a:0', '1:s:a:0', '-map_chapters', original.chapters ? '2' : '1'],
+      ...encoder,
+      ...['-f', container === 'm4a' ? 'ipod' : container, output],
+    ],
+    onTime,
+  );
 }
 
 /**
@@ -161,6 +173,8 @@ export async function replaceSoundtrack(
   encoder: string[],
   /** The video's stream types in order (ffprobe's codec_type); unknown: its pictures and subtitles only. */
   streamTypes: string[] | undefined,
+  /** Told the seconds of the video written so far, as ffmpeg goes. */
+  onTime?: (seconds: number) => void,
 ): Promise<void> {
   const format = container === 'mkv' ? 'matroska' : container;
   // Data streams (timecodes) often cannot be copied into a new file: they are left out.
@@ -172,15 +186,19 @@ export async function replaceSoundtrack(
   // Each stream keeps its own tags (language, title), the new soundtrack those of the one it replaces.
   const streamTags = written.flatMap(({ index }, out) => [`-map_metadata:s:${out}`, `0:s:${index}`]);
   const newTrack = streamTypes ? String(firstAudio) : 'a:0';
-  await run(ffmpegPath, [
-    ...inputArgs(video, container), // a video keeps its own container
-    ...inputArgs(wav, 'wav'),
-    ...[...streams, '-c', 'copy'],
-    // The encoder's arguments for the new soundtrack alone: the other streams are copied.
-    ...encoder.map((arg) => (/^-(c|b|q):a$|^-(ar|ac)$/.test(arg) ? `${arg.replace(/:a$/, '')}:${newTrack}` : arg)),
-    ...['-map_metadata', '0', ...streamTags, '-map_chapters', '0'],
-    ...['-f', format, output],
-  ]);
+  await run(
+    ffmpegPath,
+    [
+      ...inputArgs(video, container), // a video keeps its own container
+      ...inputArgs(wav, 'wav'),
+      ...[...streams, '-c', 'copy'],
+      // The encoder's arguments for the new soundtrack alone: the other streams are copied.
+      ...encoder.map((arg) => (/^-(c|b|q):a$|^-(ar|ac)$/.test(arg) ? `${arg.replace(/:a$/, '')}:${newTrack}` : arg)),
+      ...['-map_metadata', '0', ...streamTags, '-map_chapters', '0'],
+      ...['-f', format, output],
+    ],
+    onTime,
+  );
 }
 
 /** ffmpeg names its files by the paths it was given: each becomes its last part ("input"), as a media's error may say. */
@@ -190,11 +208,11 @@ function withoutPaths(text: string, args: string[]): string {
   return result;
 }
 
-async function run(ffmpegPath: string, args: string[]): Promise<void> {
+async function run(ffmpegPath: string, args: string[], onTime?: (seconds: number) => void): Promise<void> {
   // `-progress` on standard output lets the time bound count from the last progress, not the start.
   const all = ['-nostdin', '-hide_banner', '-v', 'error', '-progress', 'pipe:1', '-y', ...args];
   try {
-    await runChild(ffmpegPath, all, { progress: true, maxBuffer: 4 << 20 });
+    await runChild(ffmpegPath, all, { progress: true, maxBuffer: 4 << 20, onTime });
   } catch (err) {
     if (!(err instanceof ChildRunError)) throw err;
     if (err.code === 'ENOENT') throw new FfmpegMissingError(`ffmpeg was not found at "${ffmpegPath}"`);

@@ -6,6 +6,8 @@ import { openWav } from './wav-reader';
 export async function measureWavFile(
   path: string,
   stretch?: { fromSeconds: number; seconds: number },
+  /** Told the share of it read (0 to 1) as it goes. */
+  onProgress?: (share: number) => void,
 ): Promise<LoudnessMeasurement> {
   const source = await openWav(path);
   try {
@@ -13,7 +15,13 @@ export async function measureWavFile(
     const meter = new LoudnessMeter(sampleRate, channels, channelMask);
     const from = stretch ? Math.round(stretch.fromSeconds * sampleRate) : 0;
     const to = stretch ? from + Math.round(stretch.seconds * sampleRate) : undefined;
-    for await (const block of source.blocks(from, to)) meter.add(block.samples, block.frames);
+    const frames = Math.max(1, (to ?? source.layout.frames) - from);
+    let read = 0;
+    for await (const block of source.blocks(from, to)) {
+      meter.add(block.samples, block.frames);
+      read += block.frames;
+      onProgress?.(Math.min(1, read / frames));
+    }
     return meter.finish();
   } finally {
     await source.close();

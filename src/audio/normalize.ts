@@ -85,7 +85,10 @@ export async function normalizeWavFile(
 ): Promise<NormalizeReport> {
   const { targetLufs, ceilingDbtp } = options;
   const maxLimitingDb = options.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
-  const input = options.input ?? (await measureWavFile(inputPath));
+  // The share done: the measurement a seventh, each pass of gain and limiting two more (most take one or two).
+  const report = (from: number, to: number) => (done: number) =>
+    options.onProgress?.(Math.min(0.95, (from + (to - from) * done) / 7));
+  const input = options.input ?? (await measureWavFile(inputPath, undefined, report(0, 1)));
   options.onProgress?.(1 / 7);
   if (!Number.isFinite(input.integratedLufs)) {
     await copyFile(inputPath, outputPath);
@@ -116,7 +119,15 @@ export async function normalizeWavFile(
     let passes = 0;
     for (;;) {
       passes++;
-      pass = await gainAndLimit(inputPath, temp, gainDb, ceilingDb, options.outputFormat, knownPeaks);
+      pass = await gainAndLimit(
+        inputPath,
+        temp,
+        gainDb,
+        ceilingDb,
+        options.outputFormat,
+        knownPeaks,
+        report(2 * passes - 1, 2 * passes + 1),
+      );
       options.onProgress?.(Math.min(0.95, (1 + 2 * passes) / 7));
       const lufs = pass.loudness.integratedLufs;
       const reductionDb = -20 * Math.log10(pass.minGain);
@@ -183,6 +194,7 @@ async function gainAndLimit(
   ceilingDb: number,
   outputFormat: NormalizeOptions['outputFormat'],
   knownPeaks: EnvelopeBounds,
+  onProgress: (share: number) => void,
 ): Promise<PassResult> {
   const source = await openWav(inputPath);
   let writer: WavWriter | undefined;
@@ -207,7 +219,12 @@ async function gainAndLimit(
       await writer!.write(out, frames, dither);
       meter.add(out, frames); // what the file now holds, after rounding
     };
-    for await (const block of source.blocks()) await emit(limiter.process(block.samples, block.frames, out));
+    let read = 0;
+    for await (const block of source.blocks()) {
+      await emit(limiter.process(block.samples, block.frames, out));
+      read += block.frames;
+      onProgress(Math.min(1, read / Math.max(1, layout.frames)));
+    }
     await emit(limiter.flush(out));
     await writer.finish();
     writer = undefined;

@@ -11,6 +11,12 @@ export interface MediaProgress {
    * tried again until it can go on (seconds_left is then null).
    */
   waiting?: string;
+  /**
+   * Present when the job was taken over by another engine of a cluster (the one running it stopped, or
+   * lost the shared state): the work started over there, so `percent` starts over too. Holds the percent
+   * the first engine had told (null when it had told none).
+   */
+  taken_over?: { percent_before: number | null };
 }
 
 /** The progress field of a metadata object, when it holds a usable one. */
@@ -22,5 +28,12 @@ export function progressOf(metadata: Record<string, unknown>): MediaProgress | u
     percent: Math.min(100, Math.max(0, progress.percent)),
     seconds_left: typeof left === 'number' && Number.isFinite(left) && left >= 0 ? left : null,
     ...(typeof progress.waiting === 'string' ? { waiting: progress.waiting } : {}),
+    ...(takenOver(progress.taken_over) ? { taken_over: progress.taken_over } : {}),
   };
+}
+
+function takenOver(value: unknown): value is MediaProgress['taken_over'] {
+  if (typeof value !== 'object' || value === null) return false;
+  const before = (value as { percent_before?: unknown }).percent_before;
+  return before === null || (typeof before === 'number' && Number.isFinite(before));
 }

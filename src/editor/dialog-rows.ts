@@ -100,6 +100,8 @@ export function dialogRows(values: EditorValues): DialogRows {
     bitrateMode: menuRow('bitrateMode', 'fa-exchange', '200px'),
     sampleRate: menuRow('sampleRate', 'fa-area-chart', '200px'),
     downmixMono: checkboxRow('downmixMono'),
+    // Upload and enhance file: pauses longer than this shortened to it (empty: kept).
+    trimPauses: numberRow('trimPauses', 'fa-scissors', 's', 'trimPausesS'),
     folder: toFileRow('folder', 'fa-folder-o'),
     fileName: toFileRow('fileName', 'fa-file-o'),
     ifExists: toFileMenuRow('ifExists', 'fa-clone', '70%'),

@@ -15,7 +15,7 @@ import {
   V1_ENHANCEMENT_LEVEL,
   V2_ENHANCEMENT_LEVEL,
 } from '../contract/fields';
-import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ } from '../contract/extensions';
+import { BITRATE_KBPS, BITRATE_MODES, SAMPLE_RATES_HZ, TRIM_PAUSES_S } from '../contract/extensions';
 import { DEFAULT_IF_EXISTS, IF_EXISTS } from '../client/final-name';
 import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
@@ -36,6 +36,8 @@ export interface EditorValues {
     v2EnhancementLevel: Bounds;
     /** upload, enhance file: a lossy output's bitrate (the output-encoding extension). */
     bitrateKbps: Bounds;
+    /** upload, enhance file: the longest pause kept, in seconds (the trim-pauses extension). */
+    trimPausesS: Bounds;
   };
   /** The longest timeout, in seconds, that a timer holds. */
   maxTimeoutSeconds: number;
@@ -105,6 +107,7 @@ export function editorValues(): EditorValues {
       v1EnhancementLevel: { ...V1_ENHANCEMENT_LEVEL },
       v2EnhancementLevel: { ...V2_ENHANCEMENT_LEVEL },
       bitrateKbps: { ...BITRATE_KBPS },
+      trimPausesS: { ...TRIM_PAUSES_S },
     },
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
     settleSeconds: { default: DEFAULT_SETTLE_SECONDS, max: MAX_SETTLE_SECONDS },

@@ -74,6 +74,19 @@ export function integerOrEmpty(bounds: Bounds): Validator {
   });
 }
 
+/** Empty leaves every pause as it is; otherwise seconds within the bounds (trim_pauses_s). */
+export function trimPausesOrEmpty(bounds: Bounds): Validator {
+  return withReason(function (value) {
+    const text = textOf(value);
+    const n = Number(text);
+    return (
+      text === '' ||
+      (Number.isFinite(n) && n >= bounds.min && n <= bounds.max) ||
+      `a number of seconds from ${bounds.min} to ${bounds.max}, or empty to keep every pause`
+    );
+  });
+}
+
 /** Empty takes `defaultValue`; otherwise a number within the bounds, whole with `integer`. */
 export function numberOrDefault(bounds: Bounds, integer: boolean, defaultValue: number): Validator {
   return withReason(function (value) {
@@ -223,6 +236,7 @@ interface ServiceNode {
   extensions?: string;
   declaresOutputEncoding?: boolean;
   declaresLoudnessOnly?: boolean;
+  declaresTrimPauses?: boolean;
 }
 declare const RED: { nodes: { node(id: string): ServiceNode | null | undefined } } | undefined;
 
@@ -242,6 +256,7 @@ function serviceLacks(service: ServiceNode | null | undefined, extension: string
   if (!service || service.mode !== 'remote' || service.extensions !== 'listed') return false;
   if (extension === 'output-encoding') return service.declaresOutputEncoding !== true;
   if (extension === 'loudness-only') return service.declaresLoudnessOnly !== true;
+  if (extension === 'trim-pauses') return service.declaresTrimPauses !== true;
   return true;
 }
 
@@ -274,6 +289,7 @@ export const VALIDATORS = [
   numberIn,
   integerOrEmpty,
   numberOrDefault,
+  trimPausesOrEmpty,
   booleanOrEmpty,
   positiveIntegerOrEmpty,
   secondsOrEmpty,

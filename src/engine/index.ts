@@ -17,6 +17,7 @@ import { Health } from './http/health';
 import { DiskRecords } from './storage/disk-records';
 import { LocalMediaFiles } from './storage/local-media-files';
 import { startCluster } from './cluster/cluster';
+import { engineName } from './cluster/engine-name';
 import { ffmpegAvailable } from '../audio/ffmpeg';
 
 export type { EngineOptions } from './options';
@@ -116,6 +117,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
       fetchGuard,
       onErrorLine: logError,
       leaveWhatNeedsFfmpeg: cluster !== undefined && !hasFfmpeg,
+      ...(cluster ? { engineName: engineName() } : {}),
     },
     () => void retention.sweep(),
   );

@@ -36,4 +36,5 @@ export const UPLOAD_FIELDS: readonly EnhancementField[] = [
   { member: 'bitrate_mode', prop: 'bitrateMode', label: 'media-enhance.setting.bitrateMode' },
   { member: 'sample_rate_hz', prop: 'sampleRate', label: 'media-enhance.setting.sampleRate', numeric: true },
   { member: 'downmix_mono', prop: 'downmixMono', label: 'media-enhance.setting.downmixMono', falseIsEmpty: true },
+  { member: 'trim_pauses_s', prop: 'trimPauses', label: 'media-enhance.setting.trimPauses', numeric: true },
 ];

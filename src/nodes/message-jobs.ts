@@ -15,6 +15,7 @@ import {
   processingText,
   progressText,
   stateText,
+  takenOverText,
   waitText,
   type Transfer,
 } from './status-text';
@@ -42,6 +43,8 @@ export interface Job {
   noteMedia: (uid: string, fileName?: string) => void;
   /** The node's texts, for a status of its own. */
   t: Translate;
+  /** The node's log (Node-RED's log, at info level). */
+  log: (text: string) => void;
 }
 
 /**
@@ -50,7 +53,14 @@ export interface Job {
  */
 export function showMediaStatus(job: Job): (status: string, media: MediaMetadata) => void {
   const since = Date.now();
+  let toldTakenOver = false;
   return (status, media) => {
+    // A takeover is logged once: the status says it for as long as the work runs on the other engine.
+    const takenOver = toldTakenOver || status !== 'PROCESSING' ? undefined : takenOverText(job.t, media.uid, media);
+    if (takenOver) {
+      toldTakenOver = true;
+      job.log(takenOver);
+    }
     const progress = status === 'PROCESSING' ? processingText(job.t, media) : undefined;
     job.show(progress ? { text: progress } : { text: stateText(job.t, status), since });
   };
@@ -117,6 +127,7 @@ export function handleMessages(
       onDelivered: (action) => delivered.push(action),
       noteMedia: (uid, fileName) => listed.media(uid, fileName),
       t,
+      log: (text) => node.log(text),
     };
     prepare?.(job);
     const running = Promise.resolve()

@@ -97,8 +97,24 @@ export function processingText(t: Translate, media: MediaMetadata): string | und
   const progress = progressOf(media);
   if (!progress) return undefined;
   const percent = Math.floor(progress.percent);
-  if (progress.seconds_left === null) return t('media-enhance.status.processingPercent', { percent });
-  return t('media-enhance.status.processingLeft', { percent, left: roughly(progress.seconds_left * 1000) });
+  const left = progress.seconds_left === null ? undefined : roughly(progress.seconds_left * 1000);
+  // Taken over, the work started over on another engine: the lower percent says why it went back.
+  if (progress.taken_over)
+    return left === undefined
+      ? t('media-enhance.status.takenOverPercent', { percent })
+      : t('media-enhance.status.takenOverLeft', { percent, left });
+  if (left === undefined) return t('media-enhance.status.processingPercent', { percent });
+  return t('media-enhance.status.processingLeft', { percent, left });
+}
+
+/** The node's log line when a media's job was taken over by another engine (once per media). */
+export function takenOverText(t: Translate, uid: string, media: MediaMetadata): string | undefined {
+  const takenOver = progressOf(media)?.taken_over;
+  if (!takenOver) return undefined;
+  const before = takenOver.percent_before;
+  return before === null
+    ? t('media-enhance.log.takenOver', { uid })
+    : t('media-enhance.log.takenOverAt', { uid, percent: Math.floor(before) });
 }
 
 /**

@@ -1,11 +1,14 @@
 // A machine dies mid-job (kill -9 of its engine): once the jobs' locks lapse, the other instance takes
-// them up and finishes them; every media ends COMPLETED exactly once.
+// them up and finishes them; every media ends COMPLETED exactly once. The takeover is no silent jump
+// back: the engine that takes a job over logs it, and the media's progress says so while it runs.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { makeWav } from '../fixtures/media';
 import { startTestRedis, type TestRedis } from '../fixtures/redis-server';
 import { CHANGES_CHANNEL } from '../../src/engine/cluster/redis-records';
+import { progressOf } from '../../src/contract/media-progress';
+import { readUntil } from '../fixtures/read-until';
 import {
   EngineCluster,
   secondsOf,
@@ -68,6 +71,26 @@ describe('cluster: an instance killed mid-job', function () {
     }
     const killedAt = Date.now();
     await doomed.kill9();
+    // The survivor takes the dead one's two jobs over, says so in its log, and each media's progress says
+    // so while it runs there (read as a user reads the status: until it shows, or the media has ended).
+    const takeover = (uid: string) => `media ${uid}: taken over from engine `;
+    const log = await readUntil(
+      () => survivor.errors(),
+      (text) => uids.filter((uid) => text.includes(takeover(uid))).length === 2,
+      "the survivor's log telling both takeovers",
+    );
+    const takenOver = uids.filter((uid) => log.includes(takeover(uid)));
+    assert.equal(log.split('\n').filter((line) => line.includes(': taken over from engine ')).length, 2, log);
+    await Promise.all(
+      takenOver.map(async (uid) => {
+        const seen = await readUntil(
+          () => getJson(`${survivor.url}/v2/medias/${uid}/metadata`),
+          ({ body }) => body.enhancement_status !== 'PROCESSING' || progressOf(body)?.taken_over !== undefined,
+          `media ${uid} saying it was taken over`,
+        );
+        assert.deepEqual(progressOf(seen.body)?.taken_over, { percent_before: null }, JSON.stringify(seen.body));
+      }),
+    );
     for (const [i, uid] of uids.entries()) {
       const ended = await followToEnd([survivor.url], uid);
       assert.equal(ended.enhancement_status, 'COMPLETED', JSON.stringify(ended));

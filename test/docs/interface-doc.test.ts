@@ -27,7 +27,14 @@ import {
   LOUDNESS_REPORT_PATH,
   LOUDNESS_REPORT_REFUSED,
 } from '../../src/contract/loudness-report';
-import { BITRATE_KBPS, BITRATE_MODES, EXTENSION_OF, SAMPLE_RATES_HZ } from '../../src/contract/extensions';
+import {
+  BITRATE_KBPS,
+  BITRATE_MODES,
+  EXTENSION_OF,
+  isEncodingMember,
+  SAMPLE_RATES_HZ,
+  TRIM_PAUSES_S,
+} from '../../src/contract/extensions';
 import { METADATA_WAIT_HEADER, METADATA_WAIT_PARAM } from '../../src/contract/metadata-wait';
 import { METADATA_WAIT_S as LOCAL_ENGINE_METADATA_WAIT_S } from '../../src/nodes/local-engine';
 import { DEFAULT_SERVER_LIMITS } from '../../src/engine/http/server-limits';
@@ -221,7 +228,7 @@ describe('docs/interface.md', function () {
 
   it('lists the encoding choices of the output-encoding extension with the bounds of src/contract', () => {
     const rows = table(doc, 'Encoding choices');
-    assert.deepEqual(rows.map((r) => code(r.member)).sort(), [...EXTENSION_OF.keys()].sort());
+    assert.deepEqual(rows.map((r) => code(r.member)).sort(), [...EXTENSION_OF.keys()].filter(isEncodingMember).sort());
     const cell = (member: string) => rows.find((r) => code(r.member) === member)!['bounds or values'];
     assert.deepEqual(range(cell('bitrate_kbps')), { ...BITRATE_KBPS });
     assert.deepEqual(codes(cell('bitrate_mode')), [...BITRATE_MODES]);
@@ -231,6 +238,15 @@ describe('docs/interface.md', function () {
       const issues = checkEnhancementSettings({ transcode: 'MP3', [member]: null }, 'media_enhancement');
       assert.ok(!issues.some((i) => i.type === 'value_error.extra'), `${member} is a member of media_enhancement`);
     }
+  });
+
+  it('gives the bounds of trim_pauses_s of src/contract', () => {
+    const section = doc.slice(doc.indexOf('### Pauses trimmed'), doc.indexOf('### Loudness report'));
+    assert.ok(section.includes('`trim_pauses_s`'), 'the section names the member');
+    assert.ok(
+      section.includes(`(a number of seconds, ${TRIM_PAUSES_S.min} to ${TRIM_PAUSES_S.max};`),
+      'the bounds of src/contract',
+    );
   });
 
   it('gives the rate limits and paths of src/contract', () => {

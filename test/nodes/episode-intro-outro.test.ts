@@ -174,6 +174,38 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     assert.ok(Math.abs(Number((await probe(written)).format.duration) - 22) < 0.01);
   });
 
+  it('trims the pauses of the episode (Trim pauses over) and then joins the intro: the chapters follow both', async () => {
+    // Two takes of the episode with 4 s of silence between: one pause over the limit.
+    const gapped = join(media, 'gapped.mp3');
+    await ffmpeg([
+      ...[
+        '-i',
+        join(media, 'episode.wav'),
+        '-f',
+        'lavfi',
+        '-i',
+        'anullsrc=r=44100:cl=mono:d=4',
+        '-i',
+        join(media, 'episode.wav'),
+      ],
+      ...['-i', join(media, 'chapters.txt'), '-filter_complex', '[0:a][1:a][2:a]concat=n=3:v=0:a=1[a]', '-map', '[a]'],
+      ...['-map_chapters', '3', '-c:a', 'libmp3lame', '-b:a', '128k', gapped],
+    ]);
+    await loadFlow(flowWith({ intro: join(media, 'intro.mp3'), trimPauses: '1.5' }));
+    const out = nextInput(helper.getNode('out'), 180_000);
+    helper.getNode('file').receive({ filename: gapped });
+    const msg = await out;
+    const trimmed = (msg.media as { enhancement_params: { pauses_trimmed: { count: number; cut_s: number } } })
+      .enhancement_params.pauses_trimmed;
+    assert.ok(trimmed.count >= 1, JSON.stringify(trimmed));
+    // The 4 s of silence, with the pauses of the takes that touch it, now 1.5 s (the engine test measures pauses exactly).
+    assert.ok(trimmed.cut_s > 2.4 && trimmed.cut_s < 4.5, `cut ${trimmed.cut_s} s`);
+    const episode = msg.episode as Episode;
+    assert.ok(Math.abs(episode.duration_s - (6 + 36 - trimmed.cut_s)) < 0.15, `${episode.duration_s} s`);
+    const titles = (await probe(msg.filename as string)).chapters.map((c) => c.tags?.title);
+    assert.deepEqual(titles, ['Intro', 'Hello', 'News']);
+  });
+
   it('an intro that is not there, or a crossfade out of bounds, goes to Catch before anything is sent', async () => {
     await loadFlow(flowWith({}));
     const caught = nextInput(helper.getNode('caught'));

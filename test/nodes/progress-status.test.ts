@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { sidebarRegistry } from '../../src/sidebar/registry';
+import { showMediaStatus, type Job } from '../../src/nodes/message-jobs';
 import { doneStatus, processingText } from '../../src/nodes/status-text';
 import { translator } from '../../src/nodes/texts';
 import { speechLike, writeWavFile } from '../fixtures/audio';
@@ -57,6 +58,38 @@ describe('nodes: progress and the result in the status', function () {
     });
     assert.deepEqual(done({}), { fill: 'green', shape: 'dot', text: 'done' }, 'nothing measured: "done"');
     assert.equal(done({ output_loudness_lufs: -14.3, loudness_target: -10, target_reached: false }).fill, 'yellow');
+  });
+
+  it('says, and logs once, that another engine took the job over, so its lower percent is no silent jump back', () => {
+    const t = translator({ _: (key: string) => key });
+    const media = (progress: Record<string, unknown>) => ({ uid: 'u1', enhancement_status: 'PROCESSING', progress });
+    assert.equal(
+      processingText(t, media({ percent: 2, seconds_left: 31, taken_over: { percent_before: 30 } })),
+      'taken over by another engine, processing 2%, about 30 s left',
+    );
+    assert.equal(
+      processingText(t, media({ percent: 0, seconds_left: null, taken_over: { percent_before: null } })),
+      'taken over by another engine, processing 0%',
+    );
+    const shown: string[] = [];
+    const logged: string[] = [];
+    const job = {
+      t,
+      show: (status: { text: string }) => shown.push(status.text),
+      log: (text: string) => logged.push(text),
+    };
+    const onStatus = showMediaStatus(job as unknown as Job);
+    onStatus('PROCESSING', media({ percent: 30, seconds_left: 120 }));
+    onStatus('PROCESSING', media({ percent: 0, seconds_left: null, taken_over: { percent_before: 30 } }));
+    onStatus('PROCESSING', media({ percent: 2, seconds_left: 80, taken_over: { percent_before: 30 } }));
+    assert.deepEqual(shown, [
+      'processing 30%, about 2 min left',
+      'taken over by another engine, processing 0%',
+      'taken over by another engine, processing 2%, about 80 s left',
+    ]);
+    assert.deepEqual(logged, [
+      'media u1: taken over by another engine (the one processing it stopped at 30%); the work started over there',
+    ]);
   });
 
   it("shows a long media's progress and time left in the node's status and its sidebar row, then the loudness reached", async () => {

@@ -4,6 +4,7 @@ import type { Faults } from '../faults';
 import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
 import { LeftForAnotherInstance, needsFfmpeg } from './ffmpeg-need';
+import type { MediaProgress } from '../../contract/media-progress';
 import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
@@ -31,6 +32,11 @@ export interface JobOptions {
    * another instance (LeftForAnotherInstance) rather than failed FFMPEG_REQUIRED here.
    */
   leaveWhatNeedsFfmpeg?: boolean;
+  /**
+   * With instances sharing the work: this engine's name, kept in the media it processes, so that a job
+   * it takes over from another engine says so (in its progress and the error log).
+   */
+  engineName?: string;
 }
 
 /** How long a finished job keeps trying to write its end while the shared state refuses writes. */
@@ -109,7 +115,14 @@ export class Jobs implements JobStarter {
       if (this.stopping.signal.aborted) return;
       if (this.options.leaveWhatNeedsFfmpeg && needsFfmpeg(record.internal.input!, record.internal.settings))
         throw new LeftForAnotherInstance(record.uid);
-      await this.records.update(record, { enhancement_status: 'PROCESSING' });
+      const takenOver = this.takeOver(record);
+      const { engineName } = this.options;
+      await this.records.update(record, {
+        enhancement_status: 'PROCESSING',
+        ...(engineName ? { internal: { ...record.internal, engine: engineName } } : {}),
+      });
+      // Said at once: the progress the first engine left (30%) must not stand while the work starts over.
+      if (takenOver) this.records.setProgress(record, { percent: 0, seconds_left: null, taken_over: takenOver });
       await this.delay(this.options.processingDelayMs);
       if (this.stopping.signal.aborted) return;
       if (this.faults.failProcessing())
@@ -124,7 +137,11 @@ export class Jobs implements JobStarter {
           settings: record.internal.settings,
         },
         (share) => {
-          if (record.enhancement_status === 'PROCESSING') this.records.setProgress(record, estimate.update(share));
+          if (record.enhancement_status === 'PROCESSING')
+            this.records.setProgress(record, {
+              ...estimate.update(share),
+              ...(takenOver && { taken_over: takenOver }),
+            });
         },
       );
       if (this.stopping.signal.aborted) return;
@@ -172,6 +189,21 @@ export class Jobs implements JobStarter {
     } finally {
       await work?.close();
     }
+  }
+
+  /**
+   * Whether this engine takes `record` over from another one that set it PROCESSING and stopped (its job's
+   * lock lapsed): the work starts over here, which the error log tells; undefined when it is this engine's own.
+   */
+  private takeOver(record: MediaRecord): MediaProgress['taken_over'] {
+    const { engineName } = this.options;
+    const before = record.internal.engine;
+    if (!engineName || record.enhancement_status !== 'PROCESSING' || !before || before === engineName) return undefined;
+    const percent = record.progress?.percent ?? null;
+    this.options.onErrorLine(
+      `media ${record.uid}: taken over from engine ${before}, which stopped ${percent === null ? 'before telling its progress' : `at ${percent}%`} (its job's lock lapsed); the work starts over on this engine (${engineName})`,
+    );
+    return { percent_before: percent };
   }
 
   /** A PROCESSING media's metadata says why its work stands still, and that no time left can be told. */

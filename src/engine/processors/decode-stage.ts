@@ -6,19 +6,33 @@ import { ffprobePathFor, probeAudioShape } from '../../audio/source-encoding';
 import { checkCopyWhole } from '../../audio/whole-file';
 import { checkAfterDecoding, checkBeforeDecoding, DEFAULT_MAX_DECODED_BYTES } from './decode-limits';
 import type { ProcessContext, ProcessJob, ProcessResult } from './processor';
+import { shareOfTime } from './share-of-time';
 import { privateFile, type WorkFile } from './work-files';
 
 /** The WAV the next stages read, or the finished result of a video with no audio (returned unchanged). */
 export type Decoded = { source: string } | { unchanged: ProcessResult };
 
-export async function decodeStage(job: ProcessJob, context: ProcessContext, work: WorkFile): Promise<Decoded> {
+export async function decodeStage(
+  job: ProcessJob,
+  context: ProcessContext,
+  work: WorkFile,
+  onProgress?: (share: number) => void,
+): Promise<Decoded> {
   if (job.input.ext === 'wav') return { source: job.inputPath };
   const maxDecodedBytes = context.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES;
   const shape = await probeAudioShape(ffprobePathFor(context.ffmpegPath), job.inputPath, job.input.ext);
   const bounds = checkBeforeDecoding(shape, job.input.ext, maxDecodedBytes);
   try {
     await privateFile(work('decoded.wav'));
-    await decodeToWav(context.ffmpegPath, job.inputPath, job.input.ext, work('decoded.wav'), bounds);
+    await decodeToWav(
+      context.ffmpegPath,
+      job.inputPath,
+      job.input.ext,
+      work('decoded.wav'),
+      bounds,
+      undefined,
+      onProgress && shareOfTime(shape?.durationS, onProgress),
+    );
     await checkAfterDecoding(work('decoded.wav'), job.input.ext, maxDecodedBytes);
   } catch (err) {
     if ((err as { code?: unknown }).code !== 'NO_AUDIO' || job.input.kind !== 'video') throw err;

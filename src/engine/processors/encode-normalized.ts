@@ -22,6 +22,7 @@ import {
 import { ffprobePathFor, probeStreamTypes } from '../../audio/source-encoding';
 import type { MediaType } from '../storage/media-type';
 import { ProcessingError, type ProcessJob } from './processor';
+import { shareOfTime } from './share-of-time';
 import { privateFile, type WorkFile } from './work-files';
 
 export const FLOAT_WAV = { bitsPerSample: 32, encoding: 'float' } as const;
@@ -46,6 +47,12 @@ const TURN_DOWN_MARGIN_DB = 0.2;
  * gain about a third of an LU per dB of gain.
  */
 const LIMITING_PER_LOST_LU = 3;
+
+/**
+ * Where each part of an encoding round ends, as a share of the round (from its time on a lossy output):
+ * the normalization's passes, the encode, the decode of what was encoded; measuring it is the rest.
+ */
+const ROUND_PARTS = { normalized: 0.4, encoded: 0.8, checked: 0.9 } as const;
 
 export type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'maxLimitingDb'>;
 
@@ -87,14 +94,20 @@ export async function encodeNormalized(
       : undefined;
   const maxLimitingDb = target.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
   // Normalizes `from` with `options`, encodes and measures the encoded file. The first round is said to take
-  // half of the work, a second one a quarter, a last one the rest.
+  // 60% of the work and a second one 35% (many files need only the first), the rare last one the rest;
+  // within a round, the encode tells its own progress as ffmpeg writes (a long file's encode is most of the
+  // round, and would otherwise stand still).
   const round = async (from: string, options: NormalizeOptions, span: [number, number]) => {
     const [start, share] = span;
+    const part = (from: number, to: number) => (done: number) =>
+      onProgress(start + share * (from + (to - from) * done));
     const report = await normalizeWavFile(from, work('normalized.wav'), {
       ...options,
-      onProgress: (done) => onProgress(start + (share / 2) * done),
+      onProgress: part(0, ROUND_PARTS.normalized),
       outputFormat: FLOAT_WAV,
     });
+    const encoding = shareOfTime(report.output.seconds, part(ROUND_PARTS.normalized, ROUND_PARTS.encoded));
+    const checking = shareOfTime(report.output.seconds, part(ROUND_PARTS.encoded, ROUND_PARTS.checked));
     await privateFile(work('encoded'));
     if (output.kind === 'video')
       await replaceSoundtrack(
@@ -105,17 +118,26 @@ export async function encodeNormalized(
         output.ext as VideoContainer,
         encoder,
         streamTypes,
+        encoding,
       );
     else
-      await encodeAudio(ffmpegPath, work('normalized.wav'), work('encoded'), output.ext as AudioContainer, encoder, {
-        path: job.inputPath,
-        format: job.input.ext,
-        ...(chapters ? { chapters } : {}),
-      });
+      await encodeAudio(
+        ffmpegPath,
+        work('normalized.wav'),
+        work('encoded'),
+        output.ext as AudioContainer,
+        encoder,
+        { path: job.inputPath, format: job.input.ext, ...(chapters ? { chapters } : {}) },
+        encoding,
+      );
     // Report what the encoded file holds, measured after decoding it again.
     await privateFile(work('check.wav'));
-    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'));
-    const delivered: LoudnessMeasurement = await measureWavFile(work('check.wav'));
+    await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'), {}, undefined, checking);
+    const delivered: LoudnessMeasurement = await measureWavFile(
+      work('check.wav'),
+      undefined,
+      part(ROUND_PARTS.checked, 1),
+    );
     onProgress(start + share);
     return { report, delivered };
   };
@@ -133,7 +155,7 @@ export async function encodeNormalized(
     };
   };
 
-  const first = await round(source, { ...target, maxLimitingDb }, [0, 0.5]);
+  const first = await round(source, { ...target, maxLimitingDb }, [0, 0.6]);
   const overshootDb = first.delivered.truePeakDbtp - target.ceilingDbtp;
   // Only a target the normalizer reached is chased through the encoder; an unreachable one stays where the bound left it.
   const shiftLu = first.report.targetReached ? target.targetLufs - first.delivered.integratedLufs : 0;
@@ -152,7 +174,7 @@ export async function encodeNormalized(
       ceilingDbtp: target.ceilingDbtp - roomDb,
       maxLimitingDb: maxLimitingDb + makeUpDb,
     },
-    [0.5, 0.25],
+    [0.6, 0.35],
   );
   const restDb = second.delivered.truePeakDbtp - target.ceilingDbtp;
   if (restDb <= 0) return deliver(second.report, second.delivered, roomDb > 0 ? { encoderRoomDb: roomDb } : {});
@@ -168,7 +190,7 @@ export async function encodeNormalized(
       ceilingDbtp: second.report.output.truePeakDbtp - downDb + 0.1,
       maxLimitingDb: 0,
     },
-    [0.75, 0.25],
+    [0.95, 0.05],
   );
   if (last.delivered.truePeakDbtp > target.ceilingDbtp)
     throw new ProcessingError(

@@ -20,19 +20,25 @@ import {
   type ThreadHelp,
 } from './processor';
 import { StagedProgress, type StageWeights } from './staged-progress';
+import type { MediaType } from '../storage/media-type';
 import { checkTrimSettings, movedChapters, trimStage } from './trim-stage';
 import { removeWorkFiles, workFiles } from './work-files';
 
 /**
- * How long each stage takes against the others, per chain (from its time on a minute of speech): the
- * enhancement is most of the work, the more so the heavier the model. Decoding counts only for non-WAV input.
+ * How long each stage takes against the others, per chain (from their times on a minute of speech in the
+ * engine): the enhancement is most of the work, the more so the heavier the model; normalizing a WAV takes
+ * about half of FINCH's enhancement. Decoding counts only for non-WAV input. An output other than WAV is
+ * normalized, encoded, decoded and measured once or twice (encode-normalized.ts): its last stage takes
+ * about three times FINCH's enhancement (ENCODED_NORMALIZE_WEIGHT). Only the share shown rests on these:
+ * the time left is measured (jobs/progress-estimate.ts).
  */
 const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
-  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 7 },
-  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 7 },
-  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 7 },
+  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 3 },
+  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 3 },
+  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 3 },
 };
-const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 7 };
+const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 3 };
+const ENCODED_NORMALIZE_WEIGHT = 15;
 
 /** A file's channels lent to another thread of the pool. */
 export const runTask = (task: unknown) => runChannelTask(task as ChannelTask);
@@ -44,20 +50,20 @@ export async function processMedia(
 ): Promise<ProcessResult> {
   const output = outputType(job);
   const work = workFiles(job.outputPath);
-  const progress = stagedProgress(job, help);
+  const progress = stagedProgress(job, output, help);
   progress.at('decode');
   await removeWorkFiles(job.outputPath);
   await requireFfmpeg(job, output, context);
   checkTrimSettings(job);
   try {
-    const decoded = await decodeStage(job, context, work);
+    const decoded = await decodeStage(job, context, work, progress.of('decode'));
     if ('unchanged' in decoded) return decoded.unchanged;
     // Checked before the work: the encoding the output keeps or was asked for.
     const encoding = output.ext === 'wav' ? undefined : await planOutputEncoding(job, output, context.ffmpegPath);
     // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
     // fails here: any invalid WAV met after this is one the engine made.
     progress.at('measure');
-    const original = await measureWavFile(decoded.source);
+    const original = await measureWavFile(decoded.source, undefined, progress.of('measure'));
     progress.at('enhance');
     const enhanced = await enhanceStage(job, decoded.source, original, work, {
       threads: help?.threads,
@@ -93,11 +99,18 @@ export async function processMedia(
   }
 }
 
-/** The stages weighed for the job's model; a WAV input has no decode. */
-function stagedProgress(job: ProcessJob, help: ThreadHelp | undefined): StagedProgress {
+/** The stages weighed for the job's model; a WAV input has no decode, an output other than WAV is encoded. */
+function stagedProgress(job: ProcessJob, output: MediaType, help: ThreadHelp | undefined): StagedProgress {
   const model = job.settings.enhancement_model;
   const weights = model === LOUDNESS_ONLY_MODEL ? LOUDNESS_ONLY_WEIGHTS : STAGE_WEIGHTS[model];
-  return new StagedProgress(job.input.ext === 'wav' ? { ...weights, decode: 0 } : weights, help?.progress?.bind(help));
+  return new StagedProgress(
+    {
+      ...weights,
+      ...(job.input.ext === 'wav' ? { decode: 0 } : {}),
+      ...(output.ext !== 'wav' ? { normalize: ENCODED_NORMALIZE_WEIGHT } : {}),
+    },
+    help?.progress?.bind(help),
+  );
 }
 
 /** The lower layers' failures a user can act on, as the media's failure codes. */

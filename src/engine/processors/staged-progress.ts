@@ -6,17 +6,26 @@ export type ProcessingStage = 'decode' | 'measure' | 'enhance' | 'normalize';
 
 export type StageWeights = Record<ProcessingStage, number>;
 
-/** Posts no more often than each whole percent: the engine shows whole percent. */
+/** Posts at each whole percent (the engine shows whole percent)... */
 const STEP = 0.01;
+/**
+ * ... and, between two, each tenth of a percent once this long has passed since the last post: a long
+ * file takes many seconds per percent, and the engine needs the pace in the job's first seconds to tell
+ * the time left (progress-estimate.ts).
+ */
+const FINE_STEP = 0.001;
+const FINE_EVERY_MS = 250;
 
 export class StagedProgress {
   private readonly order: ProcessingStage[] = ['decode', 'measure', 'enhance', 'normalize'];
   private readonly total: number;
   private posted = -1;
+  private postedAt = -Infinity;
 
   constructor(
     private readonly weights: StageWeights,
     private readonly report: ((share: number) => void) | undefined,
+    private readonly now: () => number = Date.now,
   ) {
     this.total = this.order.reduce((sum, stage) => sum + weights[stage], 0);
   }
@@ -26,8 +35,12 @@ export class StagedProgress {
     if (!this.report || this.total <= 0) return;
     const before = this.order.slice(0, this.order.indexOf(stage)).reduce((sum, s) => sum + this.weights[s], 0);
     const overall = (before + this.weights[stage] * Math.min(1, Math.max(0, share))) / this.total;
-    if (overall - this.posted < STEP && overall < 1) return;
+    const moved = overall - this.posted;
+    const now = this.now();
+    const due = moved >= STEP || overall >= 1 || (moved >= FINE_STEP && now - this.postedAt >= FINE_EVERY_MS);
+    if (!due) return;
     this.posted = overall;
+    this.postedAt = now;
     this.report(overall);
   }
 

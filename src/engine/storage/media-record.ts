@@ -28,6 +28,8 @@ export interface MediaRecord {
       EnhancementSettings;
     /** v1 JSON: the URL still to fetch. */
     downloadUrl?: string;
+    /** With instances sharing the work: the engine that set it PROCESSING (cluster/engine-name.ts). */
+    engine?: string;
     input?: MediaType;
     output?: MediaType;
   };
@@ -54,10 +56,11 @@ export function noteProgressSetAt(record: MediaRecord, at: number): void {
 export function publicMetadata(record: MediaRecord): Record<string, unknown> {
   const { internal: _internal, progress, ...visible } = record;
   if (!progress) return visible;
-  // A stage may go a while without telling its progress: the time left runs down meanwhile.
+  // A stage may go a while without telling its progress: the time left runs down meanwhile. Run out with
+  // the work not done, the estimate was wrong: it says nothing rather than "about 1 s" for the rest.
   const left = progress.seconds_left;
   const since = (Date.now() - (progressSetAt.get(record) ?? Date.now())) / 1000;
-  const now = left === null ? null : Math.max(0, Math.round((left - since) * 10) / 10);
+  const now = left === null || left - since <= 0 ? null : Math.round((left - since) * 10) / 10;
   return { ...visible, progress: { ...progress, seconds_left: now } };
 }
 
