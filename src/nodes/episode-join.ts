@@ -133,7 +133,7 @@ export async function joinEpisode(
       const encoding = await planOutputEncoding(job, episodeType, ffmpegPath);
       const report = await encodeNormalized(
         job,
-        work('joined.wav'),
+        { path: work('joined.wav') },
         episodeType,
         encoding.args,
         ffmpegPath,

@@ -2,7 +2,9 @@
 // as WAV, MP3, M4A and Opus, and speech as MP3, each made in the test with ffmpeg and taken to -16 LUFS
 // under -1 dBTP, the output measured by ffmpeg. The encoder's overshoot is found once (two encodes at
 // most), so a lossy output is neither squashed round after round nor refused a target the WAV reaches.
+// A file of a minute or more learns the encoder's effect from an excerpt, and is encoded whole once.
 import assert from 'node:assert/strict';
+import childProcess from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +79,22 @@ describe('engine: loudness only on lossy files reaches the target the lossless p
     return { lossless, bound, lossy: await normalise(media, TYPES[ext], bound) };
   }
 
+  /** The whole-file encodes (ffmpeg runs with the user's file as a second input, for its tags) while `work` runs. */
+  async function wholeEncodes<T>(work: () => Promise<T>): Promise<{ result: T; encodes: number }> {
+    const spawn = childProcess.spawn;
+    let encodes = 0;
+    childProcess.spawn = ((command: string, args: string[], options: object) => {
+      if (args.filter((arg) => arg === '-i').length === 2 && args.some((arg) => arg.endsWith('normalized.wav')))
+        encodes++;
+      return spawn(command, args, options);
+    }) as typeof spawn;
+    try {
+      return { result: await work(), encodes };
+    } finally {
+      childProcess.spawn = spawn;
+    }
+  }
+
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lossy-loudness-'));
     // About -7.4 LUFS with the true peak at +9 dBTP: -16 under -1 needs about 6 dB of limiting, within the 8 dB bound.
@@ -127,6 +145,41 @@ describe('engine: loudness only on lossy files reaches the target the lossless p
         params.limiter_reduction_db <= lossless.params.limiter_reduction_db + (params.encoder_headroom_db ?? 0) + 2,
         `about as much limiting as the WAV (${lossless.params.limiter_reduction_db} dB) and the encoder's room; ${said}`,
       );
+    });
+  }
+
+  for (const [name, ext, source, loops] of [
+    ['70 s of music as MP3 192k', 'mp3', 'intro', 7],
+    ['70 s of music as M4A (AAC 192k)', 'm4a', 'intro', 7],
+    ['74 s of speech as MP3 192k', 'mp3', 'speech', 7],
+  ] as const) {
+    it(`${name}: the encoder learnt from an excerpt, on target and under the ceiling, as ffmpeg reads it`, async () => {
+      const media = join(dir, `long-${source}-${ext}`);
+      await mkdir(media);
+      const input = join(media, `input.${ext}`);
+      await ffmpeg([
+        '-stream_loop',
+        String(loops - 1),
+        '-i',
+        join(dir, `${source}.wav`),
+        ...ENCODERS[ext],
+        '-f',
+        ext === 'm4a' ? 'ipod' : ext,
+        input,
+      ]);
+      const { result, encodes } = await wholeEncodes(() => normalise(media, TYPES[ext]));
+      const { params, measured } = result;
+      const said = JSON.stringify(params);
+      assert.ok(
+        measured.truePeakDbtp <= CEILING + METER_TOLERANCE_DB,
+        `ffmpeg reads ${measured.truePeakDbtp.toFixed(2)} dBTP over the ${CEILING} dBTP ceiling; ${said}`,
+      );
+      assert.ok(
+        Math.abs(measured.integratedLufs - TARGET) <= ON_TARGET_LU,
+        `ffmpeg reads ${measured.integratedLufs} LUFS; ${said}`,
+      );
+      assert.equal(params.target_reached, true, said);
+      assert.equal(encodes, 1, `the whole file was encoded ${encodes} times; ${said}`);
     });
   }
 });

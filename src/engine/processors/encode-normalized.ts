@@ -1,10 +1,13 @@
 // Loudness normalization delivered through a lossy encoder (or into a video's soundtrack): normalize to a
-// float WAV, encode, decode the encoded file again and measure what it holds, and make it again once when
-// the encoder pushed the peaks over the ceiling or moved the loudness.
+// float WAV, learn what the encoder does to it (from an excerpt, or from the whole encode), normalize again
+// once when the encoder pushed the peaks over the ceiling or moved the loudness, encode, decode the encoded
+// file again and measure what it holds.
 import { rename } from 'node:fs/promises';
+import { EnvelopeBounds } from '../../audio/envelope-bounds';
 import {
   decodeToWav,
   encodeAudio,
+  encodeExcerpt,
   replaceSoundtrack,
   type AudioContainer,
   type VideoContainer,
@@ -48,12 +51,6 @@ const TURN_DOWN_MARGIN_DB = 0.2;
  */
 const LIMITING_PER_LOST_LU = 3;
 
-/**
- * Where each part of an encoding round ends, as a share of the round (from its time on a lossy output):
- * the normalization's passes, the encode, the decode of what was encoded; measuring it is the rest.
- */
-const ROUND_PARTS = { normalized: 0.4, encoded: 0.8, checked: 0.9 } as const;
-
 export type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'maxLimitingDb'>;
 
 /** A normalization as delivered through a lossy encoder. */
@@ -68,17 +65,20 @@ export interface EncodedReport extends NormalizeReport {
  * Normalize to float WAV, then encode (or mux into the video), measuring what the encoded file holds.
  *
  * A lossy encoder pushes true peaks over the limiter's ceiling (by more on dense music than on speech) and
- * shifts the loudness a little. The first encode measures both; when either misses, the second is made
- * once with the ceiling lowered by that overshoot and the aim moved by that shift: at most two encodes,
- * never a ceiling lowered round after round. The room left for the encoder, and the limiting that makes up
- * the loudness it took off, are not counted against the bound on limiting, so a lossy output reaches the
- * target when the lossless path does (not only when it does with room to spare). Should the
- * second encode still overshoot (the encoder's overshoot grew with the extra limiting), the same audio is
- * turned down by the rest and encoded a last time: under the ceiling, a little short of the target, said so.
+ * shifts the loudness a little (an MP3's low-pass takes 0.3-0.5 LU off speech). The first normalization
+ * learns both from the encoder; when either misses, a second is made once with the ceiling lowered by that
+ * overshoot and the aim moved by that shift: never a ceiling lowered round after round. A file of a minute
+ * or more learns them from a 20 s excerpt of its loudest stretch, so the whole file is usually encoded
+ * once; a shorter one (or a video) from its whole encode, then encoded again when it missed. The room left
+ * for the encoder, and the limiting that makes up the loudness it took off, are not counted against the
+ * bound on limiting, so a lossy output reaches the target when the lossless path does (not only when it
+ * does with room to spare). Should the last encode still overshoot (the encoder's overshoot grew with the
+ * extra limiting, or the excerpt missed a peak), the same audio is turned down by the rest and encoded a
+ * last time: under the ceiling, a little short of the target, said so.
  */
 export async function encodeNormalized(
   job: ProcessJob,
-  source: string,
+  normalized: { path: string; measured?: LoudnessMeasurement },
   output: MediaType,
   encoder: string[],
   ffmpegPath: string,
@@ -93,21 +93,23 @@ export async function encodeNormalized(
       ? await probeStreamTypes(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext)
       : undefined;
   const maxLimitingDb = target.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
-  // Normalizes `from` with `options`, encodes and measures the encoded file. The first round is said to take
-  // 60% of the work and a second one 35% (many files need only the first), the rare last one the rest;
-  // within a round, the encode tells its own progress as ffmpeg writes (a long file's encode is most of the
-  // round, and would otherwise stand still).
-  const round = async (from: string, options: NormalizeOptions, span: [number, number]) => {
-    const [start, share] = span;
-    const part = (from: number, to: number) => (done: number) =>
-      onProgress(start + share * (from + (to - from) * done));
-    const report = await normalizeWavFile(from, work('normalized.wav'), {
+  // Normalizes `from` with `options` into normalized.wav, its progress told as the share `span` of the work.
+  // Its true peak is not measured: the encoded file's is, and decides.
+  const normalize = (from: string, options: NormalizeOptions, [start, share]: [number, number]) =>
+    normalizeWavFile(from, work('normalized.wav'), {
       ...options,
-      onProgress: part(0, ROUND_PARTS.normalized),
+      onProgress: (done) => onProgress(start + share * done),
       outputFormat: FLOAT_WAV,
+      measureOutputPeaks: false,
     });
-    const encoding = shareOfTime(report.output.seconds, part(ROUND_PARTS.normalized, ROUND_PARTS.encoded));
-    const checking = shareOfTime(report.output.seconds, part(ROUND_PARTS.encoded, ROUND_PARTS.checked));
+  const normalizedPeakDbtp = async () => (await measureWavFile(work('normalized.wav'))).truePeakDbtp;
+  // Encodes normalized.wav whole and measures what the encoded file holds, decoded again; its progress told
+  // from `start` to `done` as ffmpeg writes (a long file's encode is most of the work, and would otherwise stand still).
+  const encodeWhole = async (seconds: number, start: number, done: number): Promise<LoudnessMeasurement> => {
+    const part = (from: number, to: number) => (share: number) =>
+      onProgress(start + (done - start) * (from + (to - from) * share));
+    const encoding = shareOfTime(seconds, part(0, ENCODE_PARTS.encoded));
+    const checking = shareOfTime(seconds, part(ENCODE_PARTS.encoded, ENCODE_PARTS.checked));
     await privateFile(work('encoded'));
     if (output.kind === 'video')
       await replaceSoundtrack(
@@ -130,17 +132,25 @@ export async function encodeNormalized(
         { path: job.inputPath, format: job.input.ext, ...(chapters ? { chapters } : {}) },
         encoding,
       );
-    // Report what the encoded file holds, measured after decoding it again.
     await privateFile(work('check.wav'));
     await decodeToWav(ffmpegPath, work('encoded'), output.ext, work('check.wav'), {}, undefined, checking);
-    const delivered: LoudnessMeasurement = await measureWavFile(
-      work('check.wav'),
-      undefined,
-      part(ROUND_PARTS.checked, 1),
-    );
-    onProgress(start + share);
-    return { report, delivered };
+    const delivered = await measureWavFile(work('check.wav'), undefined, part(ENCODE_PARTS.checked, 1));
+    onProgress(done);
+    return delivered;
   };
+  // What the encoder did to normalized.wav, from the whole encode.
+  const wholeTrial = async (delivered: LoudnessMeasurement): Promise<EncoderTrial> => ({
+    lufs: delivered.integratedLufs,
+    truePeakDbtp: delivered.truePeakDbtp,
+    normalizedPeakDbtp: delivered.truePeakDbtp > target.ceilingDbtp ? await normalizedPeakDbtp() : -Infinity,
+  });
+  // Only a target the normalizer reached is chased through the encoder; an unreachable one stays where the bound left it.
+  const missed = (report: NormalizeReport, trial: EncoderTrial) => ({
+    overshootDb: trial.truePeakDbtp - target.ceilingDbtp,
+    shiftLu: report.targetReached ? target.targetLufs - trial.lufs : 0,
+  });
+  const onAim = ({ overshootDb, shiftLu }: { overshootDb: number; shiftLu: number }) =>
+    overshootDb <= 0 && Math.abs(shiftLu) <= AIM_LU;
   const deliver = async (
     report: NormalizeReport,
     delivered: LoudnessMeasurement,
@@ -155,61 +165,158 @@ export async function encodeNormalized(
     };
   };
 
-  const first = await round(source, { ...target, maxLimitingDb }, [0, 0.6]);
-  const overshootDb = first.delivered.truePeakDbtp - target.ceilingDbtp;
-  // Only a target the normalizer reached is chased through the encoder; an unreachable one stays where the bound left it.
-  const shiftLu = first.report.targetReached ? target.targetLufs - first.delivered.integratedLufs : 0;
-  if (first.report.unchangedBecause !== undefined || (overshootDb <= 0 && Math.abs(shiftLu) <= AIM_LU))
-    return deliver(first.report, first.delivered);
+  // The rounds from the same audio share its measurement and what the limiter learnt of its peaks.
+  const source = normalized.path;
+  const knownPeaks = new EnvelopeBounds();
+  const first = await normalize(source, { ...target, maxLimitingDb, input: normalized.measured, knownPeaks }, [0, 0.4]);
+  if (first.unchangedBecause !== undefined) return deliver(first, await encodeWhole(first.output.seconds, 0.4, 1));
+  const excerpt =
+    output.kind === 'audio'
+      ? await excerptTrial(first.output, output.ext as AudioContainer, encoder, ffmpegPath, work)
+      : undefined;
+  onProgress(0.45);
+  let trial: EncoderTrial;
+  if (excerpt && !onAim(missed(first, excerpt))) trial = excerpt;
+  else {
+    // The excerpt (or a file too short for one) found nothing to correct: the whole file is encoded, and checked.
+    const delivered = await encodeWhole(first.output.seconds, 0.45, 0.9);
+    trial = await wholeTrial(delivered);
+    if (onAim(missed(first, trial))) return deliver(first, delivered);
+  }
 
-  const roomDb = overshootDb > 0 ? encoderRoomDb(target.ceilingDbtp, first.report.output, first.delivered) : 0;
+  const { overshootDb, shiftLu } = missed(first, trial);
+  const roomDb = overshootDb > 0 ? encoderRoomDb(target.ceilingDbtp, trial.normalizedPeakDbtp, trial.truePeakDbtp) : 0;
   // What only makes up for the encoder is not counted against the bound: for a target the normalizer reached,
   // the limiting that wins back what the lower ceiling (at most its own dB) and the encoder took off the
   // loudness; for one it did not, the lower ceiling alone (the gain stays where the bound left it).
-  const makeUpDb = first.report.targetReached ? LIMITING_PER_LOST_LU * (roomDb + Math.max(0, shiftLu)) : roomDb;
-  const second = await round(
+  const makeUpDb = first.targetReached ? LIMITING_PER_LOST_LU * (roomDb + Math.max(0, shiftLu)) : roomDb;
+  const second = await normalize(
     source,
     {
       targetLufs: target.targetLufs + shiftLu,
       ceilingDbtp: target.ceilingDbtp - roomDb,
       maxLimitingDb: maxLimitingDb + makeUpDb,
+      input: first.input,
+      // Where the first round's gain landed, moved by what the encoder took off (at the first round's slope).
+      firstGainDb: first.gainDb + shiftLu / first.lufsPerDb,
+      knownPeaks,
     },
-    [0.6, 0.35],
+    [0.45, 0.25],
   );
-  const restDb = second.delivered.truePeakDbtp - target.ceilingDbtp;
-  if (restDb <= 0) return deliver(second.report, second.delivered, roomDb > 0 ? { encoderRoomDb: roomDb } : {});
+  const secondDelivered = await encodeWhole(second.output.seconds, 0.7, 0.95);
+  const restDb = secondDelivered.truePeakDbtp - target.ceilingDbtp;
+  if (restDb <= 0) return deliver(second, secondDelivered, roomDb > 0 ? { encoderRoomDb: roomDb } : {});
 
   // The last resort: the second round's audio turned down by what is still over (gain only, no more limiting).
   const downDb = restDb + TURN_DOWN_MARGIN_DB;
+  const secondPeakDbtp = await normalizedPeakDbtp();
   await rename(work('normalized.wav'), work('limited.wav'));
-  const last = await round(
+  await normalize(
     work('limited.wav'),
     {
-      targetLufs: second.report.output.integratedLufs - downDb,
+      targetLufs: second.output.integratedLufs - downDb,
       // A little above the turned-down peaks: the limiter has nothing left to do.
-      ceilingDbtp: second.report.output.truePeakDbtp - downDb + 0.1,
+      ceilingDbtp: secondPeakDbtp - downDb + 0.1,
       maxLimitingDb: 0,
     },
-    [0.95, 0.05],
+    [0.9, 0.05],
   );
-  if (last.delivered.truePeakDbtp > target.ceilingDbtp)
+  const lastDelivered = await encodeWhole(second.output.seconds, 0.95, 1);
+  if (lastDelivered.truePeakDbtp > target.ceilingDbtp)
     throw new ProcessingError(
       'PROCESSING_FAILED',
-      `the ${output.ext.toUpperCase()} encoder kept the true peak over the ${target.ceilingDbtp} dBTP limit (${last.delivered.truePeakDbtp.toFixed(2)} dBTP after 3 encodes: ${roomDb.toFixed(2)} dB of room under the ceiling, then ${downDb.toFixed(2)} dB quieter)`,
+      `the ${output.ext.toUpperCase()} encoder kept the true peak over the ${target.ceilingDbtp} dBTP limit (${lastDelivered.truePeakDbtp.toFixed(2)} dBTP after ${excerpt ? 'an excerpt and 2' : 3} encodes: ${roomDb.toFixed(2)} dB of room under the ceiling, then ${downDb.toFixed(2)} dB quieter)`,
     );
-  const report = { ...second.report, gainDb: second.report.gainDb - downDb };
-  return deliver(report, last.delivered, {
+  const report = { ...second, gainDb: second.gainDb - downDb };
+  return deliver(report, lastDelivered, {
     encoderRoomDb: roomDb,
     turnedDownDb: downDb,
-    targetReached: onTarget(last.delivered.integratedLufs, target.targetLufs),
+    targetReached: onTarget(lastDelivered.integratedLufs, target.targetLufs),
   });
 }
 
+/** What an encoder did to a normalized file's loudness and peaks (from the whole file, or from an excerpt). */
+interface EncoderTrial {
+  /** The loudness of the whole file as encoded (from an excerpt: the normalized file's, moved by the excerpt's shift). */
+  lufs: number;
+  /** The true peak as encoded (from an excerpt: with a margin for the peaks outside it). */
+  truePeakDbtp: number;
+  /** The true peak of the same audio before encoding. */
+  normalizedPeakDbtp: number;
+}
+
+/** Where the encode ends and the check of the encoded file ends, within the share of the work an encode is told. */
+const ENCODE_PARTS = { encoded: 0.8, checked: 0.9 } as const;
+
+/** The excerpt's length (s), and the shortest file that is tried on one rather than on its whole encode. */
+const EXCERPT_SECONDS = 20;
+const MIN_SECONDS_FOR_EXCERPT = 3 * EXCERPT_SECONDS;
+/** What is left out of the excerpt's measurement at each end (s): its fades, and the decoder's alignment. */
+const EXCERPT_EDGE_SECONDS = 0.5;
+/**
+ * The excerpt's true peak is counted this much higher (dB): the whole file holds more peaks at the ceiling
+ * for the encoder to push over (an AAC excerpt at -1.01 dBTP, its whole file at -0.95).
+ */
+const EXCERPT_PEAK_MARGIN_DB = 0.1;
+
+/**
+ * The encoder tried on the loudest 20 s of normalized.wav (dense passages are where it overshoots most):
+ * the loudness it takes off and the peak it writes, measured against the same stretch before encoding.
+ * Undefined for a file too short for it to save an encode.
+ */
+async function excerptTrial(
+  normalized: LoudnessMeasurement,
+  container: AudioContainer,
+  encoder: string[],
+  ffmpegPath: string,
+  work: WorkFile,
+): Promise<EncoderTrial | undefined> {
+  if (normalized.seconds < MIN_SECONDS_FOR_EXCERPT) return undefined;
+  const fromSeconds = loudestStretch(normalized.perSecond.shortTermLufs, EXCERPT_SECONDS);
+  await privateFile(work('excerpt'));
+  await encodeExcerpt(ffmpegPath, work('normalized.wav'), work('excerpt'), container, encoder, {
+    fromSeconds,
+    seconds: EXCERPT_SECONDS,
+  });
+  await privateFile(work('excerpt.wav'));
+  await decodeToWav(ffmpegPath, work('excerpt'), container, work('excerpt.wav'));
+  const inner = EXCERPT_SECONDS - 2 * EXCERPT_EDGE_SECONDS;
+  const before = await measureWavFile(work('normalized.wav'), {
+    fromSeconds: fromSeconds + EXCERPT_EDGE_SECONDS,
+    seconds: inner,
+  });
+  const after = await measureWavFile(work('excerpt.wav'), { fromSeconds: EXCERPT_EDGE_SECONDS, seconds: inner });
+  return {
+    lufs: normalized.integratedLufs + after.integratedLufs - before.integratedLufs,
+    truePeakDbtp: after.truePeakDbtp + EXCERPT_PEAK_MARGIN_DB,
+    normalizedPeakDbtp: before.truePeakDbtp,
+  };
+}
+
+/** Where the `seconds` long stretch with the most short-term loudness energy starts (whole seconds). */
+function loudestStretch(shortTermLufs: number[], seconds: number): number {
+  const energy = shortTermLufs.map((lufs) => (Number.isFinite(lufs) ? 10 ** (lufs / 10) : 0));
+  // shortTermLufs[i] covers the 3 s ending at second i + 1: the stretch [a, a + seconds) holds those from a + 2 on.
+  let best = 0;
+  let bestSum = -1;
+  let sum = 0;
+  for (let i = 0; i < energy.length; i++) {
+    sum += energy[i];
+    if (i >= seconds - 2) sum -= energy[i - (seconds - 2)] ?? 0;
+    const start = i - (seconds - 1);
+    if (start >= 0 && start + seconds <= energy.length && sum > bestSum) {
+      best = start;
+      bestSum = sum;
+    }
+  }
+  return best;
+}
+
 /** How far under the ceiling to set the limiter (dB) so that the encoder's overshoot keeps under it (ENCODER_SPREAD). */
-function encoderRoomDb(ceilingDbtp: number, normalized: LoudnessMeasurement, delivered: LoudnessMeasurement): number {
+function encoderRoomDb(ceilingDbtp: number, normalizedPeakDbtp: number, deliveredPeakDbtp: number): number {
   const amplitude = (db: number) => 10 ** (db / 20);
-  const overshootDb = delivered.truePeakDbtp - ceilingDbtp;
-  const added = Math.max(0, amplitude(delivered.truePeakDbtp) - amplitude(normalized.truePeakDbtp));
+  const overshootDb = deliveredPeakDbtp - ceilingDbtp;
+  const added = Math.max(0, amplitude(deliveredPeakDbtp) - amplitude(normalizedPeakDbtp));
   const left = amplitude(ceilingDbtp) - ENCODER_SPREAD * added;
   const standingOutDb = left > 0 ? ceilingDbtp - 20 * Math.log10(left) : Infinity;
   const growingDb = OVERSHOOT_GROWTH * overshootDb + OVERSHOOT_MARGIN_DB;

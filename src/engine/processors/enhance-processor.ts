@@ -74,7 +74,8 @@ export async function processMedia(
     progress.at('normalize');
     const report = await normalizeStage(
       job,
-      trimmed.path,
+      // Loudness only, untrimmed, normalizes the user's audio as it was measured above.
+      { path: trimmed.path, measured: trimmed.path === decoded.source ? original : undefined },
       output,
       encoding,
       context,

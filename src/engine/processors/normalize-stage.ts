@@ -22,9 +22,10 @@ export function loudnessTarget(job: ProcessJob, context: ProcessContext): Loudne
   };
 }
 
+/** `from.measured`: its measurement when the audio is the user's own (loudness only), so it is not read again. */
 export async function normalizeStage(
   job: ProcessJob,
-  from: string,
+  from: { path: string; measured?: LoudnessMeasurement },
   output: MediaType,
   encoding: EncodingPlan | undefined,
   context: ProcessContext,
@@ -37,8 +38,9 @@ export async function normalizeStage(
   const target = loudnessTarget(job, context);
   return (
     output.ext === 'wav'
-      ? normalizeWavFile(from, job.outputPath, {
+      ? normalizeWavFile(from.path, job.outputPath, {
           ...target,
+          input: from.measured,
           onProgress,
           outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
         })
