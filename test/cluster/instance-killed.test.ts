@@ -40,7 +40,7 @@ describe('cluster: an instance killed mid-job', function () {
       redisUrl: redis.url,
       storage: sharedFolder(join(data.path, 'data')),
       // Each job spends 3 s PROCESSING: long enough to die in the middle of it.
-      args: ['--workers', '2', '--processing-delay-ms', '3000', '--job-lock-ms', '2000'],
+      args: ['--workers', '2', '--processing-delay-ms', '3000', '--job-lock-ms', '2000', '--metadata-wait', '30'],
     });
     await cluster.add();
     await cluster.add();
@@ -69,6 +69,11 @@ describe('cluster: an instance killed mid-job', function () {
       assert.ok(Date.now() < deadline, 'the four media did not all start');
       await new Promise((r) => setTimeout(r, 100));
     }
+    // A status request held on each media from the kill on is answered when its job is taken over (as
+    // when its state changes), so a node waiting on it learns of the takeover then.
+    const held = uids.map((uid) =>
+      getJson(`${survivor.url}/v2/medias/${uid}/metadata?wait=30`).then(({ body }) => ({ uid, body })),
+    );
     const killedAt = Date.now();
     await doomed.kill9();
     // The survivor takes the dead one's two jobs over, says so in its log, and each media's progress says
@@ -91,6 +96,14 @@ describe('cluster: an instance killed mid-job', function () {
         assert.deepEqual(progressOf(seen.body)?.taken_over, { percent_before: null }, JSON.stringify(seen.body));
       }),
     );
+    for (const { uid, body } of await Promise.all(held))
+      if (takenOver.includes(uid))
+        // Answered at the takeover itself, before the work moved on there (not 10 points later: minutes on a long file).
+        assert.deepEqual(
+          [body.enhancement_status, progressOf(body)?.percent, progressOf(body)?.taken_over],
+          ['PROCESSING', 0, { percent_before: null }],
+          `the held request on media ${uid}: ${JSON.stringify(body)}`,
+        );
     for (const [i, uid] of uids.entries()) {
       const ended = await followToEnd([survivor.url], uid);
       assert.equal(ended.enhancement_status, 'COMPLETED', JSON.stringify(ended));

@@ -230,8 +230,10 @@ export class RedisRecords implements MediaRecords {
       void this.redis.del(progressKey(uid)).catch(() => undefined);
       return;
     }
+    // A takeover is news however low its percent: held requests are answered, not left on the old engine's.
+    const takenOverNow = progress.taken_over !== undefined && record.progress?.taken_over === undefined;
     record.progress = progress;
-    const stepped = this.watchers.progressStepped(uid, progress.percent);
+    const stepped = this.watchers.progressStepped(uid, progress.percent) || takenOverNow;
     const write = this.redis
       .multi()
       .set(progressKey(uid), JSON.stringify({ progress, at: Date.now() }), 'PX', PROGRESS_TTL_MS);
