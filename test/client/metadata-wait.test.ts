@@ -9,6 +9,8 @@ import { makeWav } from '../fixtures/media';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { AddressInfo } from 'node:net';
 
 const COPY_PROCESSOR = join(__dirname, '../../src/engine/processors/copy-processor.js');
@@ -109,6 +111,33 @@ describe('waiting metadata (local-engine extension)', function () {
     assert.equal(held.status, 200);
     assert.ok(Date.now() - started >= 900, `answered after ${Date.now() - started} ms`);
     assert.equal(((await held.json()) as { enhancement_status: string }).enhancement_status, 'PROCESSING');
+  });
+
+  it('answers a held request when its wait ends, though garbage is collected while it is held', async () => {
+    engine = await startTestEngine({ metadataWaitS: 20, processingDelayMs: 60_000, processorModule: COPY_PROCESSOR });
+    client = new MediaEnhanceClient({ baseUrl: engine.url, apiKey: engine.apiKey });
+    const media = await client.uploadMedia({ file: makeWav(0.3, 16_000), fileName: 'clip.wav' });
+    const url = `${engine.url}/v2/medias/${media.uid}/metadata`;
+    const headers = { 'x-api-key': engine.apiKey };
+    // Held from PROCESSING (60 s of delay ahead), so only the end of its wait answers it.
+    while (
+      ((await (await fetch(url, { headers })).json()) as { enhancement_status: string }).enhancement_status !==
+      'PROCESSING'
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    // Collected often, as a long-running Node-RED does in time: a wait's timer must not be collected with it.
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    const collecting = setInterval(collectGarbage, 20);
+    try {
+      const started = Date.now();
+      const held = await fetch(`${url}?wait=1`, { headers });
+      assert.equal(held.status, 200);
+      const ms = Date.now() - started;
+      assert.ok(ms >= 900 && ms < 5_000, `answered after ${ms} ms, its wait being 1 s`);
+    } finally {
+      clearInterval(collecting);
+    }
   });
 
   it('an engine without the extension ignores wait and declares none', async () => {

@@ -150,8 +150,15 @@ export async function metadata(
   if (waits.length > 0) {
     const state = record.enhancement_status;
     if ((state === 'PENDING' || state === 'PROCESSING') && mayHold()) {
-      const until = AbortSignal.any([callerLeft, AbortSignal.timeout(Number(waits[0]) * 1000)]);
-      await ctx.records.stateChange(uid, state, until);
+      // A timer of our own, not AbortSignal.timeout: inside AbortSignal.any, Node 20 may collect that
+      // signal as garbage before it fires, and the request would be held for ever (nodejs/node#57736).
+      const waitEnded = new AbortController();
+      const timer = setTimeout(() => waitEnded.abort(), Number(waits[0]) * 1000);
+      try {
+        await ctx.records.stateChange(uid, state, AbortSignal.any([callerLeft, waitEnded.signal]));
+      } finally {
+        clearTimeout(timer);
+      }
       // The record as it is now: a media removed while the answer was held is answered as it was last seen.
       return { status: 200, body: metadataJson((await ctx.records.get(uid)) ?? record) };
     }
