@@ -92,11 +92,10 @@ export class DiskRecords implements MediaRecords {
       this.watchers.forgetProgress(record.uid);
     }
     recordChanged(record);
-    try {
-      await this.persist(record);
-    } finally {
-      if (stateChanged) this.watchers.wake(record.uid);
-    }
+    // Woken with the change a status request reads (the record in memory), not once it is on disk: a
+    // request that read the new state while it was written and then held must not be answered by it.
+    if (stateChanged) this.watchers.wake(record.uid);
+    await this.persist(record);
   }
 
   /** Sets how far a PROCESSING media is: shown in its metadata, not written to disk. */
