@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openWav } from '../../src/audio/wav-reader';
 import { processMedia } from '../../src/engine/processors/enhance-processor';
 import type { ProcessSettings } from '../../src/engine/processors/processor';
 import type { MediaType } from '../../src/engine/storage/media-type';
 import { encodeWav } from '../fixtures/audio';
 import { ffmpeg, probe } from '../fixtures/ffmpeg';
 import { readSpeechSample, seededNoise } from '../enhance/speech-sample';
+import { readWav } from '../enhance/test-media';
 
 const WAV: MediaType = { kind: 'audio', ext: 'wav', contentType: 'audio/wav' };
 const MP3: MediaType = { kind: 'audio', ext: 'mp3', contentType: 'audio/mpeg' };
@@ -23,18 +23,8 @@ const LIMIT_S = 1.5;
 type Trimmed = { longer_than_s: number; count: number; cut_s: number; cuts: { start_s: number; end_s: number }[] };
 
 async function readMono(path: string): Promise<{ samples: Float32Array; rate: number }> {
-  const source = await openWav(path);
-  try {
-    const samples = new Float32Array(source.layout.frames);
-    let at = 0;
-    for await (const block of source.blocks()) {
-      samples.set(block.samples[0].subarray(0, block.frames), at);
-      at += block.frames;
-    }
-    return { samples, rate: source.layout.sampleRate };
-  } finally {
-    await source.close();
-  }
+  const { channels, sampleRate } = await readWav(path);
+  return { samples: channels[0], rate: sampleRate };
 }
 
 describe('engine: pauses trimmed', function () {
