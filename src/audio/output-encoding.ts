@@ -2,20 +2,10 @@
 // bitrate mode and bitrate, sample rate, channels, bit depth), else what the user chose
 // (docs/interface.md#output-encoding).
 import { runChild } from './child-runs';
-import type { OutputEncodingSettings } from '../contract/extensions';
+import type { AppliedEncoding, OutputEncodingSettings } from '../contract/extensions';
 import type { SourceEncoding } from './source-encoding';
 
-/** What was encoded, as the media's `enhancement_params.output_encoding` reports it. */
-export interface AppliedEncoding {
-  codec: string;
-  bitrate_mode?: 'CBR' | 'VBR';
-  /** The bitrate asked of the encoder (VBR: its average). */
-  bitrate_kbps?: number;
-  /** VBR by quality: the encoder's quality (LAME's -V, Vorbis' -q). */
-  vbr_quality?: number;
-  sample_rate_hz?: number;
-  channels?: number;
-}
+export type { AppliedEncoding };
 
 export interface EncodingPlan {
   /** ffmpeg output arguments for the audio stream (`-c:a ...`). */
