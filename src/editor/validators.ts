@@ -237,6 +237,7 @@ interface ServiceNode {
   declaresOutputEncoding?: boolean;
   declaresLoudnessOnly?: boolean;
   declaresTrimPauses?: boolean;
+  declaresSeveralOutputs?: boolean;
 }
 declare const RED: { nodes: { node(id: string): ServiceNode | null | undefined } } | undefined;
 
@@ -257,6 +258,7 @@ function serviceLacks(service: ServiceNode | null | undefined, extension: string
   if (extension === 'output-encoding') return service.declaresOutputEncoding !== true;
   if (extension === 'loudness-only') return service.declaresLoudnessOnly !== true;
   if (extension === 'trim-pauses') return service.declaresTrimPauses !== true;
+  if (extension === 'several-outputs') return service.declaresSeveralOutputs !== true;
   return true;
 }
 

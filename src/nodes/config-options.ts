@@ -4,6 +4,8 @@
 import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
 import { LOUDNESS_ONLY, OUTPUT_ENCODING, TRIM_PAUSES } from '../contract/extensions';
+/** Until the contract names it: the built-in engine's several-outputs extension. */
+const SEVERAL_OUTPUTS = 'several-outputs';
 import { fieldName, InputError, inputError } from './input-error';
 import type { NodeDef } from './red';
 import type { Translate } from './texts';
@@ -91,6 +93,7 @@ function readExtensions(def: NodeDef): readonly string[] | 'ask' {
   if (def.declaresOutputEncoding === true) listed.push(OUTPUT_ENCODING);
   if (def.declaresLoudnessOnly === true) listed.push(LOUDNESS_ONLY);
   if (def.declaresTrimPauses === true) listed.push(TRIM_PAUSES);
+  if (def.declaresSeveralOutputs === true) listed.push(SEVERAL_OUTPUTS);
   return listed;
 }
 
