@@ -8,6 +8,8 @@ import type { Translate } from './texts';
 
 export const FILES_CHOICES = ['step', 'all', 'named'] as const;
 export type FilesChoice = (typeof FILES_CHOICES)[number];
+/** A node saved before the setting existed downloads the file of its step, as it always did. */
+export const DEFAULT_FILES_CHOICE: FilesChoice = 'step';
 
 /** An output's name as the service takes it (the several-outputs extension), or `enhanced` for the enhanced file. */
 const OUTPUT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
@@ -20,7 +22,7 @@ export type FilesWanted =
  * takes them) names the files; otherwise the node's choice. A bad value names its field and the rule.
  */
 export function readFilesChoice(t: Translate, def: NodeDef, msg: NodeMessage): FilesWanted {
-  const choice = def.files === undefined || def.files === '' ? 'step' : def.files;
+  const choice = def.files === undefined || def.files === '' ? DEFAULT_FILES_CHOICE : def.files;
   if (!(FILES_CHOICES as readonly unknown[]).includes(choice)) {
     const setting = { prop: 'files', label: t('media-enhance-download.label.files') };
     throw inputError(t, setting, def.files, t('media-enhance.rule.oneOf', { values: FILES_CHOICES.join(', ') }));

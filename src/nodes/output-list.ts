@@ -30,8 +30,8 @@ export interface FurtherOutputs {
 const NUMERIC = new Set(['bitrate_kbps', 'sample_rate_hz']);
 /** The node's own member: where the file goes; never sent. */
 const PATTERN = 'file_name';
-/** What a pattern may name. */
-const PLACEHOLDERS = ['stem', 'name', 'ext'] as const;
+/** What a file-name pattern may name in braces: the uploaded file's stem, the output's name, its extension. */
+export const PATTERN_PLACEHOLDERS = ['stem', 'name', 'ext'] as const;
 
 /**
  * The message's further outputs: msg.outputs when the message has one (an empty list: the first file
@@ -92,16 +92,16 @@ export function checkFurtherOutputs(t: Translate, outputs: FurtherOutputs, enhan
 export function patternProblem(t: Translate, pattern: string): string | undefined {
   const unknown = [...pattern.matchAll(/\{([^}]*)\}/g)]
     .map((match) => match[1])
-    .filter((word) => !(PLACEHOLDERS as readonly string[]).includes(word));
+    .filter((word) => !(PATTERN_PLACEHOLDERS as readonly string[]).includes(word));
   if (unknown.length > 0)
     return t('media-enhance-file.rule.patternPlaceholder', {
-      placeholders: PLACEHOLDERS.map((word) => `{${word}}`).join(', '),
+      placeholders: PATTERN_PLACEHOLDERS.map((word) => `{${word}}`).join(', '),
     });
   return fileNameProblem(t, fillPattern(pattern, { stem: 'x', name: 'x', ext: 'x' }));
 }
 
 /** The pattern with its placeholders filled in. */
-export function fillPattern(pattern: string, values: Record<(typeof PLACEHOLDERS)[number], string>): string {
+export function fillPattern(pattern: string, values: Record<(typeof PATTERN_PLACEHOLDERS)[number], string>): string {
   return pattern.replace(/\{(stem|name|ext)\}/g, (_whole, word: keyof typeof values) => values[word]);
 }
 
