@@ -32,7 +32,15 @@ export interface MediaRecord {
     engine?: string;
     input?: MediaType;
     output?: MediaType;
+    /** The extra outputs stored (several-outputs), by name, once COMPLETED. */
+    outputs?: StoredOutput[];
   };
+}
+
+/** An extra output of a media, stored as `output-<name>`. */
+export interface StoredOutput {
+  name: string;
+  type: MediaType;
 }
 
 /** What a route says of a new media; the records add its state and times. */
