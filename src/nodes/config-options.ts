@@ -3,9 +3,7 @@
 // same way as a bad msg property.
 import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
-import { LOUDNESS_ONLY, OUTPUT_ENCODING, TRIM_PAUSES } from '../contract/extensions';
-/** Until the contract names it: the built-in engine's several-outputs extension. */
-const SEVERAL_OUTPUTS = 'several-outputs';
+import { LOUDNESS_ONLY, OUTPUT_ENCODING, SEVERAL_OUTPUTS, TRIM_PAUSES } from '../contract/extensions';
 import { fieldName, InputError, inputError } from './input-error';
 import type { NodeDef } from './red';
 import type { Translate } from './texts';

@@ -76,7 +76,7 @@ export default mediaNode(
                   count: names.length,
                 }),
               });
-            const step = (outputName === FIRST_OUTPUT_NAME ? 'ENHANCED' : outputName) as Step;
+            const step = outputName === FIRST_OUTPUT_NAME ? 'ENHANCED' : outputName;
             const got = toFile
               ? await downloadIntoFolder(client, uid, step, job, {
                   folder,

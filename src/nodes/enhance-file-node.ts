@@ -9,7 +9,7 @@ import { join as joinPath } from 'node:path';
 import { MediaEnhanceError } from '../client/errors';
 import type { MediaMetadata } from '../client/types';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
-import { SETTINGS_DEFAULTS, type Step } from '../contract/fields';
+import { SETTINGS_DEFAULTS } from '../contract/fields';
 import { enhancementOf, type Enhancement } from './enhancement';
 import { joinEpisode } from './episode-join';
 import { readCrossfadeSeconds, readEpisodeParts, type EpisodeParts } from './episode-parts';
@@ -215,7 +215,7 @@ export default mediaNode(
           join: (path: string) => Promise<unknown>,
         ): Promise<DeliveredFile> => {
           if (output.toFile) {
-            const written = await downloadIntoFolder(client, media.uid, step as Step, job, {
+            const written = await downloadIntoFolder(client, media.uid, step, job, {
               ...place,
               name: fileName,
               keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
@@ -226,7 +226,7 @@ export default mediaNode(
             const { path, contentType } = written;
             return { name, path, contentType, file_name: written.fileName, format: formatOf(path), episode };
           }
-          const got = await downloadAsBuffer(client, media.uid, step as Step, job);
+          const got = await downloadAsBuffer(client, media.uid, step, job);
           const holder: NodeMessage = {};
           const payload = parts ? await joinInBuffer(got.payload, join, holder) : got.payload;
           const { contentType, fileName: file_name } = got;

@@ -8,7 +8,7 @@ import { DEFAULT_IF_EXISTS, IF_EXISTS, type IfExists } from '../client/final-nam
 import { resumablePartPath } from '../client/part-file';
 import { MAX_FILE_NAME_BYTES } from '../client/safe-file-name';
 import { fileError, MediaEnhanceError } from '../client/errors';
-import type { Step } from '../contract/fields';
+import type { DownloadStep } from '../contract/fields';
 import type { Job } from './message-jobs';
 import { inputError, type InputField } from './input-error';
 import { resolvePath } from './msg-inputs';
@@ -145,7 +145,7 @@ async function checkOutputFolder(t: Translate, setting: string, dir: string): Pr
 export async function downloadAsBuffer(
   client: MediaEnhanceClient,
   uid: string,
-  step: Step,
+  step: DownloadStep,
   job: Job,
 ): Promise<{ payload: Buffer; contentType: string; fileName: string }> {
   const onProgress = job.progress('downloading');
@@ -168,7 +168,7 @@ export async function downloadAsBuffer(
 export async function downloadIntoFolder(
   client: MediaEnhanceClient,
   uid: string,
-  step: Step,
+  step: DownloadStep,
   job: Job,
   place: {
     folder: string;

@@ -4,9 +4,7 @@
 // msg.filename, sent with the job's progress.
 import type { MediaEnhanceClient, TransferOptions } from '../client/client';
 import type { MediaMetadata, VideoRecord } from '../client/types';
-import { usesExtension } from '../contract/extensions';
-/** The built-in engine's extension that makes several files from one job (docs/interface.md#several-outputs). */
-const SEVERAL_OUTPUTS = 'several-outputs';
+import { SEVERAL_OUTPUTS, usesExtension } from '../contract/extensions';
 import { checkEnhancementSettings } from '../contract/fields';
 import { withOverrides, type Enhancement, type EnhancementField } from './enhancement';
 import { UPLOAD_FIELDS, VIDEO_FIELDS } from './enhancement-fields';

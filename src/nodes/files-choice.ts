@@ -1,6 +1,7 @@
 // The download node's "Files": the file of the chosen step (as it always was), every output the media
 // has (the enhanced file and each further output its metadata lists), or the outputs named in the node
 // or in msg.outputs; and "Send", one message with every file or one per file (files-message.ts).
+import { OUTPUT_NAME } from '../contract/fields';
 import { inputError } from './input-error';
 import { readSendFiles, type SendFiles } from './files-message';
 import type { NodeDef, NodeMessage } from './red';
@@ -10,9 +11,6 @@ export const FILES_CHOICES = ['step', 'all', 'named'] as const;
 export type FilesChoice = (typeof FILES_CHOICES)[number];
 /** A node saved before the setting existed downloads the file of its step, as it always did. */
 export const DEFAULT_FILES_CHOICE: FilesChoice = 'step';
-
-/** An output's name as the service takes it (the several-outputs extension), or `enhanced` for the enhanced file. */
-const OUTPUT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 export type FilesWanted =
   { files: 'step' } | { files: 'all'; send: SendFiles } | { files: 'named'; names: string[]; send: SendFiles };
@@ -33,7 +31,7 @@ export function readFilesChoice(t: Translate, def: NodeDef, msg: NodeMessage): F
       throw inputError(t, 'msg.outputs', given, t('media-enhance-download.rule.outputNames'));
     const names = given.map((entry: unknown, index) => {
       const name = typeof entry === 'object' && entry !== null ? (entry as { name?: unknown }).name : entry;
-      if (typeof name !== 'string' || !OUTPUT_NAME.test(name))
+      if (typeof name !== 'string' || !isOutputName(name))
         throw inputError(t, `msg.outputs[${index}]`, entry, t('media-enhance-download.rule.outputName'));
       return name;
     });
@@ -49,9 +47,14 @@ export function readFilesChoice(t: Translate, def: NodeDef, msg: NodeMessage): F
     .filter(Boolean);
   const setting = { prop: 'outputNames', label: t('media-enhance-download.label.outputNames') };
   if (names.length === 0) throw inputError(t, setting, def.outputNames, t('media-enhance-download.rule.outputNames'));
-  const bad = names.find((name) => !OUTPUT_NAME.test(name));
+  const bad = names.find((name) => !isOutputName(name));
   if (bad !== undefined) throw inputError(t, setting, bad, t('media-enhance-download.rule.outputName'));
   return { files: 'named', names: unique(names), send };
+}
+
+/** An output's name as the service takes it (the several-outputs extension), or `enhanced` for the enhanced file. */
+function isOutputName(name: string): boolean {
+  return name.length <= OUTPUT_NAME.maxLength && OUTPUT_NAME.pattern.test(name);
 }
 
 function unique(names: string[]): string[] {

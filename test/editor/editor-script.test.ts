@@ -175,9 +175,12 @@ describe('the editor script and the node dialogs, against the contract', () => {
     for (const [type, template] of templates) {
       assert.doesNotMatch(template, /data-media-enhance-rows/, `${type}: every marker is replaced`);
       const def = definition(type);
-      // Node-RED fills, checks and saves the field of id <prefix>-<property> for each property it defines.
+      // Node-RED fills, checks and saves the field of id <prefix>-<property> for each property it defines; a
+      // list property is an editableList of id <prefix>-<property>-container, which the dialog fills and saves.
       const prefix = def.credentials ? 'node-config-input' : 'node-input';
-      const fields = [...template.matchAll(/\sid="([^"]+)"/g)].map(([, id]) => id.replace(`${prefix}-`, ''));
+      const fields = [...template.matchAll(/\sid="([^"]+)"/g)].map(([, id]) =>
+        id.replace(`${prefix}-`, '').replace(/-container$/, ''),
+      );
       const saved = [...Object.keys(def.defaults), ...Object.keys(def.credentials ?? {})];
       assert.deepEqual([...fields].sort(), [...saved].sort(), `${type}: one field for each saved property`);
       const messages = catalogOf(type);

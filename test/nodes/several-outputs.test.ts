@@ -22,8 +22,19 @@ import {
   TAB,
 } from './flow-helper';
 
-type FileEntry = { name: string; path?: string; payload?: Buffer; format: string; contentType: string; file_name: string };
-type Episode = { episode_start_s: number; duration_s: number; chapters: { start: number; end: number; title?: string }[] };
+type FileEntry = {
+  name: string;
+  path?: string;
+  payload?: Buffer;
+  format: string;
+  contentType: string;
+  file_name: string;
+};
+type Episode = {
+  episode_start_s: number;
+  duration_s: number;
+  chapters: { start: number; end: number; title?: string }[];
+};
 type Caught = { error: { message: string; code?: string } };
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core join node, loaded by path
@@ -41,7 +52,12 @@ describe('nodes: several outputs from one job', function () {
     await fsp.mkdir(media, { recursive: true });
     const at = (name: string) => join(media, name);
     // The episode: 12 s of speech-like sound at 44.1 kHz mono, an MP3 of 128 kbps CBR with a title and two chapters.
-    await writeWavFile(at('episode.wav'), { sampleRate: 44_100, channels: 1, bits: 16 }, 12, speechLike(44_100, 1, 3, -26));
+    await writeWavFile(
+      at('episode.wav'),
+      { sampleRate: 44_100, channels: 1, bits: 16 },
+      12,
+      speechLike(44_100, 1, 3, -26),
+    );
     await fsp.writeFile(
       at('chapters.txt'),
       ';FFMETADATA1\ntitle=Episode 7\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=6000\ntitle=Hello\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=6000\nEND=12000\ntitle=News\n',
@@ -73,8 +89,8 @@ describe('nodes: several outputs from one job', function () {
     ...node,
   });
 
-  const load = (nodes: object[], config: object = localConfig()) =>
-    helper.load([...NODE_MODULES, JOIN], placed([TAB, config, ...nodes, ...catchAll()]));
+  const load = (nodes: object[], config: object = localConfig(), credentials?: Record<string, unknown>) =>
+    helper.load([...NODE_MODULES, JOIN], placed([TAB, config, ...nodes, ...catchAll()]), credentials);
 
   /** ffmpeg's integrated loudness of seconds `from` to `to` of `path`. */
   async function loudnessOf(path: string, from: number, to: number): Promise<number> {
@@ -146,7 +162,9 @@ describe('nodes: several outputs from one job', function () {
     const joined = nextInput(helper.getNode('joined'), 240_000);
     helper.getNode('file').receive({
       filename: join(media, 'episode.mp3'),
-      outputs: [{ name: 'feed', transcode: 'MP3', bitrate_kbps: 96, bitrate_mode: 'CBR', file_name: '{stem}-{name}.{ext}' }],
+      outputs: [
+        { name: 'feed', transcode: 'MP3', bitrate_kbps: 96, bitrate_mode: 'CBR', file_name: '{stem}-{name}.{ext}' },
+      ],
     });
     const together = await joined;
     assert.equal(each.length, 2, 'one message per file');
@@ -209,7 +227,7 @@ describe('nodes: several outputs from one job', function () {
     );
     assert.equal((await audioOf(files[0].path!)).codec_name, 'mp3');
     assert.match((await audioOf(files[1].path!)).codec_name!, /^pcm_/);
-    assert.deepEqual(msg.episode, files[0].episode, 'msg.episode is the first file\'s');
+    assert.deepEqual(msg.episode, files[0].episode, "msg.episode is the first file's");
   });
 
   it('download fetches every output the media has, or the named ones, byte for byte as enhance file wrote them', async () => {
@@ -248,7 +266,15 @@ describe('nodes: several outputs from one job', function () {
     // The named ones: msg.outputs names them.
     await helper.unload();
     await load([
-      { id: 'named', type: 'media-enhance-download', z: 'tab', service: 'svc', files: 'step', output: 'buffer', wires: [['only']] },
+      {
+        id: 'named',
+        type: 'media-enhance-download',
+        z: 'tab',
+        service: 'svc',
+        files: 'step',
+        output: 'buffer',
+        wires: [['only']],
+      },
       { id: 'only', type: 'helper', z: 'tab' },
     ]);
     const only = nextInput(helper.getNode('only'), 60_000);
@@ -269,6 +295,7 @@ describe('nodes: several outputs from one job', function () {
         { id: 'out', type: 'helper', z: 'tab' },
       ],
       remoteConfig(remote.url, { extensions: 'listed' }),
+      { svc: { apiKey: remote.apiKey } },
     );
     const caught = nextInput(helper.getNode('caught'), 30_000);
     helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
@@ -276,11 +303,7 @@ describe('nodes: several outputs from one job', function () {
     assert.match(error.message, /setting "Further outputs"/);
     assert.match(error.message, /"several-outputs" extension/);
     assert.match(error.message, /\["master"\]/);
-    assert.equal(
-      remote.requests().filter((r) => r.method === 'POST').length,
-      0,
-      'nothing was uploaded',
-    );
+    assert.equal(remote.requests().filter((r) => r.method === 'POST').length, 0, 'nothing was uploaded');
   });
 
   it('names the output, the member, the value and the rule of a bad msg.outputs entry before anything is sent', async () => {
@@ -288,7 +311,7 @@ describe('nodes: several outputs from one job', function () {
     const cases: [unknown, RegExp[]][] = [
       [
         [{ name: 'feed' }, { name: 'feed', transcode: 'WAV' }],
-        [/msg\.outputs\[1\]\.name/, /"feed"/, /unique|more than once|twice|already/i],
+        [/msg\.outputs\[1\]\.name/, /"feed"/, /an earlier output has this name/],
       ],
       [[{ name: 'Feed' }], [/msg\.outputs\[0\]\.name/, /"Feed"/, /regex|lower-case/]],
       [[{ name: 'feed', bitrate_kbps: 999 }], [/msg\.outputs\[0\]\.bitrate_kbps/, /999/, /less than or equal to 320/]],
