@@ -248,7 +248,6 @@ interface OutputRow {
  * MediaEnhanceEditor.prepareOutputList(node) from oneditprepare; saveOutputList reads it back.
  */
 export function prepareOutputList(this: EditorValues, node: EditedNode & { outputs?: unknown }): void {
-  const values = this;
   const say = (key: string) => node._(`${node.type}.${key}`);
   const menu = (choices: string[], label: (choice: string) => string, cls: string, width: string) => {
     const select = jQuery('<select></select>').attr('class', cls).css('width', width);
@@ -273,7 +272,7 @@ export function prepareOutputList(this: EditorValues, node: EditedNode & { outpu
         line([
           field('media-enhance-output-name', '140px', say('placeholder.outputName')).val(data.name || ''),
           menu(
-            [''].concat(values.menus.transcodeKinds),
+            [''].concat(this.menus.transcodeKinds),
             (kind) => kind || say('option.keep'),
             'media-enhance-output-transcode',
             '140px',
@@ -282,13 +281,13 @@ export function prepareOutputList(this: EditorValues, node: EditedNode & { outpu
         ]);
         line([
           menu(
-            [''].concat(values.menus.bitrateModes),
+            [''].concat(this.menus.bitrateModes),
             (mode) => (mode ? say(`option.${mode}`) : say('option.keepEncoding')),
             'media-enhance-output-mode',
             '140px',
           ).val(data.bitrate_mode || ''),
           menu(
-            [''].concat(values.menus.sampleRates),
+            [''].concat(this.menus.sampleRates),
             (rate) => (rate ? `${Number(rate) / 1000} kHz` : say('option.keepEncoding')),
             'media-enhance-output-rate',
             '140px',
@@ -322,7 +321,10 @@ export function saveOutputList(node: { outputs?: unknown }): void {
     .editableList('items')
     .each(function () {
       const row = jQuery(this);
-      const text = (cls: string) => String(row.find(`.${cls}`).val() ?? '').trim();
+      const text = (cls: string) => {
+        const value = row.find(`.${cls}`).val();
+        return typeof value === 'string' ? value.trim() : '';
+      };
       rows.push({
         name: text('media-enhance-output-name'),
         transcode: text('media-enhance-output-transcode'),

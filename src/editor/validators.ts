@@ -364,10 +364,8 @@ export function outputList(rules: OutputRules): Validator {
           );
       }
       // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
-      if (
-        pattern !== '' &&
-        (/[/\\]/.test(pattern) || pattern === '.' || pattern === '..' || /[\u0000-\u001f\u007f-\u009f]/.test(pattern))
-      )
+      const control = /[\u0000-\u001f\u007f-\u009f]/.test(pattern);
+      if (pattern !== '' && (/[/\\]/.test(pattern) || pattern === '.' || pattern === '..' || control))
         return bad('file name', row.file_name, 'a file name without a folder part or control character');
     }
     if (rows.length === 0 || typeof RED === 'undefined') return true;

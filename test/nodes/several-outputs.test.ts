@@ -92,6 +92,15 @@ describe('nodes: several outputs from one job', function () {
   const load = (nodes: object[], config: object = localConfig(), credentials?: Record<string, unknown>) =>
     helper.load([...NODE_MODULES, JOIN], placed([TAB, config, ...nodes, ...catchAll()]), credentials);
 
+  /** The next message at `id`, or the error a Catch node caught first (so a failure shows at once, with its reason). */
+  const resultAt = (id: string, timeoutMs = 240_000): Promise<Record<string, unknown>> =>
+    Promise.race([
+      nextInput(helper.getNode(id), timeoutMs),
+      nextInput(helper.getNode('caught'), timeoutMs).then((caught) => {
+        throw new Error(`caught instead: ${(caught as unknown as Caught).error.message}`);
+      }),
+    ]);
+
   /** ffmpeg's integrated loudness of seconds `from` to `to` of `path`. */
   async function loudnessOf(path: string, from: number, to: number): Promise<number> {
     const cut = join(media, `cut-${basename(path)}-${from}-${to}.wav`);
@@ -116,7 +125,7 @@ describe('nodes: several outputs from one job', function () {
       fileNode({ outputs: [{ name: 'master', transcode: 'WAV', bitrate_kbps: '', file_name: '' }], wires: [['out']] }),
       { id: 'out', type: 'helper', z: 'tab' },
     ]);
-    const out = nextInput(helper.getNode('out'), 240_000);
+    const out = resultAt('out');
     helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
     const msg = await out;
     const files = msg.files as FileEntry[];
@@ -134,7 +143,7 @@ describe('nodes: several outputs from one job', function () {
     const mp3 = await audioOf(files[0].path!);
     assert.equal(mp3.codec_name, 'mp3');
     assert.equal(mp3.bit_rate, '128000');
-    assert.match((await audioOf(files[1].path!)).codec_name!, /^pcm_/);
+    assert.match((await audioOf(files[1].path!)).codec_name, /^pcm_/);
     assert.equal((await probe(files[0].path!)).format.tags?.title, 'Episode 7', 'the MP3 keeps the input tags');
     for (const file of files) await assertOnTarget(file.path!, file.name);
     const statuses = helper
@@ -159,7 +168,7 @@ describe('nodes: several outputs from one job', function () {
       { id: 'joined', type: 'helper', z: 'tab' },
     ]);
     const each = collect(helper.getNode('out'));
-    const joined = nextInput(helper.getNode('joined'), 240_000);
+    const joined = resultAt('joined');
     helper.getNode('file').receive({
       filename: join(media, 'episode.mp3'),
       outputs: [
@@ -202,7 +211,7 @@ describe('nodes: several outputs from one job', function () {
       }),
       { id: 'out', type: 'helper', z: 'tab' },
     ]);
-    const out = nextInput(helper.getNode('out'), 240_000);
+    const out = resultAt('out');
     helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
     const msg = await out;
     const files = msg.files as (FileEntry & { episode: Episode })[];
@@ -226,7 +235,7 @@ describe('nodes: several outputs from one job', function () {
       'the MP3 chapters moved by the intro',
     );
     assert.equal((await audioOf(files[0].path!)).codec_name, 'mp3');
-    assert.match((await audioOf(files[1].path!)).codec_name!, /^pcm_/);
+    assert.match((await audioOf(files[1].path!)).codec_name, /^pcm_/);
     assert.deepEqual(msg.episode, files[0].episode, "msg.episode is the first file's");
   });
 
@@ -245,8 +254,8 @@ describe('nodes: several outputs from one job', function () {
       { id: 'out', type: 'helper', z: 'tab' },
       { id: 'downloaded', type: 'helper', z: 'tab' },
     ]);
-    const written = nextInput(helper.getNode('out'), 240_000);
-    const downloaded = nextInput(helper.getNode('downloaded'), 240_000);
+    const written = resultAt('out');
+    const downloaded = resultAt('downloaded');
     helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
     const [msg, got] = await Promise.all([written, downloaded]);
     const files = got.files as FileEntry[];
@@ -277,7 +286,7 @@ describe('nodes: several outputs from one job', function () {
       },
       { id: 'only', type: 'helper', z: 'tab' },
     ]);
-    const only = nextInput(helper.getNode('only'), 60_000);
+    const only = resultAt('only', 60_000);
     helper.getNode('named').receive({ media_uid: msg.media_uid, outputs: ['master'] });
     const one = await only;
     assert.deepEqual(
