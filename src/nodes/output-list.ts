@@ -58,7 +58,9 @@ export function readFurtherOutputs(t: Translate, def: NodeDef, msg: NodeMessage)
       if (value === undefined || value === null || value === '' || (member === 'downmix_mono' && value === false))
         continue;
       if (member === PATTERN) {
-        pattern = typeof value === 'string' ? value.trim() : (value as string);
+        // A blank pattern is an empty field: the service's name.
+        if (typeof value !== 'string') pattern = value as string;
+        else if (value.trim() !== '') pattern = value.trim();
         continue;
       }
       output[member] = NUMERIC.has(member) && typeof value === 'string' && value !== '' ? numberOr(value) : value;
