@@ -247,7 +247,7 @@ interface OutputRow {
  * sample rate, mono, and a file-name pattern; rows can be added, removed and dragged. Called as
  * MediaEnhanceEditor.prepareOutputList(node) from oneditprepare; saveOutputList reads it back.
  */
-export function prepareOutputList(this: EditorValues, node: EditedNode & { outputs?: unknown }): void {
+export function prepareOutputList(this: EditorValues, node: EditedNode & { furtherOutputs?: unknown }): void {
   const say = (key: string) => node._(`${node.type}.${key}`);
   const menu = (choices: string[], label: (choice: string) => string, cls: string, width: string) => {
     const select = jQuery('<select></select>').attr('class', cls).css('width', width);
@@ -256,7 +256,7 @@ export function prepareOutputList(this: EditorValues, node: EditedNode & { outpu
   };
   const field = (cls: string, width: string, placeholder: string) =>
     jQuery('<input type="text">').attr('class', cls).attr('placeholder', placeholder).css('width', width);
-  jQuery('#node-input-outputs-container')
+  jQuery('#node-input-furtherOutputs-container')
     .css('min-height', '100px')
     .css('min-width', '450px')
     .editableList({
@@ -307,17 +307,17 @@ export function prepareOutputList(this: EditorValues, node: EditedNode & { outpu
         ]);
       },
     });
-  const saved = Array.isArray(node.outputs) ? (node.outputs as OutputRow[]) : [];
-  for (const row of saved) jQuery('#node-input-outputs-container').editableList('addItem', row);
+  const saved = Array.isArray(node.furtherOutputs) ? (node.furtherOutputs as OutputRow[]) : [];
+  for (const row of saved) jQuery('#node-input-furtherOutputs-container').editableList('addItem', row);
 }
 
 /**
  * The list's rows as the node saves them (empty fields kept empty: the service's default). Called as
  * MediaEnhanceEditor.saveOutputList(node) from oneditsave.
  */
-export function saveOutputList(node: { outputs?: unknown }): void {
+export function saveOutputList(node: { furtherOutputs?: unknown }): void {
   const rows: OutputRow[] = [];
-  jQuery('#node-input-outputs-container')
+  jQuery('#node-input-furtherOutputs-container')
     .editableList('items')
     .each(function () {
       const row = jQuery(this);
@@ -335,7 +335,7 @@ export function saveOutputList(node: { outputs?: unknown }): void {
         file_name: text('media-enhance-output-file'),
       });
     });
-  node.outputs = rows;
+  node.furtherOutputs = rows;
 }
 
 /** The helpers the editor script offers, each as MediaEnhanceEditor.<its name>. */

@@ -41,7 +41,7 @@ export const PATTERN_PLACEHOLDERS = ['stem', 'name', 'ext'] as const;
  */
 export function readFurtherOutputs(t: Translate, def: NodeDef, msg: NodeMessage): FurtherOutputs {
   const fromMessage = msg.outputs !== undefined;
-  const given: unknown = fromMessage ? msg.outputs : (def.outputs ?? []);
+  const given: unknown = fromMessage ? msg.outputs : (def.furtherOutputs ?? []);
   const from = fromMessage ? 'msg.outputs' : 'setting';
   const listField: InputField = fromMessage ? 'msg.outputs' : outputsSetting(t);
   if (!Array.isArray(given)) throw inputError(t, listField, given, t('media-enhance-file.rule.outputList'));
@@ -118,7 +118,7 @@ export function outputsField(t: Translate, from: FurtherOutputs['from']): InputF
 }
 
 function outputsSetting(t: Translate): InputField {
-  return { prop: 'outputs', label: t('media-enhance-file.label.outputs') };
+  return { prop: 'furtherOutputs', label: t('media-enhance-file.label.furtherOutputs') };
 }
 
 /**
@@ -128,7 +128,7 @@ function outputsSetting(t: Translate): InputField {
 function entryField(t: Translate, from: FurtherOutputs['from'], index: number, member?: string): InputField {
   if (from === 'msg.outputs') return `msg.outputs[${index}]${member ? `.${member}` : ''}`;
   return {
-    prop: 'outputs',
+    prop: 'furtherOutputs',
     label: t('media-enhance-file.label.outputRow', { row: index + 2, member: member ?? '' }).trim(),
   };
 }

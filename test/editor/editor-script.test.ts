@@ -274,7 +274,7 @@ describe('the editor script and the node dialogs, against the contract', () => {
 
   it("accepts in enhance file's further outputs exactly the rows the node accepts at run time", () => {
     const def = definition('media-enhance-file');
-    const validate = def.defaults.outputs.validate!;
+    const validate = def.defaults.furtherOutputs.validate!;
     assert.equal(validate.length, 2, "the list's check takes (value, opt)");
     const row = (changes: Record<string, unknown>) => ({
       name: 'feed',
@@ -309,7 +309,7 @@ describe('the editor script and the node dialogs, against the contract', () => {
     ];
     const disagreements: string[] = [];
     for (const list of lists) {
-      const node = { ...newNode('media-enhance-file', def), outputs: list };
+      const node = { ...newNode('media-enhance-file', def), furtherOutputs: list };
       const editor = validate.call(node, list as never, {}) === true;
       let runtime = true;
       try {

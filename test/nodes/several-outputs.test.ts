@@ -122,7 +122,10 @@ describe('nodes: several outputs from one job', function () {
 
   it('sends one message with every file: the MP3 as the input was, and a WAV master, each on target', async () => {
     await load([
-      fileNode({ outputs: [{ name: 'master', transcode: 'WAV', bitrate_kbps: '', file_name: '' }], wires: [['out']] }),
+      fileNode({
+        furtherOutputs: [{ name: 'master', transcode: 'WAV', bitrate_kbps: '', file_name: '' }],
+        wires: [['out']],
+      }),
       { id: 'out', type: 'helper', z: 'tab' },
     ]);
     const out = resultAt('out');
@@ -160,7 +163,7 @@ describe('nodes: several outputs from one job', function () {
     await load([
       fileNode({
         sendFiles: 'each',
-        outputs: [{ name: 'unused', transcode: 'WAV' }],
+        furtherOutputs: [{ name: 'unused', transcode: 'WAV' }],
         wires: [['out', 'join']],
       }),
       { id: 'join', type: 'join', z: 'tab', mode: 'auto', build: 'array', wires: [['joined']] },
@@ -205,7 +208,7 @@ describe('nodes: several outputs from one job', function () {
       fileNode({
         intro: join(media, 'intro.mp3'),
         outro: join(media, 'outro.m4a'),
-        outputs: [{ name: 'master', transcode: 'WAV' }],
+        furtherOutputs: [{ name: 'master', transcode: 'WAV' }],
         folder: 'outbox/joined',
         wires: [['out']],
       }),
@@ -241,7 +244,11 @@ describe('nodes: several outputs from one job', function () {
 
   it('download fetches every output the media has, or the named ones, byte for byte as enhance file wrote them', async () => {
     await load([
-      fileNode({ outputs: [{ name: 'master', transcode: 'WAV' }], folder: 'outbox/download', wires: [['out', 'all']] }),
+      fileNode({
+        furtherOutputs: [{ name: 'master', transcode: 'WAV' }],
+        folder: 'outbox/download',
+        wires: [['out', 'all']],
+      }),
       {
         id: 'all',
         type: 'media-enhance-download',
@@ -300,7 +307,7 @@ describe('nodes: several outputs from one job', function () {
     remote = await startTestEngine();
     await load(
       [
-        fileNode({ model: '', outputs: [{ name: 'master', transcode: 'WAV' }], wires: [['out']] }),
+        fileNode({ model: '', furtherOutputs: [{ name: 'master', transcode: 'WAV' }], wires: [['out']] }),
         { id: 'out', type: 'helper', z: 'tab' },
       ],
       remoteConfig(remote.url, { extensions: 'listed' }),
