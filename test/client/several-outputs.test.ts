@@ -1,7 +1,11 @@
 // The client's half of the several-outputs extension (docs/interface.md#several-outputs): `outputs` is
 // sent only to a service that declares the extension, and a download names an output by its step.
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ENGINE_EXTENSIONS, MediaEnhanceClient, MediaEnhanceError } from '../../src';
+import { resumablePartPath } from '../../src/client/part-file';
 import { LOUDNESS_ONLY, OUTPUT_ENCODING } from '../../src/contract/extensions';
 import { makeWav } from '../fixtures/media';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
@@ -72,9 +76,30 @@ describe('client: several outputs', function () {
   it('asks a service that may declare it, then sends; a named step reaches the service, which names the media outputs', async () => {
     const client = clientFor('ask');
     try {
-      const media = await client.uploadMedia({ file: wav, media_enhancement: { outputs: OUTPUTS } });
+      const media = await client.uploadMedia({
+        file: wav,
+        fileName: 'tone.wav',
+        media_enhancement: { outputs: OUTPUTS },
+      });
       assert.deepEqual(media.enhancement_params?.outputs, OUTPUTS);
-      await client.waitForCompletion(media.uid, { timeoutMs: 50_000 });
+      const done = await client.waitForCompletion(media.uid, { timeoutMs: 50_000 });
+      assert.deepEqual(
+        (done.enhancement_params?.outputs as { name: string; file_name: string }[]).map((o) => [o.name, o.file_name]),
+        [['feed', 'tone_feed.mp3']],
+      );
+      // Into a folder under the service's name for it, through a part file of its own step.
+      const folder = await mkdtemp(join(tmpdir(), 'several-outputs-client-'));
+      try {
+        const saved = await client.downloadToFile(media.uid, folder, { step: 'feed', resumable: true });
+        assert.equal(saved.path, join(folder, 'tone_feed.mp3'));
+        assert.equal(saved.contentType, 'audio/mpeg');
+        assert.equal((await readFile(saved.path)).subarray(0, 3).toString('latin1'), 'ID3');
+        assert.match(await resumablePartPath(folder, media.uid, 'feed'), /\.feed\.part$/);
+        const enhanced = await client.downloadToFile(media.uid, folder);
+        assert.equal(enhanced.path, join(folder, 'tone_enhanced.wav'));
+      } finally {
+        await rm(folder, { recursive: true, force: true });
+      }
       const err = (await client
         .downloadFile(media.uid, { step: 'master' })
         .catch((e: unknown) => e)) as MediaEnhanceError;

@@ -13,7 +13,7 @@ import {
 import type { Faults } from '../faults';
 import type { JobStarter } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';
-import { attachmentDisposition as contentDisposition, baseName } from '../../contract/attachment';
+import { attachmentDisposition as contentDisposition } from '../../contract/attachment';
 import { excerpt } from '../../contract/excerpt';
 import type { DecodedRoom } from './decoded-room';
 import { sniffMediaType, type MediaType } from '../storage/media-type';
@@ -28,7 +28,7 @@ import {
 } from '../../contract/loudness-report';
 import { checkMetadataWait, METADATA_WAIT_PARAM } from '../../contract/metadata-wait';
 import { namedOutputFile, type MediaFileName, type MediaFiles } from '../storage/media-files';
-import { metadataJson, publicMetadata, type MediaRecord } from '../storage/media-record';
+import { metadataJson, processedFileName, publicMetadata, type MediaRecord } from '../storage/media-record';
 
 export interface RouteContext {
   /** The media's files. */
@@ -196,11 +196,10 @@ function servedFile(record: MediaRecord, step: string): { which: MediaFileName; 
     throw new HttpError(412, `the ${what} of media ${record.uid} is not available: ${why}`);
   }
   if (pre) return { which: 'input', type, name: record.file_name };
-  const ending = named ? step : 'enhanced';
   return {
     which: named ? namedOutputFile(step) : 'output',
     type,
-    name: `${stem(record.file_name)}_${ending}.${type.ext}`,
+    name: processedFileName(record.file_name, named ? step : 'enhanced', type.ext),
   };
 }
 
@@ -330,12 +329,6 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function stem(name: string): string {
-  const base = baseName(name);
-  const dot = base.lastIndexOf('.');
-  return dot > 0 ? base.slice(0, dot) : base;
 }
 
 function parseRange(
