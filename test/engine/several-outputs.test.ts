@@ -208,6 +208,19 @@ describe('engine: several outputs from one job', function () {
       'no picture taken for a cover',
     );
     assertOnTarget(mp3.measured, 'the soundtrack as MP3');
+    // The v1 video operation takes the same list in video_enhancement.
+    const res = await upload(
+      engine,
+      video,
+      'clip.mp4',
+      { video_enhancement: JSON.stringify({ enhancement_model: 'LOUDNESS_ONLY', outputs: [{ name: 'soundtrack' }] }) },
+      '/v1/videos',
+    );
+    assert.equal(res.status, 201, res.text);
+    assert.equal((await settled(engine, res.json.uid, 60_000)).enhancement_status, 'COMPLETED');
+    const v1 = await fetched(engine, res.json.uid, 'soundtrack', 'v1-soundtrack.m4a');
+    assert.equal(audioOf(v1.probed)[0].codec_name, 'aac');
+    assertOnTarget(v1.measured, 'the soundtrack of a v1 video');
     const enhanced = await fetched(engine, media.uid, 'ENHANCED', 'enhanced.mp4');
     assert.deepEqual(
       enhanced.probed.streams.filter((stream) => stream.codec_type !== 'data').map((stream) => stream.codec_type),
