@@ -272,6 +272,23 @@ describe('engine: several outputs from one job', function () {
     assert.match(done.error.message, /no audio stream, so there is no sound to make "soundtrack" of/);
   });
 
+  it('needs ffmpeg for an MP3 output of a WAV kept as WAV, and says so before any work', async () => {
+    const without = await startTestEngine({ ffmpegPath: join(dir, 'no-ffmpeg-here') });
+    try {
+      const wav = join(dir, 'needs-ffmpeg.wav');
+      await ffmpeg(['-i', SPEECH_SAMPLE, wav]);
+      const media = await uploaded(without, await fsp.readFile(wav), 'talk.wav', {
+        outputs: [{ name: 'feed', transcode: 'MP3' }],
+      });
+      const done = await settled(without, media.uid, 30_000);
+      assert.equal(done.enhancement_status, 'FAILED');
+      assert.equal(done.error?.code, 'FFMPEG_REQUIRED');
+      assert.match(done.error.message, /^encoding to MP3 needs ffmpeg/);
+    } finally {
+      await without.dispose();
+    }
+  });
+
   it('fails a media asking for outputs when its processor makes none, naming them', async () => {
     const copying = await startTestEngine({
       processorModule: join(__dirname, '..', '..', 'src', 'engine', 'processors', 'copy-processor.js'),
