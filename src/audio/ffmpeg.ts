@@ -114,12 +114,19 @@ export async function encodeAudio(
   output: string,
   container: AudioContainer,
   encoder: string[],
-  /** `chapters`: an FFMETADATA file (chapters.ts) whose chapters replace the original's, for audio that moved. */
-  original: { path: string; format: MediaFormat; chapters?: string },
+  /**
+   * `chapters`: an FFMETADATA file (chapters.ts) whose chapters replace the original's, for audio that
+   * moved. `pictures: false`: its pictures are not carried over (a video's soundtrack alone: its picture
+   * is no cover).
+   */
+  original: { path: string; format: MediaFormat; chapters?: string; pictures?: false },
   /** Told the seconds of audio encoded so far, as ffmpeg goes. */
   onTime?: (seconds: number) => void,
 ): Promise<void> {
-  const pictures = container === 'ogg' ? [] : ['-map', '1:v?', '-c:v', 'copy', '-disposition:v', 'attached_pic'];
+  const pictures =
+    container === 'ogg' || original.pictures === false
+      ? []
+      : ['-map', '1:v?', '-c:v', 'copy', '-disposition:v', 'attached_pic'];
   const chapters = original.chapters ? ['-f', 'ffmetadata', '-i', original.chapters] : [];
   await run(
     ffmpegPath,

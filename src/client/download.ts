@@ -9,7 +9,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileNameFromDisposition } from '../contract/attachment';
 import { PATHS } from '../contract/endpoints';
-import type { Step } from '../contract/fields';
+import type { DownloadStep } from '../contract/fields';
 import type { RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { fileError, MediaEnhanceError } from './errors';
@@ -22,8 +22,11 @@ import { safeFileName } from './safe-file-name';
 import type { ProgressCallback } from './types';
 
 export interface DownloadOptions {
-  /** ENHANCED (default): the processed file; PRE: the file as it was received. */
-  step?: Step;
+  /**
+   * ENHANCED (default): the processed file; PRE: the file as it was received; or the name of one of the
+   * media's extra outputs (the several-outputs extension: docs/interface.md#several-outputs).
+   */
+  step?: DownloadStep;
   /**
    * For `downloadToFile`: the temporary file gets a name fixed by the media, the step and the target, is
    * kept when the download is aborted, and a later download of the same file continues from it with a
@@ -213,11 +216,11 @@ function aborted(uid: string, cause: unknown): MediaEnhanceError {
   return new MediaEnhanceError('ABORTED', `aborted (GET ${PATHS.file(uid)})`, { mediaUid: uid, cause });
 }
 
-function describeResponse(res: Response, uid: string, step?: Step): { contentType: string; fileName: string } {
+function describeResponse(res: Response, uid: string, step?: DownloadStep): { contentType: string; fileName: string } {
   const contentType = headerText(res.headers['content-type']) ?? 'application/octet-stream';
   const fileName =
     safeFileName(fileNameFromDisposition(headerText(res.headers['content-disposition']))) ??
-    safeFileName(`${uid}${step === 'PRE' ? '' : '_enhanced'}`)!;
+    safeFileName(`${uid}${step === 'PRE' ? '' : `_${(step ?? 'ENHANCED').toLowerCase()}`}`)!;
   return { contentType, fileName };
 }
 

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Step } from '../contract/fields';
+import type { DownloadStep } from '../contract/fields';
 import { MAX_NAME_BYTES, truncateUtf8 } from './safe-file-name';
 
 /** Temporary files written by a download of this process now: a second download of the same file gets its own. */
@@ -27,7 +27,7 @@ export interface PartFile {
 export async function partLocation(
   target: string,
   uid: string,
-  step: Step | undefined,
+  step: DownloadStep | undefined,
 ): Promise<{ intoFolder: boolean; stem: string }> {
   const intoFolder = await isDirectory(target);
   const name = `.${uid.replace(/[^\w.-]/g, '_')}.${step ?? 'ENHANCED'}${intoFolder ? '' : `.${basename(target)}`}`;
@@ -35,7 +35,7 @@ export async function partLocation(
 }
 
 /** Where a `resumable` download of this file keeps its part, so a caller can note it (and remove it if it gives the download up). */
-export async function resumablePartPath(target: string, uid: string, step?: Step): Promise<string> {
+export async function resumablePartPath(target: string, uid: string, step?: DownloadStep): Promise<string> {
   return `${(await partLocation(target, uid, step)).stem}.part`;
 }
 

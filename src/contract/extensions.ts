@@ -14,10 +14,19 @@ export const LOUDNESS_ONLY = 'loudness-only';
 /** `trim_pauses_s`: pauses longer than it shortened to it, by the voice activity the chain measures. */
 export const TRIM_PAUSES = 'trim-pauses';
 
-export type ServiceExtension = typeof OUTPUT_ENCODING | typeof LOUDNESS_ONLY | typeof TRIM_PAUSES;
+/** `outputs`: extra files of one job, each a named step of the media (docs/interface.md#several-outputs). */
+export const SEVERAL_OUTPUTS = 'several-outputs';
+
+export type ServiceExtension =
+  typeof OUTPUT_ENCODING | typeof LOUDNESS_ONLY | typeof TRIM_PAUSES | typeof SEVERAL_OUTPUTS;
 
 /** What the built-in engine implements. */
-export const ENGINE_EXTENSIONS: readonly ServiceExtension[] = [OUTPUT_ENCODING, LOUDNESS_ONLY, TRIM_PAUSES];
+export const ENGINE_EXTENSIONS: readonly ServiceExtension[] = [
+  OUTPUT_ENCODING,
+  LOUDNESS_ONLY,
+  TRIM_PAUSES,
+  SEVERAL_OUTPUTS,
+];
 
 /**
  * Where a service declares its extensions: `200 {"extensions": [...]}`, no key needed. A service without
@@ -66,6 +75,7 @@ export const EXTENSION_OF = new Map<string, ServiceExtension>([
   ['sample_rate_hz', OUTPUT_ENCODING],
   ['downmix_mono', OUTPUT_ENCODING],
   ['trim_pauses_s', TRIM_PAUSES],
+  ['outputs', SEVERAL_OUTPUTS],
 ]);
 
 /** Whether `member` chooses a lossy output's encoding (those apply to a lossy output only). */

@@ -7,6 +7,7 @@ import {
   EXTENSION_OF,
   isEncodingMember,
   LOSSLESS_AUDIO,
+  OUTPUT_ENCODING,
   SAMPLE_RATES_HZ,
   TRIM_PAUSES_S,
   type LOUDNESS_ONLY_MODEL,
@@ -35,6 +36,25 @@ export type Step = (typeof STEPS)[number];
 
 /** The file a download gets when it names no step. */
 export const DEFAULT_STEP: Step = 'ENHANCED';
+
+/**
+ * The several-outputs extension (docs/interface.md#several-outputs): `outputs` lists the files a job
+ * writes beyond the first (the ENHANCED step), each a named step of the media.
+ */
+export const OUTPUTS_COUNT = { min: 1, max: 4 } as const;
+/** An output's name: what `?step=` asks for it by, and the end of its file's name (`<stem>_<name>.<ext>`). */
+export const OUTPUT_NAME = { maxLength: 32, pattern: /^[a-z0-9][a-z0-9_-]*$/ } as const;
+/** Names an output may not take: they would read as the interface's steps. */
+export const RESERVED_OUTPUT_NAMES = ['enhanced', 'pre'] as const;
+
+/** One extra output: its name and its encoding (absent `transcode`: the input's, a video's soundtrack alone). */
+export interface OutputSettings extends OutputEncodingSettings {
+  name: string;
+  transcode?: TranscodeKind;
+}
+
+/** What `?step=` may name: a step of the interface, or the name of one of the media's outputs. */
+export type DownloadStep = Step | (string & {});
 
 export const LOUDNESS_TARGET = { min: -70, max: -5 } as const; // LUFS
 export const TRUE_PEAK = { min: -9, max: 0 } as const; // dBTP
@@ -74,6 +94,8 @@ export interface EnhancementSettings extends OutputEncodingSettings, TrimPausesS
   enhancement_model?: SettingsModel;
   /** v2 uploads only. */
   transcode?: TranscodeKind;
+  /** The several-outputs extension: the files written beyond the ENHANCED one, 1 to 4. */
+  outputs?: OutputSettings[];
 }
 
 /** What the service applies when a v2/video member is missing (docs/interface.md#fields-and-bounds). */
@@ -217,6 +239,43 @@ const SETTINGS_RULES = new Map<string, Check>([
   ['trim_pauses_s', numberIn(TRIM_PAUSES_S.min, TRIM_PAUSES_S.max)],
 ] satisfies [keyof EnhancementSettings, Check][]);
 
+/** The members of one output, each checked as the same member of the settings is. */
+const OUTPUT_RULES = new Map<string, Check>([
+  ['name', outputName],
+  ...(['transcode', 'bitrate_kbps', 'bitrate_mode', 'sample_rate_hz', 'downmix_mono'] as const).map(
+    (member): [keyof OutputSettings, Check] => [member, SETTINGS_RULES.get(member)!],
+  ),
+] satisfies [keyof OutputSettings, Check][]);
+
+/** Members `video_enhancement` takes beyond the interface's: a video may have extra outputs (its soundtrack). */
+const VIDEO_EXTENSION_MEMBERS = ['outputs'];
+
+function outputName(value: unknown, loc: Loc): FieldIssue | undefined {
+  if (typeof value !== 'string') return { loc, msg: 'str type expected', type: 'type_error.str', input: value };
+  if (value.length < 1 || value.length > OUTPUT_NAME.maxLength)
+    return {
+      loc,
+      msg: `ensure this value has between 1 and ${OUTPUT_NAME.maxLength} characters`,
+      type: 'value_error.any_str.length',
+      input: value,
+    };
+  if (!OUTPUT_NAME.pattern.test(value))
+    return {
+      loc,
+      msg: `string does not match regex "${OUTPUT_NAME.pattern.source}" (lower-case letters, digits, "_" and "-", starting with a letter or digit)`,
+      type: 'value_error.str.regex',
+      input: value,
+    };
+  if ((RESERVED_OUTPUT_NAMES as readonly string[]).includes(value))
+    return {
+      loc,
+      msg: `"${value}" is the name of the interface's ${value.toUpperCase()} step; choose another name`,
+      type: 'value_error.reserved_name',
+      input: value,
+    };
+  return undefined;
+}
+
 /** Issues of an enhance-json body; an empty array means it is valid. */
 export function checkEnhanceJsonBody(body: unknown): FieldIssue[] {
   if (!isPlainObject(body))
@@ -260,9 +319,10 @@ export function checkEnhancementSettings(
   const uploadOnly = part === 'media_enhancement';
   for (const [member, value] of Object.entries(settings)) {
     const loc = ['body', part, member];
-    const check = SETTINGS_RULES.get(member);
+    const check = member === 'outputs' ? aList : SETTINGS_RULES.get(member);
     const extension = EXTENSION_OF.get(member);
-    if (!check || ((member === 'transcode' || extension) && !uploadOnly)) {
+    const uploadMember = member === 'transcode' || (extension && !VIDEO_EXTENSION_MEMBERS.includes(member));
+    if (!check || (uploadMember && !uploadOnly)) {
       issues.push({ loc, msg: 'extra fields not permitted', type: 'value_error.extra', input: value });
       continue;
     }
@@ -288,10 +348,69 @@ export function checkEnhancementSettings(
     }
     const issue = check(value, loc);
     if (issue) issues.push(issue);
+    else if (member === 'outputs') issues.push(...checkOutputs(value as unknown[], loc, offered));
     // `downmix_mono: false` is the default, which a lossless output keeps anyway.
     else if (isEncodingMember(member) && value !== false && settings.transcode === 'WAV')
       issues.push(losslessIssue(loc, value, 'transcode WAV'));
   }
+  return issues;
+}
+
+const aList: Check = (value, loc) =>
+  Array.isArray(value) ? undefined : { loc, msg: 'value is not a valid list', type: 'type_error.list', input: value };
+
+/** Issues of the `outputs` list: its length, and each output's members, names unique. */
+function checkOutputs(outputs: unknown[], loc: Loc, offered: readonly string[]): FieldIssue[] {
+  if (outputs.length < OUTPUTS_COUNT.min || outputs.length > OUTPUTS_COUNT.max)
+    return [
+      {
+        loc,
+        msg: `ensure this list has from ${OUTPUTS_COUNT.min} to ${OUTPUTS_COUNT.max} items (the outputs beyond the ENHANCED file)`,
+        type: outputs.length < OUTPUTS_COUNT.min ? 'value_error.list.min_items' : 'value_error.list.max_items',
+        input: outputs,
+      },
+    ];
+  const issues: FieldIssue[] = [];
+  const seen = new Set<unknown>();
+  outputs.forEach((output, index) => {
+    const at = [...loc, index];
+    if (!isPlainObject(output)) {
+      issues.push({ loc: at, msg: 'value is not a valid dict', type: 'type_error.dict', input: output });
+      return;
+    }
+    if (!Object.hasOwn(output, 'name') || output.name === undefined)
+      issues.push({ loc: [...at, 'name'], msg: 'field required', type: 'value_error.missing' });
+    for (const [member, value] of Object.entries(output)) {
+      const memberLoc = [...at, member];
+      const check = OUTPUT_RULES.get(member);
+      if (!check) {
+        issues.push({ loc: memberLoc, msg: 'extra fields not permitted', type: 'value_error.extra', input: value });
+        continue;
+      }
+      if (value === undefined) continue;
+      if (isEncodingMember(member) && !offered.includes(OUTPUT_ENCODING)) {
+        issues.push({
+          loc: memberLoc,
+          msg: `a member of the built-in engine's "${OUTPUT_ENCODING}" extension, which this service does not declare (it would refuse or ignore it); leave it out, or use the built-in engine`,
+          type: 'value_error.extension',
+          input: value,
+        });
+        continue;
+      }
+      const issue = check(value, memberLoc);
+      if (issue) issues.push(issue);
+      else if (member === 'name' && seen.has(value))
+        issues.push({
+          loc: memberLoc,
+          msg: 'an earlier output has this name; each output needs its own',
+          type: 'value_error.duplicate_name',
+          input: value,
+        });
+      else if (isEncodingMember(member) && value !== false && output.transcode === 'WAV')
+        issues.push(losslessIssue(memberLoc, value, 'transcode WAV'));
+      if (member === 'name') seen.add(value);
+    }
+  });
   return issues;
 }
 
@@ -305,13 +424,18 @@ export function checkEncodingForInput(
   part: 'media_enhancement' | 'video_enhancement',
   input: { kind: 'audio' | 'video'; ext: string },
 ): FieldIssue[] {
-  if (settings.transcode || input.kind !== 'audio' || !(LOSSLESS_AUDIO as readonly string[]).includes(input.ext))
-    return [];
-  return Object.entries(settings)
-    .filter(([member, value]) => isEncodingMember(member) && value !== undefined && value !== false)
-    .map(([member, value]) =>
-      losslessIssue(['body', part, member], value, `the input is ${input.ext.toUpperCase()}, kept as it is`),
-    );
+  if (input.kind !== 'audio' || !(LOSSLESS_AUDIO as readonly string[]).includes(input.ext)) return [];
+  const why = `the input is ${input.ext.toUpperCase()}, kept as it is`;
+  const keptLossless = (encoding: OutputEncodingSettings & { transcode?: TranscodeKind }, loc: Loc): FieldIssue[] =>
+    encoding.transcode
+      ? []
+      : Object.entries(encoding)
+          .filter(([member, value]) => isEncodingMember(member) && value !== undefined && value !== false)
+          .map(([member, value]) => losslessIssue([...loc, member], value, why));
+  return [
+    ...keptLossless(settings, ['body', part]),
+    ...(settings.outputs ?? []).flatMap((output, index) => keptLossless(output, ['body', part, 'outputs', index])),
+  ];
 }
 
 function losslessIssue(loc: Loc, value: unknown, why: string): FieldIssue {
@@ -323,11 +447,26 @@ function losslessIssue(loc: Loc, value: unknown, why: string): FieldIssue {
   };
 }
 
-/** Issues of the download `step` query parameter; undefined means the default, ENHANCED. */
+/**
+ * Issues of the download `step` query parameter: a step of the interface, or the name of an output (the
+ * several-outputs extension); undefined means the default, ENHANCED.
+ */
 export function checkStep(step: unknown): FieldIssue[] {
-  if (step === undefined) return [];
-  const issue = oneOf(STEPS)(step, ['query', 'step']);
-  return issue ? [issue] : [];
+  if (step === undefined || (STEPS as readonly unknown[]).includes(step)) return [];
+  const loc = ['query', 'step'];
+  const issue = outputName(step, loc);
+  if (!issue) return [];
+  return [
+    {
+      ...issue,
+      msg: `${issue.msg}; permitted: ${STEPS.map((s) => `'${s}'`).join(', ')}, or the name of one of the media's outputs (several-outputs)`,
+    },
+  ];
+}
+
+/** Whether a (well-formed) step names one of the media's extra outputs rather than an interface step. */
+export function isOutputStep(step: DownloadStep | undefined): boolean {
+  return step !== undefined && !(STEPS as readonly string[]).includes(step);
 }
 
 /** Issues of a media uid used in a path. It must be a non-empty string of at most 200 characters. */

@@ -211,13 +211,142 @@ export function addPaletteSearchWords(type: string, words: string): void {
   if (label !== undefined && words) entry.attr('data-palette-label', `${label} ${words}`);
 }
 
+/** The little of jQuery and its editableList widget that the output list uses (the editor's `$`). */
+interface ListSelection {
+  editableList(options: Record<string, unknown>): ListSelection;
+  editableList(method: 'addItem', data: unknown): ListSelection;
+  editableList(method: 'items'): ListSelection;
+  each(visit: (this: object) => void): ListSelection;
+  find(selector: string): ListSelection;
+  append(child: ListSelection | string): ListSelection;
+  appendTo(parent: ListSelection): ListSelection;
+  val(): unknown;
+  val(value: unknown): ListSelection;
+  prop(name: string): unknown;
+  prop(name: string, value: unknown): ListSelection;
+  attr(name: string, value: string): ListSelection;
+  text(text: string): ListSelection;
+  css(name: string, value: string): ListSelection;
+}
+declare const jQuery: (selector: string | object) => ListSelection;
+
+/** A further output's row as the dialog saves it: the request's members, and the node's own file-name pattern. */
+interface OutputRow {
+  name?: string;
+  transcode?: string;
+  bitrate_kbps?: string;
+  bitrate_mode?: string;
+  sample_rate_hz?: string;
+  downmix_mono?: boolean;
+  file_name?: string;
+}
+
+/**
+ * Fills enhance file's list of further outputs (a Node-RED editableList, as the core nodes' lists are):
+ * one row per saved output, each with a name, a format ("the input's" first), a bitrate, a mode, a
+ * sample rate, mono, and a file-name pattern; rows can be added, removed and dragged. Called as
+ * MediaEnhanceEditor.prepareOutputList(node) from oneditprepare; saveOutputList reads it back.
+ */
+export function prepareOutputList(this: EditorValues, node: EditedNode & { furtherOutputs?: unknown }): void {
+  const say = (key: string) => node._(`${node.type}.${key}`);
+  const menu = (choices: string[], label: (choice: string) => string, cls: string, width: string) => {
+    const select = jQuery('<select></select>').attr('class', cls).css('width', width);
+    for (const choice of choices) select.append(jQuery('<option></option>').val(choice).text(label(choice)));
+    return select;
+  };
+  const field = (cls: string, width: string, placeholder: string) =>
+    jQuery('<input type="text">').attr('class', cls).attr('placeholder', placeholder).css('width', width);
+  jQuery('#node-input-furtherOutputs-container')
+    .css('min-height', '100px')
+    .css('min-width', '450px')
+    .editableList({
+      addButton: say('label.addOutput'),
+      removable: true,
+      sortable: true,
+      addItem: (row: ListSelection, _index: number, data: OutputRow) => {
+        const line = (cells: ListSelection[]) => {
+          const div = jQuery('<div></div>').css('margin-bottom', '4px');
+          for (const cell of cells) div.append(cell).append(' ');
+          return div.appendTo(row);
+        };
+        line([
+          field('media-enhance-output-name', '140px', say('placeholder.outputName')).val(data.name || ''),
+          menu(
+            [''].concat(this.menus.transcodeKinds),
+            (kind) => kind || say('option.keep'),
+            'media-enhance-output-transcode',
+            '140px',
+          ).val(data.transcode || ''),
+          field('media-enhance-output-bitrate', '70px', 'kbps').val(data.bitrate_kbps || ''),
+        ]);
+        line([
+          menu(
+            [''].concat(this.menus.bitrateModes),
+            (mode) => (mode ? say(`option.${mode}`) : say('option.keepEncoding')),
+            'media-enhance-output-mode',
+            '140px',
+          ).val(data.bitrate_mode || ''),
+          menu(
+            [''].concat(this.menus.sampleRates),
+            (rate) => (rate ? `${Number(rate) / 1000} kHz` : say('option.keepEncoding')),
+            'media-enhance-output-rate',
+            '140px',
+          ).val(data.sample_rate_hz || ''),
+          jQuery('<label></label>')
+            .css('width', 'auto')
+            .append(
+              jQuery('<input type="checkbox">')
+                .attr('class', 'media-enhance-output-mono')
+                .css('width', 'auto')
+                .prop('checked', data.downmix_mono === true),
+            )
+            .append(` ${say('label.outputMono')}`),
+        ]);
+        line([
+          field('media-enhance-output-file', '300px', say('placeholder.outputFileName')).val(data.file_name || ''),
+        ]);
+      },
+    });
+  const saved = Array.isArray(node.furtherOutputs) ? (node.furtherOutputs as OutputRow[]) : [];
+  for (const row of saved) jQuery('#node-input-furtherOutputs-container').editableList('addItem', row);
+}
+
+/**
+ * The list's rows as the node saves them (empty fields kept empty: the service's default). Called as
+ * MediaEnhanceEditor.saveOutputList(node) from oneditsave.
+ */
+export function saveOutputList(node: { furtherOutputs?: unknown }): void {
+  const rows: OutputRow[] = [];
+  jQuery('#node-input-furtherOutputs-container')
+    .editableList('items')
+    .each(function () {
+      const row = jQuery(this);
+      const text = (cls: string) => {
+        const value = row.find(`.${cls}`).val();
+        return typeof value === 'string' ? value.trim() : '';
+      };
+      rows.push({
+        name: text('media-enhance-output-name'),
+        transcode: text('media-enhance-output-transcode'),
+        bitrate_kbps: text('media-enhance-output-bitrate'),
+        bitrate_mode: text('media-enhance-output-mode'),
+        sample_rate_hz: text('media-enhance-output-rate'),
+        downmix_mono: row.find('.media-enhance-output-mono').prop('checked') === true,
+        file_name: text('media-enhance-output-file'),
+      });
+    });
+  node.furtherOutputs = rows;
+}
+
 /** The helpers the editor script offers, each as MediaEnhanceEditor.<its name>. */
 export const DIALOG_HELPERS = [
   addPaletteSearchWords,
   fillChoices,
   fillEnhancementMenus,
   labelSettings,
+  prepareOutputList,
   preselectService,
+  saveOutputList,
   showHints,
   showLimitPlaceholders,
   showUnsavedDefaults,

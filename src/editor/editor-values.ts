@@ -6,6 +6,9 @@ import { DEFAULT_RATE_LIMITS } from '../contract/endpoints';
 import {
   DEFAULT_STEP,
   LOUDNESS_TARGET,
+  OUTPUT_NAME,
+  OUTPUTS_COUNT,
+  RESERVED_OUTPUT_NAMES,
   MODELS,
   SETTINGS_MODELS,
   SETTINGS_DEFAULTS,
@@ -24,7 +27,10 @@ import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS } from '../nodes/file-settle
 import { BACKLOG_MS, DEFAULT_BACKLOG_MS, DEFAULT_GAP_SECONDS, GAP_SECONDS, LEVEL } from '../nodes/stream-settings';
 import { STREAM_MODELS } from '../stream/live-stream';
 import { DEFAULT_FORMAT, ENCODINGS, STREAM_CHANNELS, STREAM_RATE } from '../stream/pcm-format';
-import type { Bounds } from './validators';
+import type { Bounds, OutputRules } from './validators';
+import { DEFAULT_SEND_FILES, SEND_FILES } from '../nodes/files-message';
+import { DEFAULT_FILES_CHOICE, FILES_CHOICES } from '../nodes/files-choice';
+import { PATTERN_PLACEHOLDERS } from '../nodes/output-list';
 
 export interface EditorValues {
   bounds: {
@@ -45,6 +51,8 @@ export interface EditorValues {
   settleSeconds: { default: number; max: number };
   /** Enhance file's crossfade between the intro, the episode and the outro: its largest value (seconds). */
   crossfadeSeconds: { max: number };
+  /** Enhance file's further outputs: the contract's rules for each row (the several-outputs extension). */
+  outputRules: OutputRules;
   /** In the contract's order, the order in which the checks name them. */
   enums: {
     models: string[];
@@ -54,6 +62,8 @@ export interface EditorValues {
     ifExists: string[];
     bitrateModes: string[];
     sampleRates: string[];
+    sendFiles: string[];
+    files: string[];
   };
   /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
   menus: {
@@ -64,6 +74,8 @@ export interface EditorValues {
     ifExists: string[];
     bitrateModes: string[];
     sampleRates: string[];
+    sendFiles: string[];
+    files: string[];
   };
   /**
    * Each default as the editor writes it (a string, as a text field holds it): a new node's value, or what
@@ -112,6 +124,17 @@ export function editorValues(): EditorValues {
     maxTimeoutSeconds: Math.floor(MAX_TIMER_MS / 1000),
     settleSeconds: { default: DEFAULT_SETTLE_SECONDS, max: MAX_SETTLE_SECONDS },
     crossfadeSeconds: { max: MAX_CROSSFADE_SECONDS },
+    outputRules: {
+      max: OUTPUTS_COUNT.max,
+      nameMaxLength: OUTPUT_NAME.maxLength,
+      namePattern: OUTPUT_NAME.pattern.source,
+      reserved: [...RESERVED_OUTPUT_NAMES],
+      transcodeKinds: [...TRANSCODE_KINDS],
+      bitrateKbps: { ...BITRATE_KBPS },
+      bitrateModes: [...BITRATE_MODES],
+      sampleRates: SAMPLE_RATES_HZ.map(String),
+      placeholders: [...PATTERN_PLACEHOLDERS],
+    },
     enums: {
       models: [...MODELS],
       settingsModels: [...SETTINGS_MODELS],
@@ -120,6 +143,8 @@ export function editorValues(): EditorValues {
       ifExists: [...IF_EXISTS],
       bitrateModes: [...BITRATE_MODES],
       sampleRates: SAMPLE_RATES_HZ.map(String),
+      sendFiles: [...SEND_FILES],
+      files: [...FILES_CHOICES],
     },
     menus: {
       models: [...MODELS].reverse(),
@@ -131,6 +156,8 @@ export function editorValues(): EditorValues {
       ifExists: [...IF_EXISTS],
       bitrateModes: [...BITRATE_MODES],
       sampleRates: SAMPLE_RATES_HZ.map(String),
+      sendFiles: [...SEND_FILES],
+      files: [...FILES_CHOICES],
     },
     defaults: {
       loudnessTarget: String(SETTINGS_DEFAULTS.loudness_target),
@@ -141,6 +168,8 @@ export function editorValues(): EditorValues {
       model: SETTINGS_DEFAULTS.enhancement_model,
       step: DEFAULT_STEP,
       ifExists: DEFAULT_IF_EXISTS,
+      sendFiles: DEFAULT_SEND_FILES,
+      files: DEFAULT_FILES_CHOICE,
       ...Object.fromEntries(limitPlaceholders),
       requestTimeout: String(client.requestTimeoutMs / 1000),
     },

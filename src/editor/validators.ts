@@ -237,6 +237,7 @@ interface ServiceNode {
   declaresOutputEncoding?: boolean;
   declaresLoudnessOnly?: boolean;
   declaresTrimPauses?: boolean;
+  declaresSeveralOutputs?: boolean;
 }
 declare const RED: { nodes: { node(id: string): ServiceNode | null | undefined } } | undefined;
 
@@ -257,6 +258,7 @@ function serviceLacks(service: ServiceNode | null | undefined, extension: string
   if (extension === 'output-encoding') return service.declaresOutputEncoding !== true;
   if (extension === 'loudness-only') return service.declaresLoudnessOnly !== true;
   if (extension === 'trim-pauses') return service.declaresTrimPauses !== true;
+  if (extension === 'several-outputs') return service.declaresSeveralOutputs !== true;
   return true;
 }
 
@@ -284,6 +286,122 @@ export function declaredExtension(check: Validator, extension: string, usedBy: r
   };
 }
 
+/** What outputList checks a further output against: the contract's rules, as editor-values.ts gives them. */
+export interface OutputRules {
+  max: number;
+  nameMaxLength: number;
+  /** The name's regular expression, as its source. */
+  namePattern: string;
+  reserved: readonly string[];
+  transcodeKinds: readonly string[];
+  bitrateKbps: Bounds;
+  bitrateModes: readonly string[];
+  sampleRates: readonly string[];
+  /** The words a file-name pattern may hold in braces. */
+  placeholders: readonly string[];
+}
+
+/**
+ * Enhance file's further outputs (a list the dialog saves, one object per row): at most `rules.max`, each
+ * named uniquely by the contract's rule, its format and encoding within the contract's choices and bounds
+ * (none of them for a WAV), and its file-name pattern a file name with known placeholders; and a service
+ * that declares the several-outputs extension. The reason names the row (the first row is the node's own
+ * output, set above the list), the member, the value and the rule.
+ */
+export function outputList(rules: OutputRules): Validator {
+  return function (this: EditedNode, value: FieldValue, opt: unknown): Verdict {
+    const label = opt && typeof (opt as { label?: unknown }).label === 'string' ? (opt as { label: string }).label : '';
+    const say = (text: string) => (label ? label + ': ' : '') + text;
+    const rows = value as unknown as Record<string, unknown>[] | undefined;
+    if (rows === undefined || rows === null || (rows as unknown as string) === '') return true;
+    if (!Array.isArray(rows)) return say('a list of outputs');
+    if (rows.length > rules.max) return say(`at most ${rules.max} further outputs (got ${rows.length})`);
+    const seen: string[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] || {};
+      const where = `row ${i + 2}`;
+      const bad = (member: string, got: unknown, rule: string) =>
+        say(`${where}, ${member}: ${rule} (${valueShown(got as FieldValue)})`);
+      const name = textOf(row.name as FieldValue);
+      if (name.length < 1 || name.length > rules.nameMaxLength || !new RegExp(rules.namePattern).test(name))
+        return bad(
+          'name',
+          row.name,
+          `1 to ${rules.nameMaxLength} characters of a-z, 0-9, _ and -, starting with a letter or digit`,
+        );
+      if (rules.reserved.indexOf(name) !== -1)
+        return bad('name', row.name, `not ${rules.reserved.join(' or ')}, the names of the service's own files`);
+      if (seen.indexOf(name) !== -1) return bad('name', row.name, 'a name no other row has');
+      seen.push(name);
+      const transcode = textOf(row.transcode as FieldValue);
+      if (transcode !== '' && rules.transcodeKinds.indexOf(transcode) === -1)
+        return bad('format', row.transcode, `one of ${rules.transcodeKinds.join(', ')}, or empty for the input's`);
+      const bitrate = textOf(row.bitrate_kbps as FieldValue);
+      const kbps = Number(bitrate);
+      if (bitrate !== '' && !(/^\d+$/.test(bitrate) && kbps >= rules.bitrateKbps.min && kbps <= rules.bitrateKbps.max))
+        return bad(
+          'bitrate',
+          row.bitrate_kbps,
+          `a whole number from ${rules.bitrateKbps.min} to ${rules.bitrateKbps.max}, or empty for the input's`,
+        );
+      const mode = textOf(row.bitrate_mode as FieldValue);
+      if (mode !== '' && rules.bitrateModes.indexOf(mode) === -1)
+        return bad('bitrate mode', row.bitrate_mode, `one of ${rules.bitrateModes.join(', ')}, or empty`);
+      const rate = textOf(row.sample_rate_hz as FieldValue);
+      if (rate !== '' && rules.sampleRates.indexOf(rate) === -1)
+        return bad('sample rate', row.sample_rate_hz, `one of ${rules.sampleRates.join(', ')}, or empty`);
+      const mono = row.downmix_mono === true;
+      if (transcode === 'WAV' && (bitrate !== '' || mode !== '' || rate !== '' || mono))
+        return bad('format', transcode, 'a WAV keeps every sample: leave its bitrate, mode, rate and mono empty');
+      const pattern = textOf(row.file_name as FieldValue);
+      const words = pattern.match(/\{[^}]*\}/g) || [];
+      for (let w = 0; w < words.length; w++) {
+        if (rules.placeholders.indexOf(words[w].slice(1, -1)) === -1)
+          return bad(
+            'file name',
+            row.file_name,
+            `placeholders ${rules.placeholders.map((word) => '{' + word + '}').join(', ')} only`,
+          );
+      }
+      // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
+      const control = /[\u0000-\u001f\u007f-\u009f]/.test(pattern);
+      if (pattern !== '' && (/[/\\]/.test(pattern) || pattern === '.' || pattern === '..' || control))
+        return bad('file name', row.file_name, 'a file name without a folder part or control character');
+    }
+    if (rows.length === 0 || typeof RED === 'undefined') return true;
+    const service = RED.nodes.node(currentService(this));
+    if (!service || !serviceLacks(service, 'several-outputs')) return true;
+    const serviceName = service.name || String(service.baseUrl || '');
+    return say(
+      `uses the "several-outputs" extension, which the service "${serviceName}" does not declare (tick it in the service's Extensions if it does, or remove the rows)`,
+    );
+  };
+}
+
+/**
+ * The download node's named outputs (while its Files setting is "named"): names separated by commas or
+ * spaces, each `enhanced` (the enhanced file) or a further output's name by the contract's rule.
+ */
+export function outputNamesFor(rules: OutputRules): Validator {
+  return withReason(function (value) {
+    const files = $('#node-input-files');
+    const choice = files.length ? files.val() : this.files;
+    if (choice !== 'named') return true;
+    const names = textOf(value)
+      .split(/[\s,]+/)
+      .filter(function (name) {
+        return name !== '';
+      });
+    if (names.length === 0) return "at least one output: enhanced, or a further output's name";
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      if (name !== 'enhanced' && (name.length > rules.nameMaxLength || !new RegExp(rules.namePattern).test(name)))
+        return `"${name}" is not an output's name: enhanced, or 1 to ${rules.nameMaxLength} characters of a-z, 0-9, _ and -`;
+    }
+    return true;
+  });
+}
+
 /** The checks the editor script offers, each as MediaEnhanceEditor.<its name>. */
 export const VALIDATORS = [
   numberIn,
@@ -302,6 +420,8 @@ export const VALIDATORS = [
   fileNameOrEmpty,
   redisUrlOrEmpty,
   declaredExtension,
+  outputList,
+  outputNamesFor,
 ];
 
 /** What the checks call, copied into the editor script beside them. */

@@ -3,7 +3,7 @@
 // same way as a bad msg property.
 import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
-import { LOUDNESS_ONLY, OUTPUT_ENCODING, TRIM_PAUSES } from '../contract/extensions';
+import { LOUDNESS_ONLY, OUTPUT_ENCODING, SEVERAL_OUTPUTS, TRIM_PAUSES } from '../contract/extensions';
 import { fieldName, InputError, inputError } from './input-error';
 import type { NodeDef } from './red';
 import type { Translate } from './texts';
@@ -91,6 +91,7 @@ function readExtensions(def: NodeDef): readonly string[] | 'ask' {
   if (def.declaresOutputEncoding === true) listed.push(OUTPUT_ENCODING);
   if (def.declaresLoudnessOnly === true) listed.push(LOUDNESS_ONLY);
   if (def.declaresTrimPauses === true) listed.push(TRIM_PAUSES);
+  if (def.declaresSeveralOutputs === true) listed.push(SEVERAL_OUTPUTS);
   return listed;
 }
 

@@ -16,6 +16,9 @@ import {
   readIfExists,
 } from './file-output';
 import { mediaNode } from './media-node';
+import { filesMessages, formatOf, type DeliveredFile } from './files-message';
+import { readFilesChoice } from './files-choice';
+import { FIRST_OUTPUT_NAME, outputsOfMedia } from './output-list';
 import { inputError } from './input-error';
 import { readMediaUid, readStep } from './msg-inputs';
 import type { Job } from './message-jobs';
@@ -40,6 +43,7 @@ export default mediaNode(
           t('media-enhance.rule.oneOf', { values: STEPS.join(', ') }),
         );
       checkFileOutput(t, output, def);
+      readFilesChoice(t, def, {});
     };
     return {
       checkSettings,
@@ -55,6 +59,45 @@ export default mediaNode(
         await keeper.keep(job, uid);
         job.media = carriedMetadata(job.msg, uid);
         const client = await service.client();
+        const chosen = readFilesChoice(t, def, job.msg);
+        if (chosen.files !== 'step') {
+          // Every output the media has, or the named ones: the enhanced file and the media's named steps.
+          const media = await client.getMetadata(uid, { signal: job.signal, onWait: job.onWait });
+          job.media = media;
+          const names =
+            chosen.files === 'all' ? [FIRST_OUTPUT_NAME, ...outputsOfMedia(media).map((o) => o.name)] : chosen.names;
+          const files: DeliveredFile[] = [];
+          for (const [index, outputName] of names.entries()) {
+            if (names.length > 1)
+              job.show({
+                text: t('media-enhance-download.status.fileOf', {
+                  name: outputName,
+                  index: index + 1,
+                  count: names.length,
+                }),
+              });
+            const step = outputName === FIRST_OUTPUT_NAME ? 'ENHANCED' : outputName;
+            const got = toFile
+              ? await downloadIntoFolder(client, uid, step, job, {
+                  folder,
+                  name: outputName === FIRST_OUTPUT_NAME ? name : '',
+                  ifExists,
+                  workingDirectory,
+                  keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+                })
+              : await downloadAsBuffer(client, uid, step, job);
+            const { contentType, fileName } = got;
+            const place = 'path' in got ? { path: got.path } : { payload: got.payload };
+            files.push({ name: outputName, ...place, contentType, file_name: fileName, format: formatOf(fileName) });
+          }
+          job.finishesMedia = true;
+          const out = filesMessages(job.msg, files, chosen.send, false);
+          if (attachLoudness) {
+            const loudness = await loudnessOrNull(client, uid, job, (text) => node.warn(text));
+            for (const msg of Array.isArray(out) ? out : [out]) msg.loudness = loudness;
+          }
+          return out;
+        }
         if (!toFile) {
           const { payload, contentType } = await downloadAsBuffer(client, uid, wanted, job);
           job.msg.payload = payload;

@@ -25,7 +25,9 @@ import {
 } from './file-output';
 import { readSettleMs, waitForInputToSettle } from './file-settle';
 import { mediaNode } from './media-node';
-import { showMediaStatus } from './message-jobs';
+import { showMediaStatus, type Job } from './message-jobs';
+import { filesMessages, formatOf, readSendFiles, type DeliveredFile } from './files-message';
+import { checkFurtherOutputs, FIRST_OUTPUT_NAME, patternedName, readFurtherOutputs } from './output-list';
 import { remainingMs } from './message-keeper';
 import { checkNodeEnhancement, messageEnhancement, sendMessageFile, UPLOAD } from './file-request';
 import { inputError } from './input-error';
@@ -101,6 +103,15 @@ function notWritten(t: Translate, err: unknown, uid: string): unknown {
   });
 }
 
+/** The job as the engine's work shows it, saying how many files it makes: "processing 42%, 3 outputs". */
+function withOutputCount(job: Job, count: number): Job {
+  return {
+    ...job,
+    show: (status) =>
+      job.show({ ...status, text: job.t('media-enhance-file.status.outputs', { status: status.text, count }) }),
+  };
+}
+
 /** A Buffer output's join: written to a private temporary folder, joined there, read back. */
 async function joinInBuffer(
   payload: Buffer,
@@ -131,6 +142,8 @@ export default mediaNode(
       checkFileOutput(t, output, def);
       readSettleMs(t, def);
       readCrossfadeSeconds(t, def);
+      readSendFiles(t, def);
+      checkFurtherOutputs(t, readFurtherOutputs(t, def, {}), configured);
     };
     return {
       checkSettings,
@@ -141,6 +154,10 @@ export default mediaNode(
         checkFileOutput(t, output, def);
         readSettleMs(t, def);
         const { msg } = job;
+        // The further outputs (the node's list, or msg.outputs) and how the files leave: checked before the upload.
+        const outputs = readFurtherOutputs(t, def, msg);
+        checkFurtherOutputs(t, outputs, enhancement);
+        const sendFiles = readSendFiles(t, def);
         // Checked before the upload: an intro or outro that is not there fails before anything is sent.
         const parts = await readEpisodeParts(t, def, msg, RED.settings.fileWorkingDirectory);
         const target = output.toFile ? outputName(t, msg, output.name) : '';
@@ -170,7 +187,7 @@ export default mediaNode(
             UPLOAD,
             service,
             job,
-            { configured, enhancement },
+            { configured, enhancement, outputs },
             RED.settings.fileWorkingDirectory,
           );
           uid = uploaded.uid;
@@ -184,36 +201,66 @@ export default mediaNode(
         const media = await client.waitForCompletion(uid, {
           signal: job.signal,
           timeoutMs: remainingMs(timeoutMs, mediaSince),
-          onStatus: showMediaStatus(job),
+          onStatus: showMediaStatus(
+            outputs.request.length > 0 ? withOutputCount(job, outputs.request.length + 1) : job,
+          ),
         });
         // Processed: a failure from here on leaves an enhanced file that the sidebar's result row offers.
         job.media = media;
-        if (output.toFile) {
-          const written = await downloadIntoFolder(client, media.uid, 'ENHANCED', job, {
-            ...place,
-            keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
-          }).catch((err: unknown) => {
-            throw notWritten(t, err, media.uid);
-          });
-          if (parts) {
-            job.show({ text: t('media-enhance-file.status.joining') });
-            msg.episode = await joinParts(t, written.path, parts, enhancement, ffmpegPath, media.uid);
+        /** One output's file into the folder or a Buffer, the intro and outro joined onto it. */
+        const deliverOne = async (
+          name: string,
+          step: string,
+          fileName: string,
+          join: (path: string) => Promise<unknown>,
+        ): Promise<DeliveredFile> => {
+          if (output.toFile) {
+            const written = await downloadIntoFolder(client, media.uid, step, job, {
+              ...place,
+              name: fileName,
+              keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+            }).catch((err: unknown) => {
+              throw notWritten(t, err, media.uid);
+            });
+            const episode = parts ? await join(written.path) : undefined;
+            const { path, contentType } = written;
+            return { name, path, contentType, file_name: written.fileName, format: formatOf(path), episode };
           }
-          msg.filename = written.path;
-          msg.payload = written.path;
-          msg.contentType = written.contentType;
-        } else {
-          const { payload, contentType } = await downloadAsBuffer(client, media.uid, 'ENHANCED', job);
-          msg.payload = parts
-            ? await joinInBuffer(payload, (path) => joinParts(t, path, parts, enhancement, ffmpegPath, media.uid), msg)
-            : payload;
-          msg.contentType = contentType;
+          const got = await downloadAsBuffer(client, media.uid, step, job);
+          const holder: NodeMessage = {};
+          const payload = parts ? await joinInBuffer(got.payload, join, holder) : got.payload;
+          const { contentType, fileName: file_name } = got;
+          return { name, payload, contentType, file_name, format: formatOf(file_name), episode: holder.episode };
+        };
+        const steps = [
+          { name: FIRST_OUTPUT_NAME, step: 'ENHANCED' as const, fileName: target },
+          ...outputs.request.map((wanted, index) => ({
+            name: wanted.name,
+            step: wanted.name,
+            fileName: patternedName(outputs.patterns[index], wanted.name, media),
+          })),
+        ];
+        const files: DeliveredFile[] = [];
+        for (const [index, { name, step, fileName }] of steps.entries()) {
+          if (steps.length > 1)
+            job.show({ text: t('media-enhance-file.status.fileOf', { name, index: index + 1, count: steps.length }) });
+          files.push(
+            await deliverOne(name, step, fileName, async (path) => {
+              job.show({
+                text:
+                  steps.length > 1
+                    ? t('media-enhance-file.status.joiningFileOf', { name, index: index + 1, count: steps.length })
+                    : t('media-enhance-file.status.joining'),
+              });
+              return joinParts(t, path, parts!, enhancement, ffmpegPath, media.uid);
+            }),
+          );
         }
         if (inputPath !== undefined) msg.inputFilename = inputPath;
         msg.media_uid = media.uid;
         msg.media = media;
         msg.loudness = loudnessOf(media);
-        return msg;
+        return filesMessages(msg, files, sendFiles, true);
       },
     };
   },

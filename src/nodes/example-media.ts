@@ -8,6 +8,8 @@ const EXAMPLES = join(__dirname, '..', '..', '..', 'examples');
 export const EXAMPLE_MEDIA = {
   MEDIA_ENHANCE_SAMPLE_AUDIO: join(EXAMPLES, 'speech-sample.wav'),
   MEDIA_ENHANCE_SAMPLE_VIDEO: join(EXAMPLES, 'video-sample.mp4'),
+  /** A short piece of music, the intro and outro of the "Publish an episode" example. */
+  MEDIA_ENHANCE_SAMPLE_MUSIC: join(EXAMPLES, 'music-sample.mp3'),
 };
 
 export function publishExampleMedia(): void {

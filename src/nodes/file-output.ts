@@ -8,7 +8,7 @@ import { DEFAULT_IF_EXISTS, IF_EXISTS, type IfExists } from '../client/final-nam
 import { resumablePartPath } from '../client/part-file';
 import { MAX_FILE_NAME_BYTES } from '../client/safe-file-name';
 import { fileError, MediaEnhanceError } from '../client/errors';
-import type { Step } from '../contract/fields';
+import type { DownloadStep } from '../contract/fields';
 import type { Job } from './message-jobs';
 import { inputError, type InputField } from './input-error';
 import { resolvePath } from './msg-inputs';
@@ -145,9 +145,9 @@ async function checkOutputFolder(t: Translate, setting: string, dir: string): Pr
 export async function downloadAsBuffer(
   client: MediaEnhanceClient,
   uid: string,
-  step: Step,
+  step: DownloadStep,
   job: Job,
-): Promise<{ payload: Buffer; contentType: string }> {
+): Promise<{ payload: Buffer; contentType: string; fileName: string }> {
   const onProgress = job.progress('downloading');
   const file = await client.downloadFile(uid, { step, signal: job.signal, onWait: job.onWait });
   const chunks: Buffer[] = [];
@@ -157,7 +157,7 @@ export async function downloadAsBuffer(
     received += (chunk as Buffer).length;
     onProgress(received, file.size);
   }
-  return { payload: Buffer.concat(chunks, received), contentType: file.contentType };
+  return { payload: Buffer.concat(chunks, received), contentType: file.contentType, fileName: file.fileName };
 }
 
 /**
@@ -168,7 +168,7 @@ export async function downloadAsBuffer(
 export async function downloadIntoFolder(
   client: MediaEnhanceClient,
   uid: string,
-  step: Step,
+  step: DownloadStep,
   job: Job,
   place: {
     folder: string;
@@ -179,7 +179,7 @@ export async function downloadIntoFolder(
     workingDirectory?: string;
     keepPart?: (path: string) => Promise<void>;
   },
-): Promise<{ path: string; contentType: string }> {
+): Promise<{ path: string; contentType: string; fileName: string }> {
   const dir = resolvePath(place.folder, place.workingDirectory);
   await fsp.mkdir(dir, { recursive: true }).catch((err: unknown) => {
     throw fileError(err, `creating the folder ${dir}`, uid);
@@ -195,5 +195,5 @@ export async function downloadIntoFolder(
     onWait: job.onWait,
     onProgress: job.progress('downloading'),
   });
-  return { path: written.path, contentType: written.contentType };
+  return { path: written.path, contentType: written.contentType, fileName: written.fileName };
 }

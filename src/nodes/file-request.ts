@@ -4,12 +4,14 @@
 // msg.filename, sent with the job's progress.
 import type { MediaEnhanceClient, TransferOptions } from '../client/client';
 import type { MediaMetadata, VideoRecord } from '../client/types';
-import { usesExtension } from '../contract/extensions';
+import { SEVERAL_OUTPUTS, usesExtension } from '../contract/extensions';
 import { checkEnhancementSettings } from '../contract/fields';
 import { withOverrides, type Enhancement, type EnhancementField } from './enhancement';
 import { UPLOAD_FIELDS, VIDEO_FIELDS } from './enhancement-fields';
 import type { Job } from './message-jobs';
 import { readFileInput, readOverrides, type FileToSend } from './msg-inputs';
+import { inputError } from './input-error';
+import { outputsField, type FurtherOutputs } from './output-list';
 import type { NodeService } from './node-service';
 import type { Translate } from './texts';
 
@@ -68,11 +70,24 @@ export async function sendMessageFile<Answer extends { uid: string }>(
   request: FileRequest<Answer>,
   service: NodeService,
   job: Job,
-  given: { configured: Enhancement; enhancement: Enhancement },
+  given: { configured: Enhancement; enhancement: Enhancement; outputs?: FurtherOutputs },
   workingDirectory: string | undefined,
 ): Promise<Answer> {
   const file = await readFileInput(job.t, job.msg, workingDirectory);
   const client = await service.client();
+  // Further outputs are the built-in engine's several-outputs extension: a service that does not declare
+  // it is named here, with the list, before anything is sent.
+  const outputs = given.outputs?.request ?? [];
+  if (outputs.length > 0) {
+    const declared = await client.declaredExtensions();
+    if (!declared.includes(SEVERAL_OUTPUTS))
+      throw inputError(
+        job.t,
+        outputsField(job.t, given.outputs!.from),
+        outputs.map((output) => output.name),
+        job.t('media-enhance-file.rule.severalOutputs', { extension: SEVERAL_OUTPUTS }),
+      );
+  }
   // What the service declares is asked of it once, and only when an extension is used: an extension
   // member a remote service does not declare is refused here, named as the flow author gave it (setting
   // or msg.enhancement member). Without one, the message's single check (messageEnhancement) stands.
@@ -83,7 +98,8 @@ export async function sendMessageFile<Answer extends { uid: string }>(
       checkEnhancementSettings(merged, request.part, declared),
     );
   }
-  return request.send(client, file, Object.keys(enhancement).length > 0 ? enhancement : null, {
+  const sent = outputs.length > 0 ? { ...enhancement, outputs } : enhancement;
+  return request.send(client, file, Object.keys(sent).length > 0 ? sent : null, {
     signal: job.signal,
     onWait: job.onWait,
     onProgress: job.progress('uploading'),

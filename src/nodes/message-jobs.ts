@@ -66,8 +66,11 @@ export function showMediaStatus(job: Job): (status: string, media: MediaMetadata
   };
 }
 
-/** Runs one message; resolves with the message to send. It must not change `job.msg` before it succeeds. */
-export type JobHandler = (job: Job) => Promise<NodeMessage>;
+/**
+ * Runs one message; resolves with the message to send, or with several (one per file, in order) that
+ * leave the node's one output together. It must not change `job.msg` before it succeeds.
+ */
+export type JobHandler = (job: Job) => Promise<NodeMessage | NodeMessage[]>;
 
 /** Node-RED waits 15 s for a node to close; leave room for the rest of the flow. */
 const CLOSE_DEADLINE_MS = 10_000;
@@ -138,7 +141,8 @@ export function handleMessages(
           board.end(id, doneStatus(t, job.media));
           listed.done(job.media, job.finishesMedia ?? listing.finishesMedia);
           runAll(delivered, node);
-          send(out);
+          // Several messages on the node's one output: Node-RED takes them as an array inside the array of outputs.
+          send(Array.isArray(out) ? [out] : out);
           done();
         },
         (err: unknown) => {

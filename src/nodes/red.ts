@@ -13,7 +13,8 @@ export interface NodeStatus {
   text?: string;
 }
 
-export type SendFunction = (msg: NodeMessage | null | (NodeMessage | null)[]) => void;
+/** A message, or one per output (null: none there; an array: several on that output, in order). */
+export type SendFunction = (msg: NodeMessage | null | (NodeMessage | NodeMessage[] | null)[]) => void;
 export type DoneFunction = (err?: Error) => void;
 
 /** A runtime node instance; `this` inside a node constructor once `createNode` has run. */
@@ -25,7 +26,7 @@ export interface RedNode {
   on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
   on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
   status(status: NodeStatus | Record<string, never>): void;
-  send(msg: NodeMessage | null | (NodeMessage | null)[]): void;
+  send: SendFunction;
   error(err: unknown, msg?: NodeMessage): void;
   warn(message: unknown): void;
   log(message: unknown): void;

@@ -207,12 +207,15 @@ describe('client validation before sending', function () {
     assert.match(err.details[0], /^body\.video_enhancement\.transcode: extra fields not permitted/);
   });
 
-  it('downloadFile refuses an unknown step, naming the allowed ones', async () => {
+  it('downloadFile refuses a malformed step, naming the allowed ones', async () => {
     const err = (await client
       .downloadFile('abc', { step: 'POST' as never })
       .catch((e: unknown) => e)) as MediaEnhanceError;
     assert.equal(err.code, 'VALIDATION');
-    assert.match(err.details[0], /^query\.step: .*'ENHANCED', 'PRE' \(got "POST"\)/);
+    assert.match(
+      err.details[0],
+      /^query\.step: .*permitted: 'ENHANCED', 'PRE', or the name of .*outputs.*\(got "POST"\)/,
+    );
   });
 
   it('refuses a missing file path before sending, naming the path', async () => {

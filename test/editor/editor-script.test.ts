@@ -23,6 +23,7 @@ import {
 import { EDITOR_GLOBAL, EDITOR_SCRIPT_FILE, editorScriptSrc, renderEditorScript } from '../../src/editor/editor-script';
 import { editorValues, type EditorValues } from '../../src/editor/editor-values';
 import { fileNameProblem } from '../../src/nodes/file-output';
+import { checkFurtherOutputs, readFurtherOutputs } from '../../src/nodes/output-list';
 import { LIMIT_FIELDS } from '../../src/nodes/config-options';
 import { AUDIO_FIELDS, UPLOAD_FIELDS, VIDEO_FIELDS } from '../../src/nodes/enhancement-fields';
 import type { NodeDef } from '../../src/nodes/red';
@@ -175,9 +176,12 @@ describe('the editor script and the node dialogs, against the contract', () => {
     for (const [type, template] of templates) {
       assert.doesNotMatch(template, /data-media-enhance-rows/, `${type}: every marker is replaced`);
       const def = definition(type);
-      // Node-RED fills, checks and saves the field of id <prefix>-<property> for each property it defines.
+      // Node-RED fills, checks and saves the field of id <prefix>-<property> for each property it defines; a
+      // list property is an editableList of id <prefix>-<property>-container, which the dialog fills and saves.
       const prefix = def.credentials ? 'node-config-input' : 'node-input';
-      const fields = [...template.matchAll(/\sid="([^"]+)"/g)].map(([, id]) => id.replace(`${prefix}-`, ''));
+      const fields = [...template.matchAll(/\sid="([^"]+)"/g)].map(([, id]) =>
+        id.replace(`${prefix}-`, '').replace(/-container$/, ''),
+      );
       const saved = [...Object.keys(def.defaults), ...Object.keys(def.credentials ?? {})];
       assert.deepEqual([...fields].sort(), [...saved].sort(), `${type}: one field for each saved property`);
       const messages = catalogOf(type);
@@ -264,6 +268,60 @@ describe('the editor script and the node dialogs, against the contract', () => {
             disagreements.push(`${type} ${field.prop} ${JSON.stringify(value)}: contract ${contractAccepts}`);
         }
       }
+    }
+    assert.deepEqual(disagreements, []);
+  });
+
+  it("accepts in enhance file's further outputs exactly the rows the node accepts at run time", () => {
+    const def = definition('media-enhance-file');
+    const validate = def.defaults.furtherOutputs.validate!;
+    assert.equal(validate.length, 2, "the list's check takes (value, opt)");
+    const row = (changes: Record<string, unknown>) => ({
+      name: 'feed',
+      transcode: '',
+      bitrate_kbps: '',
+      bitrate_mode: '',
+      sample_rate_hz: '',
+      downmix_mono: false,
+      file_name: '',
+      ...changes,
+    });
+    const lists: Record<string, unknown>[][] = [
+      [],
+      [row({})],
+      ...['Feed', 'enhanced', 'pre', 'a'.repeat(32), 'a'.repeat(33), '', '-feed', 'feed_2', 'f.x'].map((name) => [
+        row({ name }),
+      ]),
+      [row({}), row({})],
+      [row({}), row({ name: 'master', transcode: 'WAV' })],
+      ...['MP3', 'WAV', 'OGG', 'mp3'].map((transcode) => [row({ transcode })]),
+      ...['64', '320', '63', '321', '128.5', 'abc'].map((bitrate_kbps) => [row({ bitrate_kbps, transcode: 'MP3' })]),
+      ...['CBR', 'VBR', 'ABR'].map((bitrate_mode) => [row({ bitrate_mode })]),
+      ...['44100', '16000', '44101'].map((sample_rate_hz) => [row({ sample_rate_hz })]),
+      [row({ transcode: 'WAV', bitrate_kbps: '128' })],
+      [row({ transcode: 'WAV', downmix_mono: true })],
+      [row({ transcode: 'MP3', downmix_mono: true })],
+      ...['{stem}_{name}.{ext}', '{title}.mp3', 'a/b.mp3', '..', ' ', 'feed.mp3', 'a\u0001b.mp3'].map((file_name) => [
+        row({ file_name }),
+      ]),
+      ['a', 'b', 'c', 'd', 'e'].map((name) => row({ name })),
+      ['a', 'b', 'c', 'd'].map((name) => row({ name })),
+    ];
+    const disagreements: string[] = [];
+    for (const list of lists) {
+      const node = { ...newNode('media-enhance-file', def), furtherOutputs: list };
+      const editor = validate.call(node, list as never, {}) === true;
+      let runtime = true;
+      try {
+        checkFurtherOutputs(
+          (key) => key,
+          readFurtherOutputs((key) => key, node, {}),
+          {},
+        );
+      } catch {
+        runtime = false;
+      }
+      if (editor !== runtime) disagreements.push(`${JSON.stringify(list)}: runtime ${runtime}`);
     }
     assert.deepEqual(disagreements, []);
   });

@@ -466,6 +466,75 @@ describe('the editor in Chromium, started as npm start starts it', function () {
     );
   });
 
+  it("lists enhance file's further outputs as rows a user adds, fills and saves, and marks a bad row invalid", async () => {
+    await page.evaluate(() => RED.menu.setSelected('menu-item-sidebar', false)); // room for the dialog
+    const id = deployedId('me-ex7-publish');
+    type Row = Record<string, unknown>;
+    const saved = () =>
+      page.evaluate((nodeId) => (RED.nodes.node(nodeId) as { furtherOutputs: Row[] }).furtherOutputs, id);
+    const node = () =>
+      page.evaluate((nodeId) => {
+        const found = RED.nodes.node(nodeId) as { valid?: boolean; validationErrors?: string[] };
+        return { valid: found.valid, errors: found.validationErrors ?? [] };
+      }, id);
+    const before = await saved();
+    const rows = page.locator('#node-input-furtherOutputs-container > li');
+    const open = async () => {
+      await page.evaluate((nodeId) => RED.editor.edit(RED.nodes.node(nodeId)), id);
+      await page.waitForSelector('#node-input-furtherOutputs-container', { state: 'visible' });
+      await waitForDialog(page);
+    };
+    await open();
+    // The example's row, as saved.
+    assert.equal(await rows.count(), 1);
+    assert.equal(await rows.nth(0).locator('.media-enhance-output-name').inputValue(), 'feed');
+    assert.equal(await rows.nth(0).locator('.media-enhance-output-transcode').inputValue(), 'MP3');
+    assert.equal(await rows.nth(0).locator('.media-enhance-output-file').inputValue(), 'episode-{name}.{ext}');
+    // A second row: a WAV master.
+    await page.click('.node-input-furtherOutputs-container-row .red-ui-editableList-addButton');
+    assert.equal(await rows.count(), 2);
+    await typeInto(rows.nth(1).locator('.media-enhance-output-name'), 'master');
+    await rows.nth(1).locator('.media-enhance-output-transcode').selectOption('WAV');
+    await page.screenshot({ path: join(SCREENSHOTS, 'further-outputs.png') });
+    await page.click('#node-dialog-ok');
+    await page.waitForSelector('#node-input-furtherOutputs-container', { state: 'detached' });
+    const after = await saved();
+    assert.deepEqual(after, [
+      before[0],
+      {
+        name: 'master',
+        transcode: 'WAV',
+        bitrate_kbps: '',
+        bitrate_mode: '',
+        sample_rate_hz: '',
+        downmix_mono: false,
+        file_name: '',
+      },
+    ]);
+    assert.equal((await node()).valid, true);
+    // The same name twice: the node is marked invalid, naming the list.
+    await open();
+    await typeInto(rows.nth(1).locator('.media-enhance-output-name'), 'feed');
+    await page.click('#node-dialog-ok');
+    await page.waitForSelector('#node-input-furtherOutputs-container', { state: 'detached' });
+    const invalid = await node();
+    assert.equal(invalid.valid, false);
+    assert.ok(
+      invalid.errors.some((error) => /Further outputs: row 3, name/.test(error)),
+      JSON.stringify(invalid.errors),
+    );
+    // Put back as found, so the examples deploy as they ship.
+    await page.evaluate(
+      ([nodeId, rows]) => {
+        const found = RED.nodes.node(nodeId) as { furtherOutputs: unknown; valid?: boolean };
+        found.furtherOutputs = rows;
+        RED.editor.validateNode(found);
+      },
+      [id, before] as const,
+    );
+    assert.equal((await node()).valid, true);
+  });
+
   it('shows in the rows that dialogs share the saved values, and saves what a user changes there', async () => {
     // One node for each kind of shared row, with other values a user might give: v2 and v1 settings with
     // their menus, where a file goes and the checkbox, and the config node's limits. Each is put back as

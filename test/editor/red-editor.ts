@@ -15,6 +15,8 @@ export interface RedEditor {
     /** Opens a config node's dialog on its own, as the Configuration nodes sidebar does. */
     editConfig(name: string, type: string, id: string): void;
     getEditStack(): Record<string, unknown>[];
+    /** Checks a node's settings again, setting its `valid` and `validationErrors`, as a dialog's OK does. */
+    validateNode(node: unknown): boolean;
   };
   sidebar: { show(tab: string): void; help: { show(type: string): void } };
   menu: { setSelected(id: string, selected: boolean): void };

@@ -33,8 +33,8 @@ const CORE_TYPES = new Set([
 describe('example flows', () => {
   const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'));
 
-  it('are six, each explained by a comment node, using only core nodes and ours', () => {
-    assert.equal(files.length, 6);
+  it('are seven, each explained by a comment node, using only core nodes and ours', () => {
+    assert.equal(files.length, 7);
     for (const file of files) {
       const nodes = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as FlowNode[];
       assert.ok(
@@ -130,7 +130,7 @@ describe('example flows', () => {
     it('adds every example once, on tabs of their own, sharing one built-in engine, and says so', () => {
       const log = deployExamples(userDir, EXAMPLES);
       const flows = readFlows();
-      assert.equal(flows.filter((n) => n.type === 'tab').length, 6);
+      assert.equal(flows.filter((n) => n.type === 'tab').length, 7);
       assert.equal(
         flows.filter((n) => n.type === 'media-enhance-config').length,
         1,
@@ -138,7 +138,7 @@ describe('example flows', () => {
       );
       assert.equal(
         log.filter((line) => /^added the example ".+" \(\d+ nodes\) on a tab of its own$/.test(line)).length,
-        6,
+        7,
       );
       assert.equal(deployExamples(userDir, EXAMPLES).length, 0, 'a second start adds nothing');
       assert.deepEqual(readFlows(), flows);
@@ -185,7 +185,7 @@ describe('example flows', () => {
       const log = deployExamples(userDir, EXAMPLES);
       assert.equal(log.length, 1);
       assert.match(log[0], new RegExp(`^added the example "${newTab.label as string}"`));
-      assert.equal(readFlows().filter((n) => n.type === 'tab').length, 6);
+      assert.equal(readFlows().filter((n) => n.type === 'tab').length, 7);
     });
 
     it('adds them under ids of their own, so that Import > Examples meets none of them, wired as in the files', () => {

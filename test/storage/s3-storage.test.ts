@@ -115,6 +115,47 @@ describe('engine: media files on S3 (radosgw)', function () {
     assert.equal((await objects(engine.bucket)).length, 3, 'the bucket holds the three objects of the media alone');
   });
 
+  it('stores every extra output (several-outputs) in the bucket before COMPLETED and serves each by its step', async () => {
+    const engine = await engineOnS3();
+    const original = encodeWav({ sampleRate: 48_000, channels: 1, bits: 16 }, speechLike(48_000, 1, 4)(48_000 * 3));
+    const accepted = await upload(engine, original, 'talk.wav', {
+      media_enhancement: JSON.stringify({
+        enhancement_model: 'FINCH',
+        outputs: [{ name: 'feed', transcode: 'MP3', bitrate_kbps: 64 }, { name: 'master' }],
+      }),
+    });
+    assert.equal(accepted.status, 201, accepted.text);
+    const uid = accepted.json.uid;
+    const done = await settled(engine, uid, 90_000);
+    assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done));
+    const stored = await objects(engine.bucket, `${engine.prefix}${uid}/`);
+    const size = (name: string) => stored.find((o) => o.key === `${engine.prefix}${uid}/${name}`)?.size;
+    assert.deepEqual(stored.map((o) => o.key.slice(engine.prefix.length + uid.length + 1)).sort(), [
+      'input',
+      'loudness.json',
+      'output',
+      'output-feed',
+      'output-master',
+    ]);
+    const feed = await call(`${engine.url}/v2/medias/${uid}/file?step=feed`, { headers: { 'x-api-key': KEY } });
+    assert.equal(feed.status, 200, feed.text);
+    assert.equal(feed.headers['content-type'], 'audio/mpeg');
+    assert.equal(feed.bytes.length, size('output-feed'));
+    const master = await call(`${engine.url}/v2/medias/${uid}/file?step=master`, {
+      headers: { 'x-api-key': KEY, range: 'bytes=0-11' },
+    });
+    assert.equal(master.status, 206);
+    assert.equal(master.bytes.subarray(8, 12).toString('latin1'), 'WAVE');
+    assert.equal(master.headers['content-range'], `bytes 0-11/${size('output-master')}`);
+    // Nothing of the outputs is left in the data folder: they went to the bucket.
+    const left = await filesUnder(engine.dataDir);
+    assert.deepEqual(
+      left.filter((name) => !name.endsWith('meta.json') && name !== 'api-key'),
+      [],
+      `files left in the data folder: ${left.join(', ')}`,
+    );
+  });
+
   it('streams a file of several multipart parts in and out, and passes a Range request through (206)', async () => {
     const engine = await engineOnS3({ processorModule: COPY_PROCESSOR }, 'deep/prefix/');
     const original = makeWav(130, 48_000); // 12.5 MB: three parts of 5 MiB

@@ -4,6 +4,7 @@ import {
   checkEnhanceJsonBody,
   checkEnhancementSettings,
   checkStep,
+  isOutputStep,
   SETTINGS_DEFAULTS,
   type EnhanceJsonBody,
   type EnhancementSettings,
@@ -12,10 +13,10 @@ import {
 import type { Faults } from '../faults';
 import type { JobStarter } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';
-import { attachmentDisposition as contentDisposition, baseName } from '../../contract/attachment';
+import { attachmentDisposition as contentDisposition } from '../../contract/attachment';
 import { excerpt } from '../../contract/excerpt';
 import type { DecodedRoom } from './decoded-room';
-import { sniffMediaType } from '../storage/media-type';
+import { sniffMediaType, type MediaType } from '../storage/media-type';
 import { receiveUpload } from './multipart';
 import { writeAnswer } from './write-answer';
 import type { MediaRetention } from '../storage/retention';
@@ -26,8 +27,8 @@ import {
   type LoudnessReportAnswer,
 } from '../../contract/loudness-report';
 import { checkMetadataWait, METADATA_WAIT_PARAM } from '../../contract/metadata-wait';
-import type { MediaFiles } from '../storage/media-files';
-import { metadataJson, publicMetadata, type MediaRecord } from '../storage/media-record';
+import { namedOutputFile, type MediaFileName, type MediaFiles } from '../storage/media-files';
+import { metadataJson, processedFileName, publicMetadata, type MediaRecord } from '../storage/media-record';
 
 export interface RouteContext {
   /** The media's files. */
@@ -166,7 +167,46 @@ export async function metadata(
   return { status: 200, body: metadataJson(record) };
 }
 
-/** GET /v2/medias/{uid}/file?step=ENHANCED|PRE, with Range support so a broken download can resume. */
+/**
+ * The stored file a (well-formed) step names, its type and its name for the caller; 404 for an output
+ * name the media was not asked for, 412 while the file is not ready (an output before COMPLETED).
+ */
+function servedFile(record: MediaRecord, step: string): { which: MediaFileName; type: MediaType; name: string } {
+  const named = isOutputStep(step);
+  if (named) {
+    const asked = (record.internal.settings.outputs ?? []).map((output) => output.name);
+    if (!asked.includes(step))
+      throw new HttpError(
+        404,
+        `media ${record.uid} has no output "${step}" (step=${step}); its outputs: ${asked.length > 0 ? asked.map((n) => `"${n}"`).join(', ') : 'none beyond ENHANCED'} (and ENHANCED, PRE)`,
+      );
+  }
+  const pre = step === 'PRE';
+  const what = pre ? 'original file' : named ? `output "${step}"` : 'enhanced file';
+  const type = pre
+    ? record.internal.input
+    : named
+      ? record.internal.outputs?.find((output) => output.name === step)?.type
+      : record.internal.output;
+  if (!type || (!pre && record.enhancement_status !== 'COMPLETED')) {
+    const why =
+      record.enhancement_status === 'FAILED'
+        ? `it FAILED: ${record.error?.message ?? 'no reason'}`
+        : `it is ${record.enhancement_status}`;
+    throw new HttpError(412, `the ${what} of media ${record.uid} is not available: ${why}`);
+  }
+  if (pre) return { which: 'input', type, name: record.file_name };
+  return {
+    which: named ? namedOutputFile(step) : 'output',
+    type,
+    name: processedFileName(record.file_name, named ? step : 'enhanced', type.ext),
+  };
+}
+
+/**
+ * GET /v2/medias/{uid}/file?step=ENHANCED|PRE|<output name>, with Range support so a broken download can
+ * resume. A name is one of the media's extra outputs (several-outputs), served as ENHANCED is.
+ */
 export async function file(
   req: IncomingMessage,
   res: ServerResponse,
@@ -184,18 +224,8 @@ export async function file(
   const step = steps[0] ?? 'ENHANCED';
   const record = await known(uid, ctx);
   ctx.retention.asked(uid);
-  const pre = step === 'PRE';
-  const type = pre ? record.internal.input : record.internal.output;
-  if (!type || (!pre && record.enhancement_status !== 'COMPLETED')) {
-    const why =
-      record.enhancement_status === 'FAILED'
-        ? `it FAILED: ${record.error?.message ?? 'no reason'}`
-        : `it is ${record.enhancement_status}`;
-    throw new HttpError(412, `the ${pre ? 'original' : 'enhanced'} file of media ${uid} is not available: ${why}`);
-  }
-  const which = pre ? 'input' : 'output';
+  const { which, type, name } = servedFile(record, step);
   const size = await ctx.files.size(uid, which);
-  const name = pre ? record.file_name : `${stem(record.file_name)}_enhanced.${type.ext}`;
   const fileHeaders = {
     ...headers,
     'content-type': type.contentType,
@@ -299,12 +329,6 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function stem(name: string): string {
-  const base = baseName(name);
-  const dot = base.lastIndexOf('.');
-  return dot > 0 ? base.slice(0, dot) : base;
 }
 
 function parseRange(

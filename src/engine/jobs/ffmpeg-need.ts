@@ -3,10 +3,14 @@
 import type { EnhancementSettings } from '../../contract/fields';
 import type { MediaType } from '../storage/media-type';
 
-/** As the processor decides: decoding anything but WAV, or encoding to anything but WAV, needs ffmpeg. */
-export function needsFfmpeg(input: MediaType, settings: Pick<EnhancementSettings, 'transcode'>): boolean {
+/**
+ * As the processor decides: decoding anything but WAV, or encoding to anything but WAV (the output or an
+ * extra one), needs ffmpeg.
+ */
+export function needsFfmpeg(input: MediaType, settings: Pick<EnhancementSettings, 'transcode' | 'outputs'>): boolean {
   if (input.ext !== 'wav' || input.kind === 'video') return true;
-  return settings.transcode !== undefined && settings.transcode !== 'WAV';
+  const encoded = (transcode: string | undefined) => transcode !== undefined && transcode !== 'WAV';
+  return encoded(settings.transcode) || (settings.outputs ?? []).some((output) => encoded(output.transcode));
 }
 
 /** The job needs ffmpeg, which this instance lacks: another instance is to run it (never a failure of the media). */

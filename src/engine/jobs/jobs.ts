@@ -5,6 +5,7 @@ import type { FetchGuard } from './fetch-guard';
 import { fetchInput } from './fetch-input';
 import { LeftForAnotherInstance, needsFfmpeg } from './ffmpeg-need';
 import type { MediaProgress } from '../../contract/media-progress';
+import { appliedOutputs, madeOutputs } from './job-outputs';
 import { ProgressEstimate } from './progress-estimate';
 import { publicMessage } from './public-message';
 import { sniffMediaType, SNIFF_BYTES } from '../storage/media-type';
@@ -129,12 +130,16 @@ export class Jobs implements JobStarter {
         throw new ProcessingError('PROCESSING_FAILED', 'processing failed (an injected fault)');
       const input = record.internal.input!;
       const estimate = new ProgressEstimate();
+      const asked = (record.internal.settings.outputs ?? []).map((output) => output.name);
       const result = await this.pool.run(
         {
           inputPath: work.inputPath,
           outputPath: work.outputPath,
           input,
           settings: record.internal.settings,
+          ...(asked.length > 0
+            ? { namedOutputPaths: Object.fromEntries(asked.map((name) => [name, work!.namedOutputPath(name)])) }
+            : {}),
         },
         (share) => {
           if (record.enhancement_status === 'PROCESSING')
@@ -145,8 +150,10 @@ export class Jobs implements JobStarter {
         },
       );
       if (this.stopping.signal.aborted) return;
-      // Stored before the state says so: a media COMPLETED has its output and report wherever it is read.
+      const outputs = madeOutputs(asked, result);
+      // Stored before the state says so: a media COMPLETED has its outputs and report wherever it is read.
       await work.saveOutput();
+      for (const { name } of outputs) await work.saveNamedOutput(name);
       if (result.loudness) {
         const { loudness_target, true_peak } = record.internal.settings;
         await this.files.saveLoudnessReport(record.uid, {
@@ -162,8 +169,16 @@ export class Jobs implements JobStarter {
       await this.whileSharedStateAway(() =>
         this.records.update(record, {
           enhancement_status: 'COMPLETED',
-          enhancement_params: { ...record.enhancement_params, ...result.params },
-          internal: { ...record.internal, output: result.output },
+          enhancement_params: {
+            ...record.enhancement_params,
+            ...result.params,
+            ...(outputs.length > 0 ? { outputs: appliedOutputs(record.file_name, outputs) } : {}),
+          },
+          internal: {
+            ...record.internal,
+            output: result.output,
+            ...(outputs.length > 0 ? { outputs: outputs.map(({ name, output }) => ({ name, type: output })) } : {}),
+          },
         }),
       );
     } catch (err) {

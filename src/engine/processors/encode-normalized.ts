@@ -53,6 +53,43 @@ const LIMITING_PER_LOST_LU = 3;
 
 export type LoudnessTarget = Pick<NormalizeOptions, 'targetLufs' | 'ceilingDbtp' | 'maxLimitingDb'>;
 
+/**
+ * The first normalization of the processed audio, to the target under the ceiling: made once per job and
+ * shared by every output encoded from it (several outputs); each encoder's own corrections start from it.
+ */
+export interface FirstRound {
+  /** The audio each round normalizes (the enhanced, trimmed WAV). */
+  source: string;
+  /** The first round's WAV: a float work file, or the job's WAV output. */
+  path: string;
+  report: NormalizeReport;
+  /** What the limiter learnt of the source's peaks, for the later rounds. */
+  knownPeaks: EnvelopeBounds;
+}
+
+/**
+ * The first round into a float WAV among the work files (`processed.wav`), its true peak not measured
+ * (each encoded file's is, and decides).
+ */
+export async function normalizeFirst(
+  normalized: { path: string; measured?: LoudnessMeasurement },
+  work: WorkFile,
+  target: LoudnessTarget,
+  onProgress: (share: number) => void,
+): Promise<FirstRound> {
+  const knownPeaks = new EnvelopeBounds();
+  const report = await normalizeWavFile(normalized.path, work('processed.wav'), {
+    ...target,
+    maxLimitingDb: target.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB,
+    input: normalized.measured,
+    knownPeaks,
+    onProgress,
+    outputFormat: FLOAT_WAV,
+    measureOutputPeaks: false,
+  });
+  return { source: normalized.path, path: work('processed.wav'), report, knownPeaks };
+}
+
 /** A normalization as delivered through a lossy encoder. */
 export interface EncodedReport extends NormalizeReport {
   /** How far under the ceiling the limiter was set for the encoder's overshoot (dB), beyond the bound on limiting. */
@@ -62,7 +99,9 @@ export interface EncodedReport extends NormalizeReport {
 }
 
 /**
- * Normalize to float WAV, then encode (or mux into the video), measuring what the encoded file holds.
+ * Normalize to float WAV (or take the first round made already), then encode (or mux into the video) into
+ * `destination`, measuring what the encoded file holds. `work` is this output's own work files: the
+ * first round is only read, so several outputs can start from it.
  *
  * A lossy encoder pushes true peaks over the limiter's ceiling (by more on dense music than on speech) and
  * shifts the loudness a little (an MP3's low-pass takes 0.3-0.5 LU off speech). The first normalization
@@ -78,7 +117,7 @@ export interface EncodedReport extends NormalizeReport {
  */
 export async function encodeNormalized(
   job: ProcessJob,
-  normalized: { path: string; measured?: LoudnessMeasurement },
+  normalized: { path: string; measured?: LoudnessMeasurement } | FirstRound,
   output: MediaType,
   encoder: string[],
   ffmpegPath: string,
@@ -87,22 +126,30 @@ export async function encodeNormalized(
   onProgress: (share: number) => void,
   /** An FFMETADATA file of chapters that replace the input's (chapters.ts), when the audio moved; audio outputs only. */
   chapters?: string,
+  /** Where the encoded file goes; default the job's output. */
+  destination: string = job.outputPath,
 ): Promise<EncodedReport> {
   const streamTypes =
     output.kind === 'video'
       ? await probeStreamTypes(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext)
       : undefined;
   const maxLimitingDb = target.maxLimitingDb ?? DEFAULT_MAX_LIMITING_DB;
+  // The normalized audio the next encode reads: the first round's, until a round of this output's own.
+  let current = work('normalized.wav');
+  // A video's soundtrack alone (an extra output) keeps the video's tags and chapters, never its picture as a cover.
+  const soundtrackAlone = job.input.kind === 'video' && output.kind === 'audio';
   // Normalizes `from` with `options` into normalized.wav, its progress told as the share `span` of the work.
   // Its true peak is not measured: the encoded file's is, and decides.
-  const normalize = (from: string, options: NormalizeOptions, [start, share]: [number, number]) =>
-    normalizeWavFile(from, work('normalized.wav'), {
+  const normalize = (from: string, options: NormalizeOptions, [start, share]: [number, number]) => {
+    current = work('normalized.wav');
+    return normalizeWavFile(from, current, {
       ...options,
       onProgress: (done) => onProgress(start + share * done),
       outputFormat: FLOAT_WAV,
       measureOutputPeaks: false,
     });
-  const normalizedPeakDbtp = async () => (await measureWavFile(work('normalized.wav'))).truePeakDbtp;
+  };
+  const normalizedPeakDbtp = async () => (await measureWavFile(current)).truePeakDbtp;
   // Encodes normalized.wav whole and measures what the encoded file holds, decoded again; its progress told
   // from `start` to `done` as ffmpeg writes (a long file's encode is most of the work, and would otherwise stand still).
   const encodeWhole = async (seconds: number, start: number, done: number): Promise<LoudnessMeasurement> => {
@@ -115,7 +162,7 @@ export async function encodeNormalized(
       await replaceSoundtrack(
         ffmpegPath,
         job.inputPath,
-        work('normalized.wav'),
+        current,
         work('encoded'),
         output.ext as VideoContainer,
         encoder,
@@ -125,11 +172,16 @@ export async function encodeNormalized(
     else
       await encodeAudio(
         ffmpegPath,
-        work('normalized.wav'),
+        current,
         work('encoded'),
         output.ext as AudioContainer,
         encoder,
-        { path: job.inputPath, format: job.input.ext, ...(chapters ? { chapters } : {}) },
+        {
+          path: job.inputPath,
+          format: job.input.ext,
+          ...(chapters ? { chapters } : {}),
+          ...(soundtrackAlone ? { pictures: false } : {}),
+        },
         encoding,
       );
     await privateFile(work('check.wav'));
@@ -156,7 +208,7 @@ export async function encodeNormalized(
     delivered: LoudnessMeasurement,
     extra: Partial<EncodedReport> = {},
   ): Promise<EncodedReport> => {
-    await rename(work('encoded'), job.outputPath); // into place only when complete
+    await rename(work('encoded'), destination); // into place only when complete
     return {
       ...report,
       output: delivered,
@@ -166,13 +218,16 @@ export async function encodeNormalized(
   };
 
   // The rounds from the same audio share its measurement and what the limiter learnt of its peaks.
-  const source = normalized.path;
-  const knownPeaks = new EnvelopeBounds();
-  const first = await normalize(source, { ...target, maxLimitingDb, input: normalized.measured, knownPeaks }, [0, 0.4]);
+  const round =
+    'report' in normalized
+      ? normalized
+      : await normalizeFirst(normalized, work, { ...target, maxLimitingDb }, (done) => onProgress(0.4 * done));
+  const { source, knownPeaks, report: first } = round;
+  current = round.path;
   if (first.unchangedBecause !== undefined) return deliver(first, await encodeWhole(first.output.seconds, 0.4, 1));
   const excerpt =
     output.kind === 'audio'
-      ? await excerptTrial(first.output, output.ext as AudioContainer, encoder, ffmpegPath, work)
+      ? await excerptTrial(current, first.output, output.ext as AudioContainer, encoder, ffmpegPath, work)
       : undefined;
   onProgress(0.45);
   let trial: EncoderTrial;
@@ -210,7 +265,7 @@ export async function encodeNormalized(
   // The last resort: the second round's audio turned down by what is still over (gain only, no more limiting).
   const downDb = restDb + TURN_DOWN_MARGIN_DB;
   const secondPeakDbtp = await normalizedPeakDbtp();
-  await rename(work('normalized.wav'), work('limited.wav'));
+  await rename(current, work('limited.wav'));
   await normalize(
     work('limited.wav'),
     {
@@ -265,6 +320,7 @@ const EXCERPT_PEAK_MARGIN_DB = 0.1;
  * Undefined for a file too short for it to save an encode.
  */
 async function excerptTrial(
+  normalizedPath: string,
   normalized: LoudnessMeasurement,
   container: AudioContainer,
   encoder: string[],
@@ -274,14 +330,14 @@ async function excerptTrial(
   if (normalized.seconds < MIN_SECONDS_FOR_EXCERPT) return undefined;
   const fromSeconds = loudestStretch(normalized.perSecond.shortTermLufs, EXCERPT_SECONDS);
   await privateFile(work('excerpt'));
-  await encodeExcerpt(ffmpegPath, work('normalized.wav'), work('excerpt'), container, encoder, {
+  await encodeExcerpt(ffmpegPath, normalizedPath, work('excerpt'), container, encoder, {
     fromSeconds,
     seconds: EXCERPT_SECONDS,
   });
   await privateFile(work('excerpt.wav'));
   await decodeToWav(ffmpegPath, work('excerpt'), container, work('excerpt.wav'));
   const inner = EXCERPT_SECONDS - 2 * EXCERPT_EDGE_SECONDS;
-  const before = await measureWavFile(work('normalized.wav'), {
+  const before = await measureWavFile(normalizedPath, {
     fromSeconds: fromSeconds + EXCERPT_EDGE_SECONDS,
     seconds: inner,
   });

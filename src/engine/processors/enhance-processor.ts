@@ -2,7 +2,7 @@
 // reduction by DeepFilterNet3 or RNNoise, leveler, as the model says) and then loudness normalization (src/audio), for audio
 // and for a video's soundtrack. WAV is read and written directly; every other format goes through
 // ffmpeg when it is installed. One stage a file, in the order they run: decode, measure, enhance,
-// trim (pauses, when asked), normalize (with the encode), deliver.
+// trim (pauses, when asked), normalize (with the encode), the extra outputs (when asked), deliver.
 import { measureWavFile } from '../../audio/measure';
 import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
 import type { EnhancementModel } from '../../enhance/chain-types';
@@ -12,6 +12,7 @@ import { deliverStage } from './deliver-stage';
 import { enhanceStage } from './enhance-stage';
 import { loudnessTarget, normalizeStage } from './normalize-stage';
 import { outputType, planOutputEncoding, requireFfmpeg } from './output-plan';
+import { anyEncoded, outputsStage, planExtraOutputs, type PlannedOutput } from './outputs-stage';
 import {
   ProcessingError,
   type ProcessContext,
@@ -39,6 +40,10 @@ const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
 };
 const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 3 };
 const ENCODED_NORMALIZE_WEIGHT = 15;
+/** An extra output encoded from the normalized audio: the encode loop without the first normalization. */
+const ENCODED_OUTPUT_WEIGHT = 10;
+/** An extra WAV output: one pass over the normalized audio, or a copy. */
+const WAV_OUTPUT_WEIGHT = 1;
 
 /** A file's channels lent to another thread of the pool. */
 export const runTask = (task: unknown) => runChannelTask(task as ChannelTask);
@@ -50,15 +55,23 @@ export async function processMedia(
 ): Promise<ProcessResult> {
   const output = outputType(job);
   const work = workFiles(job.outputPath);
-  const progress = stagedProgress(job, output, help);
-  progress.at('decode');
   await removeWorkFiles(job.outputPath);
   await requireFfmpeg(job, output, context);
   checkTrimSettings(job);
   try {
+    // Checked before the work: the encoding each output keeps or was asked for.
+    const extras = await planExtraOutputs(job, context);
+    const progress = stagedProgress(job, output, extras, help);
+    progress.at('decode');
     const decoded = await decodeStage(job, context, work, progress.of('decode'));
-    if ('unchanged' in decoded) return decoded.unchanged;
-    // Checked before the work: the encoding the output keeps or was asked for.
+    if ('unchanged' in decoded) {
+      if (extras.length > 0)
+        throw new ProcessingError(
+          'NO_AUDIO',
+          `outputs: the ${job.input.ext.toUpperCase()} video has no audio stream, so there is no sound to make ${extras.map((plan) => `"${plan.settings.name}"`).join(', ')} of`,
+        );
+      return decoded.unchanged;
+    }
     const encoding = output.ext === 'wav' ? undefined : await planOutputEncoding(job, output, context.ffmpegPath);
     // The loudness the user's file had, before enhancement changed it. Read whole, so a damaged file
     // fails here: any invalid WAV met after this is one the engine made.
@@ -72,7 +85,11 @@ export async function processMedia(
     });
     const trimmed = await trimStage(job, enhanced, work);
     progress.at('normalize');
-    const report = await normalizeStage(
+    const chapters =
+      output.ext !== 'wav' || anyEncoded(extras)
+        ? await movedChapters(job, trimmed, context.ffmpegPath, work)
+        : undefined;
+    const { report, first } = await normalizeStage(
       job,
       // Loudness only, untrimmed, normalizes the user's audio as it was measured above.
       { path: trimmed.path, measured: trimmed.path === decoded.source ? original : undefined },
@@ -82,9 +99,21 @@ export async function processMedia(
       work,
       original,
       progress.of('normalize'),
-      output.ext === 'wav' ? undefined : await movedChapters(job, trimmed, context.ffmpegPath, work),
+      output.ext === 'wav' ? undefined : chapters,
     );
-    return await deliverStage(job, {
+    // Before the delivery, which may add the input WAV's chunks to a WAV output the outputs copy.
+    progress.at('outputs');
+    const outputs = await outputsStage(
+      job,
+      extras,
+      first,
+      context,
+      work,
+      loudnessTarget(job, context),
+      progress.of('outputs'),
+      chapters,
+    );
+    const result = await deliverStage(job, {
       output,
       encoding,
       original,
@@ -93,6 +122,7 @@ export async function processMedia(
       report,
       target: loudnessTarget(job, context),
     });
+    return outputs.length > 0 ? { ...result, outputs } : result;
   } catch (err) {
     throw asProcessingError(err);
   } finally {
@@ -100,8 +130,16 @@ export async function processMedia(
   }
 }
 
-/** The stages weighed for the job's model; a WAV input has no decode, an output other than WAV is encoded. */
-function stagedProgress(job: ProcessJob, output: MediaType, help: ThreadHelp | undefined): StagedProgress {
+/**
+ * The stages weighed for the job's model; a WAV input has no decode, an output other than WAV is encoded,
+ * and each extra output adds its encode (or its pass, for a WAV).
+ */
+function stagedProgress(
+  job: ProcessJob,
+  output: MediaType,
+  extras: PlannedOutput[],
+  help: ThreadHelp | undefined,
+): StagedProgress {
   const model = job.settings.enhancement_model;
   const weights = model === LOUDNESS_ONLY_MODEL ? LOUDNESS_ONLY_WEIGHTS : STAGE_WEIGHTS[model];
   return new StagedProgress(
@@ -109,6 +147,10 @@ function stagedProgress(job: ProcessJob, output: MediaType, help: ThreadHelp | u
       ...weights,
       ...(job.input.ext === 'wav' ? { decode: 0 } : {}),
       ...(output.ext !== 'wav' ? { normalize: ENCODED_NORMALIZE_WEIGHT } : {}),
+      outputs: extras.reduce(
+        (sum, plan) => sum + (plan.output.ext === 'wav' ? WAV_OUTPUT_WEIGHT : ENCODED_OUTPUT_WEIGHT),
+        0,
+      ),
     },
     help?.progress?.bind(help),
   );

@@ -2,16 +2,34 @@
 // the output WAV (in the input WAV's own sample format) or delivered through the output's encoder.
 import { open } from 'node:fs/promises';
 import type { LoudnessMeasurement } from '../../audio/loudness-meter';
+import { EnvelopeBounds } from '../../audio/envelope-bounds';
 import { DEFAULT_MAX_LIMITING_DB, normalizeWavFile } from '../../audio/normalize';
 import type { EncodingPlan } from '../../audio/output-encoding';
 import { readWavLayout } from '../../audio/wav-format';
 import type { MediaType } from '../storage/media-type';
-import { encodeNormalized, type EncodedReport, type LoudnessTarget } from './encode-normalized';
+import {
+  encodeNormalized,
+  normalizeFirst,
+  type EncodedReport,
+  type FirstRound,
+  type LoudnessTarget,
+} from './encode-normalized';
 import { unusableOutput } from './enhance-stage';
 import type { ProcessContext, ProcessJob } from './processor';
 import type { WorkFile } from './work-files';
 
 const PCM24_WAV = { bitsPerSample: 24, encoding: 'int' } as const;
+
+/** The normalized output, and the first round every other output of the job starts from. */
+export interface NormalizedOutput {
+  report: EncodedReport;
+  first: FirstRound;
+}
+
+/** The sample format of a WAV output: a WAV input's own, else 24-bit PCM. */
+export async function wavOutputFormat(job: ProcessJob): Promise<{ bitsPerSample: number; encoding: 'int' | 'float' }> {
+  return job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV;
+}
 
 /** The job's loudness target, with the engine's bound on limiting. */
 export function loudnessTarget(job: ProcessJob, context: ProcessContext): LoudnessTarget {
@@ -34,18 +52,36 @@ export async function normalizeStage(
   onProgress: (share: number) => void,
   /** Chapters that replace the input's (an FFMETADATA file), when the audio moved. */
   chapters?: string,
-): Promise<EncodedReport> {
+): Promise<NormalizedOutput> {
   const target = loudnessTarget(job, context);
-  return (
-    output.ext === 'wav'
-      ? normalizeWavFile(from.path, job.outputPath, {
-          ...target,
-          input: from.measured,
-          onProgress,
-          outputFormat: job.input.ext === 'wav' ? await sampleFormatOf(job.inputPath) : PCM24_WAV,
-        })
-      : encodeNormalized(job, from, output, encoding!.args, context.ffmpegPath, work, target, onProgress, chapters)
-  ).catch((err: unknown) => {
+  const normalized = async (): Promise<NormalizedOutput> => {
+    if (output.ext === 'wav') {
+      // A WAV output is the first round itself, its peaks measured as written.
+      const knownPeaks = new EnvelopeBounds();
+      const report = await normalizeWavFile(from.path, job.outputPath, {
+        ...target,
+        input: from.measured,
+        knownPeaks,
+        onProgress,
+        outputFormat: await wavOutputFormat(job),
+      });
+      return { report, first: { source: from.path, path: job.outputPath, report, knownPeaks } };
+    }
+    const first = await normalizeFirst(from, work, target, (done) => onProgress(0.4 * done));
+    const report = await encodeNormalized(
+      job,
+      first,
+      output,
+      encoding!.args,
+      context.ffmpegPath,
+      work,
+      target,
+      onProgress,
+      chapters,
+    );
+    return { report, first };
+  };
+  return normalized().catch((err: unknown) => {
     throw unusableOutput(err, original) || err;
   });
 }

@@ -8,26 +8,58 @@ import {
   vorbisQualityFor,
   type EncodingPlan,
 } from '../../audio/output-encoding';
-import { ffprobePathFor, probeSourceEncoding } from '../../audio/source-encoding';
+import { ffprobePathFor, probeSourceEncoding, type SourceEncoding } from '../../audio/source-encoding';
 import { isEncodingMember, type OutputEncodingSettings } from '../../contract/extensions';
+import type { OutputSettings } from '../../contract/fields';
 import type { MediaType } from '../storage/media-type';
 import { ProcessingError, type ProcessContext, type ProcessJob } from './processor';
+
+const MP3: MediaType = { kind: 'audio', ext: 'mp3', contentType: 'audio/mpeg' };
+const WAV: MediaType = { kind: 'audio', ext: 'wav', contentType: 'audio/wav' };
 
 /** The requested transcode, else the input's own format. */
 export function outputType(job: ProcessJob): MediaType {
   if (job.input.kind === 'video') return job.input;
-  if (job.settings.transcode === 'MP3') return { kind: 'audio', ext: 'mp3', contentType: 'audio/mpeg' };
-  if (job.settings.transcode === 'WAV') return { kind: 'audio', ext: 'wav', contentType: 'audio/wav' };
+  if (job.settings.transcode === 'MP3') return MP3;
+  if (job.settings.transcode === 'WAV') return WAV;
   return job.input;
 }
 
-/** Fails FFMPEG_REQUIRED when the input or the output is not WAV and the engine has no ffmpeg. */
+/** The audio file that holds a soundtrack of each codec as it is (a video's soundtrack alone). */
+const SOUNDTRACK_FILES: Record<string, MediaType> = {
+  mp3: MP3,
+  opus: { kind: 'audio', ext: 'ogg', contentType: 'audio/ogg' },
+  vorbis: { kind: 'audio', ext: 'ogg', contentType: 'audio/ogg' },
+  flac: { kind: 'audio', ext: 'flac', contentType: 'audio/flac' },
+};
+const M4A: MediaType = { kind: 'audio', ext: 'm4a', contentType: 'audio/mp4' };
+
+/**
+ * An extra output's format (several outputs): its transcode, else the input's own; for a video, its
+ * soundtrack alone in an audio file of the soundtrack's codec (AAC, ALAC, AC-3 in M4A; Opus, Vorbis in
+ * Ogg; MP3; FLAC; PCM in WAV), probed with ffprobe (unknown: AAC in M4A).
+ */
+export async function extraOutputType(job: ProcessJob, output: OutputSettings, ffmpegPath: string): Promise<MediaType> {
+  if (output.transcode === 'MP3') return MP3;
+  if (output.transcode === 'WAV') return WAV;
+  if (job.input.kind !== 'video') return job.input;
+  const codec = (await soundtrackEncoding(job, ffmpegPath))?.codec ?? 'aac';
+  return codec.startsWith('pcm_') ? WAV : (SOUNDTRACK_FILES[codec] ?? M4A);
+}
+
+function soundtrackEncoding(job: ProcessJob, ffmpegPath: string): Promise<SourceEncoding | undefined> {
+  return probeSourceEncoding(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext, job.input.kind !== 'video');
+}
+
+/** Fails FFMPEG_REQUIRED when the input or an output is not WAV and the engine has no ffmpeg. */
 export async function requireFfmpeg(job: ProcessJob, output: MediaType, context: ProcessContext): Promise<void> {
-  const needsFfmpeg = job.input.ext !== 'wav' || output.ext !== 'wav';
+  // An extra output of a WAV input is WAV too unless transcoded to MP3.
+  const extraEncoded = (job.settings.outputs ?? []).some((extra) => extra.transcode === 'MP3');
+  const needsFfmpeg = job.input.ext !== 'wav' || output.ext !== 'wav' || extraEncoded;
   if (needsFfmpeg && !(await ffmpegAvailable(context.ffmpegPath))) {
     throw new ProcessingError(
       'FFMPEG_REQUIRED',
-      `${describe(job.input, output)} needs ffmpeg, which the engine did not find ("${context.ffmpegPath}"): install it (e.g. apt-get install ffmpeg) or send WAV, which never needs it`,
+      `${describe(job.input, output.ext === 'wav' && extraEncoded ? MP3 : output)} needs ffmpeg, which the engine did not find ("${context.ffmpegPath}"): install it (e.g. apt-get install ffmpeg) or send WAV, which never needs it`,
     );
   }
 }
@@ -41,12 +73,15 @@ export async function planOutputEncoding(
   job: ProcessJob,
   output: MediaType,
   ffmpegPath: string,
+  /** The choices of this output: the job's settings, or an extra output's. */
+  asked: OutputEncodingSettings = job.settings,
 ): Promise<EncodingPlan> {
   const video = output.kind === 'video';
-  const source = await probeSourceEncoding(ffprobePathFor(ffmpegPath), job.inputPath, job.input.ext, !video);
-  const codec = outputCodec(output.ext, source, video);
+  const source = await soundtrackEncoding(job, ffmpegPath);
+  // A video's soundtrack alone keeps its codec as the video would (its file was chosen for it).
+  const codec = outputCodec(output.ext, source, video || (job.input.kind === 'video' && output.ext !== 'mp3'));
   const choices: OutputEncodingSettings = Object.fromEntries(
-    Object.entries(job.settings).filter(([member, value]) => isEncodingMember(member) && value !== undefined),
+    Object.entries(asked).filter(([member, value]) => isEncodingMember(member) && value !== undefined),
   );
   const chosen = Object.keys(choices).filter((member) => choices[member as keyof OutputEncodingSettings] !== false);
   if (chosen.length > 0 && isLossless(codec)) {

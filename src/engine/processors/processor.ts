@@ -1,7 +1,7 @@
 // The seam between the engine and what it does to a media. A processor is a module run in the worker
 // threads; the default enhances speech and normalizes loudness (enhance-processor), another copies the input (copy-processor).
 import type { OutputEncodingSettings, TrimPausesSettings } from '../../contract/extensions';
-import type { SettingsModel } from '../../contract/fields';
+import type { OutputSettings, SettingsModel } from '../../contract/fields';
 import type { LoudnessTrack } from '../../contract/loudness-report';
 import type { MediaType } from '../storage/media-type';
 
@@ -11,6 +11,8 @@ export interface ProcessSettings extends OutputEncodingSettings, TrimPausesSetti
   enhancement_level?: number;
   enhancement_model: SettingsModel;
   transcode?: 'MP3' | 'WAV';
+  /** The several-outputs extension: the files made beyond the output. */
+  outputs?: OutputSettings[];
 }
 
 export interface ProcessJob {
@@ -18,6 +20,16 @@ export interface ProcessJob {
   outputPath: string;
   input: MediaType;
   settings: ProcessSettings;
+  /** Where each extra output (`settings.outputs`, by name) is written, complete before the job ends. */
+  namedOutputPaths?: Record<string, string>;
+}
+
+/** An extra output made (several outputs): its name, its format, and what its metadata echoes. */
+export interface ProducedOutput {
+  name: string;
+  output: MediaType;
+  /** `output_encoding` as the output's is reported, its loudness and whether it reached the target. */
+  params: Record<string, unknown>;
 }
 
 export interface ProcessResult {
@@ -27,6 +39,8 @@ export interface ProcessResult {
   output: MediaType;
   /** The loudness over time of the user's file and of the delivered one, when the processor measured them. */
   loudness?: { input: LoudnessTrack; output: LoudnessTrack };
+  /** The extra outputs made, each complete at its `namedOutputPaths` place. */
+  outputs?: ProducedOutput[];
 }
 
 /** What the engine tells every processor, whatever the job. */

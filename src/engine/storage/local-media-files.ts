@@ -1,5 +1,5 @@
 // Media files in the data folder (the default, one engine on one machine): one folder per media, named
-// by its uid, holding `input`, `output` and `loudness.json`; uploads arrive in `.incoming` and are moved
+// by its uid, holding `input`, `output` (and each extra output, `output-<name>`) and `loudness.json`; uploads arrive in `.incoming` and are moved
 // into place when accepted. Folders are 700 and files 600: only the account running the engine reads them.
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, promises as fsp } from 'node:fs';
@@ -9,7 +9,14 @@ import { insideRoot } from '../../contract/contained-path';
 import type { LoudnessReport } from '../../contract/loudness-report';
 import type { UploadFs } from '../faults';
 import { bytesUnder } from './bytes-under';
-import type { IncomingFile, MediaFileName, MediaFiles, WorkFiles } from './media-files';
+import {
+  isMediaFile,
+  namedOutputFile,
+  type IncomingFile,
+  type MediaFileName,
+  type MediaFiles,
+  type WorkFiles,
+} from './media-files';
 import { ENGINE_UID } from './media-uid';
 
 /** Uploads are the users' own: on a shared machine no other account may list or read them. */
@@ -119,6 +126,8 @@ export class LocalMediaFiles implements MediaFiles {
       saveInput: () => Promise.resolve(),
       // Whatever wrote it (a processor module, ffmpeg), the result is for the media's owner only.
       saveOutput: () => fsp.chmod(outputPath, PRIVATE_FILE),
+      namedOutputPath: (name) => this.pathOf(uid, namedOutputFile(name)),
+      saveNamedOutput: (name) => fsp.chmod(this.pathOf(uid, namedOutputFile(name)), PRIVATE_FILE),
       close: () => Promise.resolve(),
     });
   }
@@ -143,15 +152,16 @@ export class LocalMediaFiles implements MediaFiles {
   }
 
   async fileBytes(uid: string): Promise<number> {
+    const names = (await fsp.readdir(this.folderOf(uid)).catch(() => [] as string[])).filter(isMediaFile);
     const sizes = await Promise.all(
-      (['input', 'output'] as const).map((file) =>
+      names.map((file) =>
         fsp.stat(this.pathOf(uid, file)).then(
           (s) => s.size,
           () => 0,
         ),
       ),
     );
-    return sizes[0] + sizes[1];
+    return sizes.reduce((sum, size) => sum + size, 0);
   }
 
   allBytes(uid: string): Promise<number> {

@@ -6,8 +6,22 @@ import type { LoudnessReport } from '../../contract/loudness-report';
 import type { UploadFs } from '../faults';
 import { PartUnavailableError } from '../part-unavailable';
 
-/** The two files of a media: what the user sent, and what the engine made of it. */
-export type MediaFileName = 'input' | 'output';
+/**
+ * The files of a media: what the user sent, what the engine made of it, and the extra outputs it was
+ * asked for (the several-outputs extension), each `output-<name>`.
+ */
+export type MediaFileName = 'input' | 'output' | NamedOutputFile;
+export type NamedOutputFile = `output-${string}`;
+
+/** The stored file of the output named `name` (a name checked by OUTPUT_NAME: letters, digits, `_`, `-`). */
+export function namedOutputFile(name: string): NamedOutputFile {
+  return `output-${name}`;
+}
+
+/** Whether a stored file is one a user's download may read (the input, the output, a named output). */
+export function isMediaFile(name: string): name is MediaFileName {
+  return name === 'input' || name === 'output' || name.startsWith('output-');
+}
 
 /** An upload on its way into the storage, before it is accepted as a media's input. */
 export interface IncomingFile {
@@ -37,6 +51,10 @@ export interface WorkFiles {
   saveInput(): Promise<void>;
   /** Stores the complete file at `outputPath` as the media's output, under a fixed name: a job run twice leaves one. */
   saveOutput(): Promise<void>;
+  /** Where the job writes its extra output `name` (several-outputs), complete before it is stored. */
+  namedOutputPath(name: string): string;
+  /** Stores the complete file at `namedOutputPath(name)` as the media's output `name`. */
+  saveNamedOutput(name: string): Promise<void>;
   /** Removes the work files that are copies; never rejects. */
   close(): Promise<void>;
 }
@@ -63,7 +81,7 @@ export interface MediaFiles {
   loudnessReportJson(uid: string): Promise<Buffer | undefined>;
   /** Deletes every file of the media. */
   remove(uid: string): Promise<void>;
-  /** Bytes of the media's input and output. */
+  /** Bytes of the media's input and outputs (its extra outputs included). */
   fileBytes(uid: string): Promise<number>;
   /** Bytes of everything kept for the media: what its removal gives back. */
   allBytes(uid: string): Promise<number>;

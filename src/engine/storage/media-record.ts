@@ -1,5 +1,6 @@
 // What the engine knows of one media: its record (the interface's metadata and the engine's own part),
 // how a new one starts, and the metadata answered for it.
+import { baseName } from '../../contract/attachment';
 import type { EnhancementSettings } from '../../contract/fields';
 import type { MediaState } from '../../contract/endpoints';
 import type { MediaProgress } from '../../contract/media-progress';
@@ -32,7 +33,22 @@ export interface MediaRecord {
     engine?: string;
     input?: MediaType;
     output?: MediaType;
+    /** The extra outputs stored (several-outputs), by name, once COMPLETED. */
+    outputs?: StoredOutput[];
   };
+}
+
+/** An extra output of a media, stored as `output-<name>`. */
+export interface StoredOutput {
+  name: string;
+  type: MediaType;
+}
+
+/** The name a processed file is downloaded under: `<stem>_enhanced.<ext>`, `<stem>_<output name>.<ext>`. */
+export function processedFileName(fileName: string, ending: string, ext: string): string {
+  const base = baseName(fileName);
+  const dot = base.lastIndexOf('.');
+  return `${dot > 0 ? base.slice(0, dot) : base}_${ending}.${ext}`;
 }
 
 /** What a route says of a new media; the records add its state and times. */

@@ -1,6 +1,7 @@
 // Media files in an S3 bucket (`--storage s3://<bucket>/<prefix>`): any S3-compatible service (AWS S3,
 // Ceph RGW, Garage, SeaweedFS, R2...), so that every engine sharing the bucket serves every media. Objects
-// are `<prefix><uid>/input`, `<prefix><uid>/output` and `<prefix><uid>/loudness.json`; an upload is
+// are `<prefix><uid>/input`, `<prefix><uid>/output` (and `output-<name>` per extra output) and
+// `<prefix><uid>/loudness.json`; an upload is
 // streamed (a multipart upload) straight to the input of the uid its media will take: accepting it copies nothing.
 // Processing needs local paths: a job works on copies under `<data-dir>/work/<uid>`, removed after it.
 import { createReadStream, createWriteStream, promises as fsp } from 'node:fs';
@@ -27,6 +28,8 @@ import type { LoudnessReport } from '../../contract/loudness-report';
 import { bytesUnder } from './bytes-under';
 import { PRIVATE_DIR, PRIVATE_FILE } from './local-media-files';
 import {
+  isMediaFile,
+  namedOutputFile,
   StorageUnavailableError,
   type IncomingFile,
   type MediaFileName,
@@ -188,6 +191,9 @@ export class S3MediaFiles implements MediaFiles {
       },
       saveInput: () => this.putFile(this.keyOf(uid, 'input'), inputPath),
       saveOutput: () => this.putFile(this.keyOf(uid, 'output'), outputPath),
+      namedOutputPath: (name) => join(folder, namedOutputFile(name)),
+      saveNamedOutput: (name) =>
+        this.putFile(this.keyOf(uid, namedOutputFile(name)), join(folder, namedOutputFile(name))),
       close: () => fsp.rm(folder, { recursive: true, force: true }).catch(() => undefined),
     };
   }
@@ -224,9 +230,9 @@ export class S3MediaFiles implements MediaFiles {
   }
 
   async fileBytes(uid: string): Promise<number> {
-    const inputOrOutput = new Set([this.keyOf(uid, 'input'), this.keyOf(uid, 'output')]);
-    const objects = await this.list(this.mediaPrefix(uid));
-    return objects.filter((o) => inputOrOutput.has(o.key)).reduce((sum, o) => sum + o.size, 0);
+    const prefix = this.mediaPrefix(uid);
+    const objects = await this.list(prefix);
+    return objects.filter((o) => isMediaFile(o.key.slice(prefix.length))).reduce((sum, o) => sum + o.size, 0);
   }
 
   async allBytes(uid: string): Promise<number> {

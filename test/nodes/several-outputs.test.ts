@@ -1,0 +1,346 @@
+// Several outputs from one job, as a flow meets them: enhance file asks the built-in engine for further
+// outputs (a WAV master beside an MP3, an MP3 at another bitrate), writes each, joins the intro and outro
+// onto each, and sends them in one message or one per file; download fetches every output a media has.
+// Real encodes made here with ffmpeg, the files measured with ffprobe and ffmpeg's ebur128.
+import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import { basename, join } from 'node:path';
+import { musicLike, speechLike, writeWavFile } from '../fixtures/audio';
+import { ffmpeg, ffmpegLoudness, probe } from '../fixtures/ffmpeg';
+import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
+import {
+  catchAll,
+  collect,
+  helper,
+  initHelper,
+  localConfig,
+  nextInput,
+  NODE_MODULES,
+  placed,
+  remoteConfig,
+  stopHelper,
+  TAB,
+} from './flow-helper';
+
+type FileEntry = {
+  name: string;
+  path?: string;
+  payload?: Buffer;
+  format: string;
+  contentType: string;
+  file_name: string;
+};
+type Episode = {
+  episode_start_s: number;
+  duration_s: number;
+  chapters: { start: number; end: number; title?: string }[];
+};
+type Caught = { error: { message: string; code?: string } };
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core join node, loaded by path
+const JOIN = require('@node-red/nodes/core/sequence/17-split.js') as unknown;
+
+describe('nodes: several outputs from one job', function () {
+  this.timeout(300_000);
+  let userDir: string;
+  let media: string;
+  let remote: TestEngine | undefined;
+
+  before(async () => {
+    userDir = await initHelper();
+    media = join(userDir, 'media');
+    await fsp.mkdir(media, { recursive: true });
+    const at = (name: string) => join(media, name);
+    // The episode: 12 s of speech-like sound at 44.1 kHz mono, an MP3 of 128 kbps CBR with a title and two chapters.
+    await writeWavFile(
+      at('episode.wav'),
+      { sampleRate: 44_100, channels: 1, bits: 16 },
+      12,
+      speechLike(44_100, 1, 3, -26),
+    );
+    await fsp.writeFile(
+      at('chapters.txt'),
+      ';FFMETADATA1\ntitle=Episode 7\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=6000\ntitle=Hello\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=6000\nEND=12000\ntitle=News\n',
+    );
+    await ffmpeg([
+      ...['-i', at('episode.wav'), '-i', at('chapters.txt'), '-map_metadata', '1', '-map_chapters', '1'],
+      ...['-c:a', 'libmp3lame', '-b:a', '128k', at('episode.mp3')],
+    ]);
+    // A loud music intro (MP3 192k) and a quiet music outro (M4A).
+    await writeWavFile(at('intro.wav'), { sampleRate: 48_000, channels: 2, bits: 16 }, 5, musicLike(48_000, 2, 3, -6));
+    await ffmpeg(['-i', at('intro.wav'), '-c:a', 'libmp3lame', '-b:a', '192k', at('intro.mp3')]);
+    await writeWavFile(at('outro.wav'), { sampleRate: 48_000, channels: 2, bits: 16 }, 4, musicLike(48_000, 2, 5, -27));
+    await ffmpeg(['-i', at('outro.wav'), '-c:a', 'aac', '-b:a', '160k', at('outro.m4a')]);
+  });
+  after(async () => {
+    await stopHelper();
+    await remote?.dispose();
+  });
+  afterEach(() => helper.unload());
+
+  const fileNode = (node: Record<string, unknown>) => ({
+    id: 'file',
+    type: 'media-enhance-file',
+    z: 'tab',
+    service: 'svc',
+    model: 'FINCH',
+    output: 'file',
+    folder: 'outbox',
+    ...node,
+  });
+
+  const load = (nodes: object[], config: object = localConfig(), credentials?: Record<string, unknown>) =>
+    helper.load([...NODE_MODULES, JOIN], placed([TAB, config, ...nodes, ...catchAll()]), credentials);
+
+  /** The next message at `id`, or the error a Catch node caught first (so a failure shows at once, with its reason). */
+  const resultAt = (id: string, timeoutMs = 240_000): Promise<Record<string, unknown>> =>
+    Promise.race([
+      nextInput(helper.getNode(id), timeoutMs),
+      nextInput(helper.getNode('caught'), timeoutMs).then((caught) => {
+        throw new Error(`caught instead: ${(caught as unknown as Caught).error.message}`);
+      }),
+    ]);
+
+  /** ffmpeg's integrated loudness of seconds `from` to `to` of `path`. */
+  async function loudnessOf(path: string, from: number, to: number): Promise<number> {
+    const cut = join(media, `cut-${basename(path)}-${from}-${to}.wav`);
+    await ffmpeg(['-i', path, '-af', `atrim=start=${from}:end=${to}`, '-c:a', 'pcm_f32le', cut]);
+    try {
+      return (await ffmpegLoudness(cut)).integratedLufs;
+    } finally {
+      await fsp.rm(cut, { force: true });
+    }
+  }
+
+  async function assertOnTarget(path: string, what: string): Promise<void> {
+    const measured = await ffmpegLoudness(path);
+    assert.ok(Math.abs(measured.integratedLufs + 16) <= 0.5, `${what}: ${measured.integratedLufs} LUFS, target -16`);
+    assert.ok(measured.truePeakDbtp <= -1 + 0.1, `${what}: true peak ${measured.truePeakDbtp} dBTP, limit -1`);
+  }
+
+  const audioOf = async (path: string) => (await probe(path)).streams.find((s) => s.codec_type === 'audio')!;
+
+  it('sends one message with every file: the MP3 as the input was, and a WAV master, each on target', async () => {
+    await load([
+      fileNode({
+        furtherOutputs: [{ name: 'master', transcode: 'WAV', bitrate_kbps: '', file_name: '' }],
+        wires: [['out']],
+      }),
+      { id: 'out', type: 'helper', z: 'tab' },
+    ]);
+    const out = resultAt('out');
+    helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
+    const msg = await out;
+    const files = msg.files as FileEntry[];
+    assert.deepEqual(
+      files.map((f) => [f.name, f.format]),
+      [
+        ['enhanced', 'mp3'],
+        ['master', 'wav'],
+      ],
+    );
+    assert.equal(msg.payload, files[0].path, 'msg.payload is the first file, as before');
+    assert.equal(msg.filename, files[0].path);
+    // The service names a further output <stem>_<name>.<ext>.
+    assert.equal(basename(files[1].path!), 'episode_master.wav');
+    const mp3 = await audioOf(files[0].path!);
+    assert.equal(mp3.codec_name, 'mp3');
+    assert.equal(mp3.bit_rate, '128000');
+    assert.match((await audioOf(files[1].path!)).codec_name, /^pcm_/);
+    assert.equal((await probe(files[0].path!)).format.tags?.title, 'Episode 7', 'the MP3 keeps the input tags');
+    for (const file of files) await assertOnTarget(file.path!, file.name);
+    const statuses = helper
+      .getNode('file')
+      .status.getCalls()
+      .map((call) => (call.args[0] as { text?: string }).text ?? '');
+    assert.ok(
+      statuses.some((text) => /2 outputs/.test(text)),
+      `a status names the outputs: ${statuses.join(' | ')}`,
+    );
+  });
+
+  it('sends one message per file (msg.output, msg.parts), msg.outputs overriding the list, and a join node puts them back together', async () => {
+    await load([
+      fileNode({
+        sendFiles: 'each',
+        furtherOutputs: [{ name: 'unused', transcode: 'WAV' }],
+        wires: [['out', 'join']],
+      }),
+      { id: 'join', type: 'join', z: 'tab', mode: 'auto', build: 'array', wires: [['joined']] },
+      { id: 'out', type: 'helper', z: 'tab' },
+      { id: 'joined', type: 'helper', z: 'tab' },
+    ]);
+    const each = collect(helper.getNode('out'));
+    const joined = resultAt('joined');
+    helper.getNode('file').receive({
+      filename: join(media, 'episode.mp3'),
+      outputs: [
+        { name: 'feed', transcode: 'MP3', bitrate_kbps: 96, bitrate_mode: 'CBR', file_name: '{stem}-{name}.{ext}' },
+      ],
+    });
+    const together = await joined;
+    assert.equal(each.length, 2, 'one message per file');
+    assert.deepEqual(
+      each.map((m) => m.output),
+      ['enhanced', 'feed'],
+    );
+    assert.deepEqual(
+      each.map((m) => [(m.parts as { index: number }).index, (m.parts as { count: number }).count]),
+      [
+        [0, 2],
+        [1, 2],
+      ],
+    );
+    assert.equal(basename(each[1].filename as string), 'episode-feed.mp3', 'the file-name pattern');
+    assert.deepEqual(together.payload, [each[0].payload, each[1].payload], 'the join node put both paths together');
+    const feed = await audioOf(each[1].filename as string);
+    assert.equal(feed.codec_name, 'mp3');
+    assert.equal(feed.bit_rate, '96000');
+    await assertOnTarget(each[1].filename as string, 'feed');
+    await fsp.access(join(userDir, 'outbox', 'episode_unused.wav')).then(
+      () => assert.fail('the node list was overridden by msg.outputs'),
+      () => undefined,
+    );
+  });
+
+  it('joins the intro and the outro onto every output, each in its own encoding', async () => {
+    await load([
+      fileNode({
+        intro: join(media, 'intro.mp3'),
+        outro: join(media, 'outro.m4a'),
+        furtherOutputs: [{ name: 'master', transcode: 'WAV' }],
+        folder: 'outbox/joined',
+        wires: [['out']],
+      }),
+      { id: 'out', type: 'helper', z: 'tab' },
+    ]);
+    const out = resultAt('out');
+    helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
+    const msg = await out;
+    const files = msg.files as (FileEntry & { episode: Episode })[];
+    assert.equal(files.length, 2);
+    for (const file of files) {
+      const { episode } = file;
+      assert.ok(episode, `${file.name} has its join report`);
+      assert.ok(Math.abs(episode.duration_s - 21) < 0.2, `${file.name}: 5 s + 12 s + 4 s, got ${episode.duration_s}`);
+      const start = episode.episode_start_s;
+      const intro = await loudnessOf(file.path!, 0, start);
+      const body = await loudnessOf(file.path!, start + 0.5, start + 11.5);
+      const outro = await loudnessOf(file.path!, start + 12, episode.duration_s);
+      for (const [part, lufs] of Object.entries({ intro, body, outro }))
+        assert.ok(Math.abs(lufs + 16) <= 0.5, `${file.name} ${part}: ${lufs} LUFS, target -16`);
+      const probed = await probe(file.path!);
+      assert.ok(Math.abs(Number(probed.format.duration) - episode.duration_s) < 0.1, `${file.name} duration`);
+    }
+    assert.deepEqual(
+      (await probe(files[0].path!)).chapters.map((c) => c.tags?.title),
+      ['Intro', 'Hello', 'News', 'Outro'],
+      'the MP3 chapters moved by the intro',
+    );
+    assert.equal((await audioOf(files[0].path!)).codec_name, 'mp3');
+    assert.match((await audioOf(files[1].path!)).codec_name, /^pcm_/);
+    assert.deepEqual(msg.episode, files[0].episode, "msg.episode is the first file's");
+  });
+
+  it('download fetches every output the media has, or the named ones, byte for byte as enhance file wrote them', async () => {
+    await load([
+      fileNode({
+        furtherOutputs: [{ name: 'master', transcode: 'WAV' }],
+        folder: 'outbox/download',
+        wires: [['out', 'all']],
+      }),
+      {
+        id: 'all',
+        type: 'media-enhance-download',
+        z: 'tab',
+        service: 'svc',
+        files: 'all',
+        output: 'buffer',
+        wires: [['downloaded']],
+      },
+      { id: 'out', type: 'helper', z: 'tab' },
+      { id: 'downloaded', type: 'helper', z: 'tab' },
+    ]);
+    const written = resultAt('out');
+    const downloaded = resultAt('downloaded');
+    helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
+    const [msg, got] = await Promise.all([written, downloaded]);
+    const files = got.files as FileEntry[];
+    assert.deepEqual(
+      files.map((f) => [f.name, f.format, f.file_name]),
+      [
+        ['enhanced', 'mp3', 'episode_enhanced.mp3'],
+        ['master', 'wav', 'episode_master.wav'],
+      ],
+    );
+    for (const [index, file] of files.entries())
+      assert.ok(
+        file.payload!.equals(await fsp.readFile((msg.files as FileEntry[])[index].path!)),
+        `${file.name}: the same bytes`,
+      );
+
+    // The named ones: msg.outputs names them.
+    await helper.unload();
+    await load([
+      {
+        id: 'named',
+        type: 'media-enhance-download',
+        z: 'tab',
+        service: 'svc',
+        files: 'step',
+        output: 'buffer',
+        wires: [['only']],
+      },
+      { id: 'only', type: 'helper', z: 'tab' },
+    ]);
+    const only = resultAt('only', 60_000);
+    helper.getNode('named').receive({ media_uid: msg.media_uid, outputs: ['master'] });
+    const one = await only;
+    assert.deepEqual(
+      (one.files as FileEntry[]).map((f) => f.name),
+      ['master'],
+    );
+    assert.ok((one.payload as Buffer).equals(files[1].payload!));
+  });
+
+  it('refuses further outputs for a service that does not declare several-outputs, naming the extension, before anything is sent', async () => {
+    remote = await startTestEngine();
+    await load(
+      [
+        fileNode({ model: '', furtherOutputs: [{ name: 'master', transcode: 'WAV' }], wires: [['out']] }),
+        { id: 'out', type: 'helper', z: 'tab' },
+      ],
+      remoteConfig(remote.url, { extensions: 'listed' }),
+      { svc: { apiKey: remote.apiKey } },
+    );
+    const caught = nextInput(helper.getNode('caught'), 30_000);
+    helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
+    const { error } = (await caught) as unknown as Caught;
+    assert.match(error.message, /setting "Further outputs"/);
+    assert.match(error.message, /"several-outputs" extension/);
+    assert.match(error.message, /\["master"\]/);
+    assert.equal(remote.requests().filter((r) => r.method === 'POST').length, 0, 'nothing was uploaded');
+  });
+
+  it('names the output, the member, the value and the rule of a bad msg.outputs entry before anything is sent', async () => {
+    await load([fileNode({ wires: [['out']] }), { id: 'out', type: 'helper', z: 'tab' }]);
+    const cases: [unknown, RegExp[]][] = [
+      [
+        [{ name: 'feed' }, { name: 'feed', transcode: 'WAV' }],
+        [/msg\.outputs\[1\]\.name/, /"feed"/, /an earlier output has this name/],
+      ],
+      [[{ name: 'Feed' }], [/msg\.outputs\[0\]\.name/, /"Feed"/, /regex|lower-case/]],
+      [[{ name: 'feed', bitrate_kbps: 999 }], [/msg\.outputs\[0\]\.bitrate_kbps/, /999/, /less than or equal to 320/]],
+      [[{ name: 'feed', file_name: '{title}.mp3' }], [/msg\.outputs\[0\]\.file_name/, /\{stem\}, \{name\}, \{ext\}/]],
+      [[{ name: 'feed', file_name: 'a/b.mp3' }], [/msg\.outputs\[0\]\.file_name/, /folder part/]],
+      ['feed', [/msg\.outputs/, /must be a list of outputs/]],
+    ];
+    for (const [outputs, says] of cases) {
+      const caught = nextInput(helper.getNode('caught'), 20_000);
+      helper.getNode('file').receive({ filename: join(media, 'episode.mp3'), outputs });
+      const { error } = (await caught) as unknown as Caught;
+      assert.equal(error.code, 'VALIDATION', error.message);
+      for (const pattern of says) assert.match(error.message, pattern, JSON.stringify(outputs));
+    }
+  });
+});
