@@ -7,8 +7,8 @@
 // held whole would be hundreds of MiB (2 hours at 48 kHz as 32-bit floats: 1.3 GB).
 // DeepFilterNet3 runs on each runtime (WebAssembly, and native where onnxruntime-node is installed), and
 // each must peak within 150 MB of FINCH on the same length.
-// These runs take about 4 (FINCH) and 8-12 (LARK_V2, each runtime) minutes on two cores: `npm run test:long`,
-// not `npm test`. LONG_FILE_MINUTES=20 runs the long files at 20 minutes instead of 120.
+// These runs take about 11 (FINCH), 13 (LARK_V2 on WebAssembly) and 7 (native) minutes on two cores at a load
+// average of 4-6: `npm run test:long`, not `npm test`. LONG_FILE_MINUTES=20 runs the long files at 20 minutes instead of 120.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
