@@ -84,6 +84,8 @@ describe('engine: access log', function () {
     assert.ok(engine.logLines.every((l) => !l.includes(secret) && !l.includes(KEY)));
     assert.ok(engine.logLines.some((l) => l.includes(' GET /v2/medias/q/file?step=PRE&… 404 ')));
     assert.ok(engine.logLines.some((l) => l.includes(' GET /v2/medias/q/metadata?… 404 ')));
-    assert.ok(engine.logLines.some((l) => l.includes(' GET /v2/medias/q/file?… 422 ')));
+    // Shaped like an output's name (several-outputs), it is a well-formed step for a media that does not
+    // exist (404), and still no step of the interface: left out of the log.
+    assert.ok(engine.logLines.some((l) => l.includes(' GET /v2/medias/q/file?… 404 ')));
   });
 });

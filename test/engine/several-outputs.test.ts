@@ -247,6 +247,58 @@ describe('engine: several outputs from one job', function () {
     }
   });
 
+  it('fails a video without a soundtrack that is asked for outputs (NO_AUDIO), rather than completing without them', async () => {
+    const silent = join(dir, 'silent.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10:duration=1', '-c:v', 'mpeg4', silent]);
+    const media = await uploaded(engine, await fsp.readFile(silent), 'silent.mp4', {
+      outputs: [{ name: 'soundtrack' }],
+    });
+    const done = await settled(engine, media.uid, 60_000);
+    assert.equal(done.enhancement_status, 'FAILED');
+    assert.equal(done.error?.code, 'NO_AUDIO');
+    assert.match(done.error.message, /no audio stream, so there is no sound to make "soundtrack" of/);
+  });
+
+  it('fails a media asking for outputs when its processor makes none, naming them', async () => {
+    const copying = await startTestEngine({
+      processorModule: join(__dirname, '..', '..', 'src', 'engine', 'processors', 'copy-processor.js'),
+    });
+    try {
+      const media = await uploaded(copying, episode, 'talk.mp3', { outputs: [{ name: 'feed' }, { name: 'master' }] });
+      const done = await settled(copying, media.uid, 30_000);
+      assert.equal(done.enhancement_status, 'FAILED');
+      assert.equal(done.error?.code, 'PROCESSING_FAILED');
+      assert.match(done.error.message, /the processor made no output "feed", "master"/);
+    } finally {
+      await copying.dispose();
+    }
+  });
+
+  it("counts each download of an output once against the download limit's window, like ENHANCED", async () => {
+    const limited = await startTestEngine({ limits: { downloadFile: 3 }, windowMs: 60_000 });
+    try {
+      const wav = join(dir, 'limited.wav');
+      await ffmpeg(['-i', SPEECH_SAMPLE, wav]);
+      const media = await uploaded(limited, await fsp.readFile(wav), 'limited.wav', {
+        enhancement_model: 'LOUDNESS_ONLY',
+        outputs: [{ name: 'master' }],
+      });
+      assert.equal((await settled(limited, media.uid, 60_000)).enhancement_status, 'COMPLETED');
+      const answers = [
+        await download(limited, media.uid, 'ENHANCED'),
+        await download(limited, media.uid, 'master'),
+        await download(limited, media.uid, 'master', { range: 'bytes=0-99' }),
+        await download(limited, media.uid, 'master'),
+      ];
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [200, 200, 206, 429],
+      );
+    } finally {
+      await limited.dispose();
+    }
+  });
+
   it('refuses bad outputs with a 422 naming the loc, the value and the rule', async () => {
     const cases: [object, (string | number)[], RegExp][] = [
       [{ outputs: [] }, ['body', 'media_enhancement', 'outputs'], /from 1 to 4 items/],

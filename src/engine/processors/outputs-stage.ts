@@ -2,7 +2,7 @@
 // written from the job's one normalization (the first round the ENHANCED output started from), a WAV as
 // it is, an encoded one through the same measure-and-encode loop as the ENHANCED file. Planned before
 // any work, so a choice that cannot apply fails the job at once.
-import { copyFile } from 'node:fs/promises';
+import { copyFile, rename } from 'node:fs/promises';
 import { normalizeWavFile, onTarget } from '../../audio/normalize';
 import type { EncodingPlan } from '../../audio/output-encoding';
 import { copyWavChunks } from '../../audio/wav-chunks';
@@ -69,7 +69,7 @@ export async function outputsStage(
     const part = (share: number) => onProgress((index + share) / planned.length);
     const report =
       plan.output.ext === 'wav'
-        ? await wavOutput(job, first, destination, target, part)
+        ? await wavOutput(job, first, destination, (file) => work(`${name}.${file}`), target, part)
         : await encodeNormalized(
             job,
             first,
@@ -106,13 +106,16 @@ async function wavOutput(
   job: ProcessJob,
   first: FirstRound,
   destination: string,
+  work: WorkFile,
   target: LoudnessTarget,
   onProgress: (share: number) => void,
 ): Promise<EncodedReport> {
+  // Made among the work files, and moved into place only whole.
+  const made = work('wav');
   let report = first.report;
-  if (first.path === job.outputPath) await copyFile(first.path, destination);
+  if (first.path === job.outputPath) await copyFile(first.path, made);
   else {
-    const written = await normalizeWavFile(first.path, destination, {
+    const written = await normalizeWavFile(first.path, made, {
       targetLufs: first.report.output.integratedLufs,
       ceilingDbtp: target.ceilingDbtp,
       maxLimitingDb: 0,
@@ -128,8 +131,9 @@ async function wavOutput(
     };
   }
   // As the ENHANCED WAV: a WAV input's tags and metadata chunks carried over.
-  if (job.input.ext === 'wav') await copyWavChunks(job.inputPath, destination);
-  await checkWavWhole(destination);
+  if (job.input.ext === 'wav') await copyWavChunks(job.inputPath, made);
+  await checkWavWhole(made);
+  await rename(made, destination);
   return report;
 }
 
