@@ -61,13 +61,15 @@ export async function deliverOutputs(
   const count = wanted.length;
   const files: DeliveredFile[] = [];
   for (const [index, { name, step, fileName }] of wanted.entries()) {
-    const which = { name, index: index + 1, count };
-    if (count > 1) job.show({ text: t('media-enhance-file.status.fileOf', which) });
+    const at = index + 1;
+    if (count > 1) job.show({ text: t('media-enhance-file.status.fileOf', { name, index: at, count }) });
     const joinThis = join
       ? (path: string) => {
           job.show({
             text:
-              count > 1 ? t('media-enhance-file.status.joiningFileOf', which) : t('media-enhance-file.status.joining'),
+              count > 1
+                ? t('media-enhance-file.status.joiningFileOf', { name, index: at, count })
+                : t('media-enhance-file.status.joining'),
           });
           return join(path);
         }
