@@ -363,10 +363,20 @@ export function outputList(rules: OutputRules): Validator {
             `placeholders ${rules.placeholders.map((word) => '{' + word + '}').join(', ')} only`,
           );
       }
+      // As the runtime checks it (output-list.ts patternProblem): each placeholder filled in with "x", a
+      // plain file name of at most 255 bytes.
+      const filled = pattern.trim().replace(/\{(stem|name|ext)\}/g, 'x');
       // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
-      const control = /[\u0000-\u001f\u007f-\u009f]/.test(pattern);
-      if (pattern !== '' && (/[/\\]/.test(pattern) || pattern === '.' || pattern === '..' || control))
+      const control = /[\u0000-\u001f\u007f-\u009f]/.test(filled);
+      if (filled !== '' && (/[/\\]/.test(filled) || filled === '.' || filled === '..' || control))
         return bad('file name', row.file_name, 'a file name without a folder part or control character');
+      const bytes = encodeURIComponent(filled).replace(/%[0-9A-F]{2}/g, 'x').length;
+      if (bytes > 255)
+        return bad(
+          'file name',
+          row.file_name,
+          `a file name of at most 255 bytes in UTF-8, placeholders counted as one`,
+        );
     }
     if (rows.length === 0 || typeof RED === 'undefined') return true;
     const service = RED.nodes.node(currentService(this));
@@ -395,8 +405,9 @@ export function outputNamesFor(rules: OutputRules): Validator {
     if (names.length === 0) return "at least one output: enhanced, or a further output's name";
     for (let i = 0; i < names.length; i++) {
       const name = names[i];
-      if (name !== 'enhanced' && (name.length > rules.nameMaxLength || !new RegExp(rules.namePattern).test(name)))
-        return `"${name}" is not an output's name: enhanced, or 1 to ${rules.nameMaxLength} characters of a-z, 0-9, _ and -`;
+      const further = name.length <= rules.nameMaxLength && new RegExp(rules.namePattern).test(name);
+      if (name !== 'enhanced' && (!further || rules.reserved.indexOf(name) !== -1))
+        return `"${name}" is not an output's name: enhanced, or 1 to ${rules.nameMaxLength} characters of a-z, 0-9, _ and -, other than ${rules.reserved.filter((word) => word !== 'enhanced').join(' or ')}`;
     }
     return true;
   });

@@ -23,6 +23,7 @@ import {
 import { EDITOR_GLOBAL, EDITOR_SCRIPT_FILE, editorScriptSrc, renderEditorScript } from '../../src/editor/editor-script';
 import { editorValues, type EditorValues } from '../../src/editor/editor-values';
 import { fileNameProblem } from '../../src/nodes/file-output';
+import { readFilesChoice } from '../../src/nodes/files-choice';
 import { checkFurtherOutputs, readFurtherOutputs } from '../../src/nodes/output-list';
 import { LIMIT_FIELDS } from '../../src/nodes/config-options';
 import { AUDIO_FIELDS, UPLOAD_FIELDS, VIDEO_FIELDS } from '../../src/nodes/enhancement-fields';
@@ -301,9 +302,24 @@ describe('the editor script and the node dialogs, against the contract', () => {
       [row({ transcode: 'WAV', bitrate_kbps: '128' })],
       [row({ transcode: 'WAV', downmix_mono: true })],
       [row({ transcode: 'MP3', downmix_mono: true })],
-      ...['{stem}_{name}.{ext}', '{title}.mp3', 'a/b.mp3', '..', ' ', 'feed.mp3', 'a\u0001b.mp3'].map((file_name) => [
-        row({ file_name }),
-      ]),
+      ...[
+        '{stem}_{name}.{ext}',
+        '{title}.mp3',
+        'a/b.mp3',
+        '..',
+        ' ',
+        'feed.mp3',
+        'a\u0001b.mp3',
+        ' .. ',
+        '. ',
+        '{stem}.',
+        '{stem}{ext}',
+        'é'.repeat(127) + '.m',
+        'é'.repeat(128),
+        '{stem}' + 'a'.repeat(254),
+        '{stem}' + 'a'.repeat(255),
+        '{name}/x',
+      ].map((file_name) => [row({ file_name })]),
       ['a', 'b', 'c', 'd', 'e'].map((name) => row({ name })),
       ['a', 'b', 'c', 'd'].map((name) => row({ name })),
     ];
@@ -322,6 +338,33 @@ describe('the editor script and the node dialogs, against the contract', () => {
         runtime = false;
       }
       if (editor !== runtime) disagreements.push(`${JSON.stringify(list)}: runtime ${runtime}`);
+    }
+    assert.deepEqual(disagreements, []);
+  });
+
+  it("accepts in download's named outputs exactly the names the node accepts at run time", () => {
+    const def = definition('media-enhance-download');
+    const validate = def.defaults.outputNames.validate!;
+    const disagreements: string[] = [];
+    for (const text of [
+      'enhanced',
+      'enhanced, master',
+      'pre',
+      'enhanced pre',
+      'Master',
+      'a'.repeat(33),
+      '',
+      'feed_2',
+    ]) {
+      const node = { ...newNode('media-enhance-download', def), files: 'named', outputNames: text };
+      const editor = validate.call(node, text as never, {}) === true;
+      let runtime = true;
+      try {
+        readFilesChoice((key) => key, node, {});
+      } catch {
+        runtime = false;
+      }
+      if (editor !== runtime) disagreements.push(`${JSON.stringify(text)}: runtime ${runtime}`);
     }
     assert.deepEqual(disagreements, []);
   });
