@@ -8,6 +8,13 @@ export function baseName(name: string): string {
   return /^[\s.]*$/.test(base) ? 'media' : base;
 }
 
+/** A file name's stem: its base name without the last extension (`episode.mp3` → `episode`; `.bashrc` stays). */
+export function stemOf(name: string): string {
+  const base = baseName(name);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
 /** `attachment; filename="..."`, plus `filename*` (RFC 5987) when the name is not plain ASCII. */
 export function attachmentDisposition(name: string): string {
   const base = baseName(name);

@@ -5,7 +5,7 @@
 import type { MediaEnhanceClient } from '../client/client';
 import type { MediaMetadata } from '../client/types';
 import type { LoudnessReport } from '../contract/loudness-report';
-import { STEPS, type Step } from '../contract/fields';
+import { appliedOutputsOf, STEPS, type Step } from '../contract/fields';
 import { DOWNLOAD_SWITCH_DEFAULTS } from './download-settings';
 import {
   checkFileOutput,
@@ -16,9 +16,10 @@ import {
   readIfExists,
 } from './file-output';
 import { mediaNode } from './media-node';
-import { filesMessages, formatOf, type DeliveredFile } from './files-message';
+import { deliverOutputs } from './deliver-outputs';
+import { filesMessages } from './files-message';
 import { readFilesChoice } from './files-choice';
-import { FIRST_OUTPUT_NAME, outputsOfMedia } from './output-list';
+import { FIRST_OUTPUT_NAME } from './output-list';
 import { inputError } from './input-error';
 import { readMediaUid, readStep } from './msg-inputs';
 import type { Job } from './message-jobs';
@@ -65,31 +66,21 @@ export default mediaNode(
           const media = await client.getMetadata(uid, { signal: job.signal, onWait: job.onWait });
           job.media = media;
           const names =
-            chosen.files === 'all' ? [FIRST_OUTPUT_NAME, ...outputsOfMedia(media).map((o) => o.name)] : chosen.names;
-          const files: DeliveredFile[] = [];
-          for (const [index, outputName] of names.entries()) {
-            if (names.length > 1)
-              job.show({
-                text: t('media-enhance-download.status.fileOf', {
-                  name: outputName,
-                  index: index + 1,
-                  count: names.length,
-                }),
-              });
-            const step = outputName === FIRST_OUTPUT_NAME ? 'ENHANCED' : outputName;
-            const got = toFile
-              ? await downloadIntoFolder(client, uid, step, job, {
-                  folder,
-                  name: outputName === FIRST_OUTPUT_NAME ? name : '',
-                  ifExists,
-                  workingDirectory,
-                  keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
-                })
-              : await downloadAsBuffer(client, uid, step, job);
-            const { contentType, fileName } = got;
-            const place = 'path' in got ? { path: got.path } : { payload: got.payload };
-            files.push({ name: outputName, ...place, contentType, file_name: fileName, format: formatOf(fileName) });
-          }
+            chosen.files === 'all' ? [FIRST_OUTPUT_NAME, ...appliedOutputsOf(media).map((o) => o.name)] : chosen.names;
+          // The enhanced file under the node's file name; the further outputs under the service's names.
+          const wantedFiles = names.map((outputName) =>
+            outputName === FIRST_OUTPUT_NAME
+              ? { name: outputName, step: 'ENHANCED', fileName: name }
+              : { name: outputName, step: outputName, fileName: '' },
+          );
+          const place = {
+            toFile,
+            folder,
+            ifExists,
+            workingDirectory,
+            keepPart: keeper.keeping ? (path: string) => keeper.notePartFile(job, path) : undefined,
+          };
+          const files = await deliverOutputs(job, client, uid, wantedFiles, place, undefined, (err) => err);
           job.finishesMedia = true;
           const out = filesMessages(job.msg, files, chosen.send, false);
           if (attachLoudness) {

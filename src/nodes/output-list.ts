@@ -4,8 +4,9 @@
 // they go to the service as `media_enhancement.outputs` (the built-in engine's several-outputs extension)
 // and come back as named steps of the same media. The members are checked by the contract's own rules,
 // and an error names the row or msg.outputs entry the bad value came from.
-import { basename, extname } from 'node:path';
-import { checkEnhancementSettings, type FieldIssue } from '../contract/fields';
+import { extname } from 'node:path';
+import { stemOf } from '../contract/attachment';
+import { appliedOutputsOf, checkEnhancementSettings, type FieldIssue } from '../contract/fields';
 import { fileNameProblem } from './file-output';
 import { issuesError, inputError, type InputField } from './input-error';
 import type { NodeDef, NodeMessage } from './red';
@@ -139,25 +140,9 @@ function issueField(t: Translate, from: FurtherOutputs['from'], loc: FieldIssue[
   return entryField(t, from, index, typeof member === 'string' ? member : undefined);
 }
 
-/** A further output a processed media has, as its metadata echoes it (`enhancement_params.outputs`). */
-export interface MediaOutput {
-  name: string;
-  file_name?: string;
-}
-
-/** The further outputs a processed media has, in the order they were asked for; none for a service without them. */
-export function outputsOfMedia(media: { enhancement_params?: Record<string, unknown> }): MediaOutput[] {
-  const list = media.enhancement_params?.outputs;
-  if (!Array.isArray(list)) return [];
-  return list.filter(
-    (entry): entry is MediaOutput =>
-      typeof entry === 'object' && entry !== null && typeof (entry as MediaOutput).name === 'string',
-  );
-}
-
 /**
  * A further output's file name in the folder: its pattern filled in from the media (the stem of the name
- * it was uploaded as; the extension of the file the service made), or '' to take the service's name,
+ * it was uploaded as, as the service takes it; the extension of the file the service made), or '' to take the service's name,
  * `<stem>_<name>.<ext>`. The filled name is checked again: the stem and extension come from the media
  * (an upload named `...` gives the stem `..`), so a name that would leave the folder, hold a control
  * character or pass 255 bytes fails the message, naming the pattern's field, the name and the rule.
@@ -171,11 +156,9 @@ export function patternedName(
 ): string {
   const pattern = outputs.patterns[index];
   if (pattern === undefined) return '';
-  const made = outputsOfMedia(media).find((output) => output.name === name)?.file_name ?? '';
+  const made = appliedOutputsOf(media).find((output) => output.name === name)?.file_name ?? '';
   const ext = extname(made).slice(1);
-  const uploaded = basename(media.file_name ?? '');
-  const stem = uploaded.slice(0, uploaded.length - extname(uploaded).length) || 'media';
-  const filled = fillPattern(pattern, { stem, name, ext });
+  const filled = fillPattern(pattern, { stem: stemOf(media.file_name ?? ''), name, ext });
   const problem = fileNameProblem(t, filled);
   if (problem !== undefined) throw inputError(t, entryField(t, outputs.from, index, PATTERN), filled, problem);
   return filled;
