@@ -3,6 +3,7 @@
 import { ffmpegAvailable } from '../../audio/ffmpeg';
 import {
   isLossless,
+  m4aHolds,
   outputCodec,
   planEncoding,
   vorbisQualityFor,
@@ -37,7 +38,7 @@ const M4A: MediaType = { kind: 'audio', ext: 'm4a', contentType: 'audio/mp4' };
 /**
  * An extra output's format (several outputs): its transcode, else the input's own; for a video, its
  * soundtrack alone in an audio file of the soundtrack's codec (AAC, ALAC, AC-3 in M4A; Opus, Vorbis in
- * Ogg; MP3; FLAC; PCM in WAV), probed with ffprobe (unknown: AAC in M4A).
+ * Ogg; MP3; FLAC; PCM in WAV), probed with ffprobe (unknown, or E-AC-3, which no M4A holds: AAC in M4A).
  */
 export async function extraOutputType(job: ProcessJob, output: OutputSettings, ffmpegPath: string): Promise<MediaType> {
   if (output.transcode === 'MP3') return MP3;
@@ -78,8 +79,11 @@ export async function planOutputEncoding(
 ): Promise<EncodingPlan> {
   const video = output.kind === 'video';
   const source = await soundtrackEncoding(job, ffmpegPath);
-  // A video's soundtrack alone keeps its codec as the video would (its file was chosen for it).
-  const codec = outputCodec(output.ext, source, video || (job.input.kind === 'video' && output.ext !== 'mp3'));
+  // A video's soundtrack alone keeps its codec as the video would (its file was chosen for it), but for
+  // one an M4A cannot hold (E-AC-3), which is encoded as the M4A's own AAC.
+  const soundtrackKept =
+    job.input.kind === 'video' && output.ext !== 'mp3' && (output.ext !== 'm4a' || m4aHolds(source?.codec));
+  const codec = outputCodec(output.ext, source, video || soundtrackKept);
   const choices: OutputEncodingSettings = Object.fromEntries(
     Object.entries(asked).filter(([member, value]) => isEncodingMember(member) && value !== undefined),
   );
