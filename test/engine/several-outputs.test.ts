@@ -229,6 +229,26 @@ describe('engine: several outputs from one job', function () {
     );
   });
 
+  it("names an output's work files apart from the job's own: outputs named processed (WAV) and feed (MP3) of an MP3 job", async () => {
+    // `processed`, like `trimmed` or `decoded`, is also the name of one of the job's own work files.
+    const media = await uploaded(engine, episode, 'talk.mp3', {
+      enhancement_model: 'LOUDNESS_ONLY',
+      outputs: [
+        { name: 'processed', transcode: 'WAV' },
+        { name: 'feed', transcode: 'MP3' },
+      ],
+    });
+    const done = await settled(engine, media.uid, 120_000);
+    assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
+    const processed = await fetched(engine, media.uid, 'processed', 'processed.wav');
+    assert.equal(audioOf(processed.probed)[0].codec_name.startsWith('pcm_'), true);
+    assertOnTarget(processed.measured, 'the processed WAV');
+    const feed = await fetched(engine, media.uid, 'feed', 'feed-after-processed.mp3');
+    assert.equal(audioOf(feed.probed)[0].codec_name, 'mp3');
+    assertOnTarget(feed.measured, 'the MP3 feed');
+    assertOnTarget((await fetched(engine, media.uid, 'ENHANCED', 'main.mp3')).measured, 'the ENHANCED MP3');
+  });
+
   it("takes a video's E-AC-3 soundtrack alone into an M4A as AAC (an M4A cannot hold E-AC-3), on target", async () => {
     const mp4 = join(dir, 'eac3.mp4');
     await ffmpeg([
