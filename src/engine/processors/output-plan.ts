@@ -12,6 +12,7 @@ import {
 import { ffprobePathFor, probeSourceEncoding, type SourceEncoding } from '../../audio/source-encoding';
 import { isEncodingMember, type OutputEncodingSettings } from '../../contract/extensions';
 import type { OutputSettings } from '../../contract/fields';
+import { needsFfmpeg } from '../jobs/ffmpeg-need';
 import type { MediaType } from '../storage/media-type';
 import { ProcessingError, type ProcessContext, type ProcessJob } from './processor';
 
@@ -54,10 +55,10 @@ function soundtrackEncoding(job: ProcessJob, ffmpegPath: string): Promise<Source
 
 /** Fails FFMPEG_REQUIRED when the input or an output is not WAV and the engine has no ffmpeg. */
 export async function requireFfmpeg(job: ProcessJob, output: MediaType, context: ProcessContext): Promise<void> {
-  // An extra output of a WAV input is WAV too unless transcoded to MP3.
-  const extraEncoded = (job.settings.outputs ?? []).some((extra) => extra.transcode === 'MP3');
-  const needsFfmpeg = job.input.ext !== 'wav' || output.ext !== 'wav' || extraEncoded;
-  if (needsFfmpeg && !(await ffmpegAvailable(context.ffmpegPath))) {
+  // The same decision as an instance's that leaves such a job to another (jobs/ffmpeg-need.ts).
+  if (needsFfmpeg(job.input, job.settings) && !(await ffmpegAvailable(context.ffmpegPath))) {
+    // An extra output of a WAV input is WAV too unless transcoded to MP3.
+    const extraEncoded = (job.settings.outputs ?? []).some((extra) => extra.transcode === 'MP3');
     throw new ProcessingError(
       'FFMPEG_REQUIRED',
       `${describe(job.input, output.ext === 'wav' && extraEncoded ? MP3 : output)} needs ffmpeg, which the engine did not find ("${context.ffmpegPath}"): install it (e.g. apt-get install ffmpeg) or send WAV, which never needs it`,
