@@ -7,7 +7,7 @@ import { join as joinPath } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
 import type { IfExists } from '../client/final-name';
 import type { MediaMetadata } from '../client/types';
-import type { DownloadStep } from '../contract/fields';
+import { appliedOutputsOf, type DownloadStep } from '../contract/fields';
 import { downloadAsBuffer, downloadIntoFolder } from './file-output';
 import { formatOf, type DeliveredFile } from './files-message';
 import type { Job } from './message-jobs';
@@ -33,7 +33,11 @@ export interface DeliveryPlace {
   keepPart?: (path: string) => Promise<void>;
 }
 
-/** The files a processed media gives, in order: the enhanced file under the node's name, then each further output. */
+/**
+ * The files a processed media gives, in order: the enhanced file under the node's name, then each further
+ * output its metadata lists (not the list the message reads now: a message resumed after a redeploy that
+ * changed the list still fetches what its media made), named by the pattern of the output of that name.
+ */
 export function outputsToDeliver(
   t: Translate,
   firstName: string,
@@ -42,11 +46,10 @@ export function outputsToDeliver(
 ): OutputToDeliver[] {
   return [
     { name: FIRST_OUTPUT_NAME, step: 'ENHANCED', fileName: firstName },
-    ...outputs.request.map((wanted, index) => ({
-      name: wanted.name,
-      step: wanted.name,
-      fileName: patternedName(t, outputs, index, wanted.name, media),
-    })),
+    ...appliedOutputsOf(media).map(({ name }) => {
+      const index = outputs.request.findIndex((wanted) => wanted.name === name);
+      return { name, step: name, fileName: index < 0 ? '' : patternedName(t, outputs, index, name, media) };
+    }),
   ];
 }
 

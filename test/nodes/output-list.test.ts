@@ -69,4 +69,33 @@ describe('nodes: further outputs, names and choices', () => {
       /msg\.outputNames\[0\]/,
     );
   });
+
+  it('delivers the outputs the media made, not a list changed since (a message resumed after a redeploy)', () => {
+    // The node's list now: feed (patterned) and master; the media was made with master and stems only.
+    const outputs = readFurtherOutputs(
+      t,
+      {
+        furtherOutputs: [
+          { name: 'feed', file_name: '{stem}-feed.{ext}' },
+          { name: 'master', file_name: '{stem}-m.{ext}' },
+        ],
+      } as never,
+      {},
+    );
+    const media = {
+      uid: 'u1',
+      file_name: 'episode.mp3',
+      enhancement_params: {
+        outputs: [
+          { name: 'master', file_name: 'episode_master.wav' },
+          { name: 'stems', file_name: 'episode_stems.wav' },
+        ],
+      },
+    } as unknown as MediaMetadata;
+    assert.deepEqual(outputsToDeliver(t, 'out.mp3', outputs, media), [
+      { name: 'enhanced', step: 'ENHANCED', fileName: 'out.mp3' },
+      { name: 'master', step: 'master', fileName: 'episode-m.wav' },
+      { name: 'stems', step: 'stems', fileName: '' },
+    ]);
+  });
 });
