@@ -3,6 +3,16 @@ export * from './client';
 export { startEngine } from './engine';
 export type { EngineOptions, EngineHandle, FaultOptions, AccessLogEntry } from './engine';
 export type { EndpointId } from './contract/endpoints';
-export type { EnhanceJsonBody, EnhancementSettings, Model, TranscodeKind, Step } from './contract/fields';
-export { ENGINE_EXTENSIONS, LOUDNESS_ONLY } from './contract/extensions';
-export type { OutputEncodingSettings, BitrateMode, ServiceExtension } from './contract/extensions';
+export type {
+  EnhanceJsonBody,
+  EnhancementSettings,
+  Model,
+  TranscodeKind,
+  Step,
+  DownloadStep,
+  OutputSettings,
+  AppliedOutput,
+} from './contract/fields';
+export { appliedOutputsOf } from './contract/fields';
+export { ENGINE_EXTENSIONS, LOUDNESS_ONLY, SEVERAL_OUTPUTS } from './contract/extensions';
+export type { OutputEncodingSettings, AppliedEncoding, BitrateMode, ServiceExtension } from './contract/extensions';

@@ -2,20 +2,10 @@
 // bitrate mode and bitrate, sample rate, channels, bit depth), else what the user chose
 // (docs/interface.md#output-encoding).
 import { runChild } from './child-runs';
-import type { OutputEncodingSettings } from '../contract/extensions';
+import type { AppliedEncoding, OutputEncodingSettings } from '../contract/extensions';
 import type { SourceEncoding } from './source-encoding';
 
-/** What was encoded, as the media's `enhancement_params.output_encoding` reports it. */
-export interface AppliedEncoding {
-  codec: string;
-  bitrate_mode?: 'CBR' | 'VBR';
-  /** The bitrate asked of the encoder (VBR: its average). */
-  bitrate_kbps?: number;
-  /** VBR by quality: the encoder's quality (LAME's -V, Vorbis' -q). */
-  vbr_quality?: number;
-  sample_rate_hz?: number;
-  channels?: number;
-}
+export type { AppliedEncoding };
 
 export interface EncodingPlan {
   /** ffmpeg output arguments for the audio stream (`-c:a ...`). */
@@ -32,6 +22,14 @@ export function isLossless(codec: string): boolean {
 const ENCODERS: Record<string, string> = { mp3: 'libmp3lame', vorbis: 'libvorbis', opus: 'libopus' };
 /** Codecs the engine writes again as they came (a video's soundtrack, an M4A, an Ogg). */
 const KEPT_CODECS = new Set(['aac', 'mp3', 'vorbis', 'opus', 'ac3', 'eac3', 'flac', 'alac']);
+
+/** Codecs an M4A holds as they are: ffmpeg's M4A muxer (ipod) refuses others, E-AC-3 among them. */
+const M4A_CODECS = new Set(['aac', 'alac', 'ac3']);
+
+/** Whether an M4A can hold `codec` as it is. */
+export function m4aHolds(codec: string | undefined): boolean {
+  return codec !== undefined && M4A_CODECS.has(codec);
+}
 
 /** MP3 bitrates (kbps): MPEG-1 Layer III (32 kHz and up), MPEG-2 and 2.5 (below). */
 const MP3_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];

@@ -59,6 +59,18 @@ export interface OutputEncodingSettings {
   downmix_mono?: boolean;
 }
 
+/** What was encoded, as a media's `enhancement_params.output_encoding` (and each output's) reports it. */
+export interface AppliedEncoding {
+  codec: string;
+  bitrate_mode?: 'CBR' | 'VBR';
+  /** The bitrate asked of the encoder (VBR: its average). */
+  bitrate_kbps?: number;
+  /** VBR by quality: the encoder's quality (LAME's -V, Vorbis' -q). */
+  vbr_quality?: number;
+  sample_rate_hz?: number;
+  channels?: number;
+}
+
 /** The longest a pause may stay, in seconds (`trim_pauses_s`): under 0.3 s cuts into the breaths between phrases. */
 export const TRIM_PAUSES_S = { min: 0.3, max: 10 } as const;
 

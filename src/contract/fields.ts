@@ -1,5 +1,6 @@
 import { jsonStart } from './excerpt';
 import {
+  type AppliedEncoding,
   BITRATE_KBPS,
   BITRATE_MODES,
   ENGINE_EXTENSIONS,
@@ -51,6 +52,32 @@ export const RESERVED_OUTPUT_NAMES = ['enhanced', 'pre'] as const;
 export interface OutputSettings extends OutputEncodingSettings {
   name: string;
   transcode?: TranscodeKind;
+}
+
+/**
+ * One output of a COMPLETED media as its metadata echoes it (`enhancement_params.outputs`): its name (the
+ * step it is downloaded by), the file name it is served under, its encoding (none for a WAV) and loudness.
+ */
+export interface AppliedOutput {
+  name: string;
+  file_name: string;
+  output_encoding?: AppliedEncoding;
+  output_loudness_lufs?: number | null;
+  output_true_peak_dbtp?: number | null;
+  target_reached?: boolean;
+}
+
+/**
+ * The outputs a media's metadata lists once COMPLETED (a service's answer, so each checked): those with a
+ * well-formed name and a file name; none when it lists none, or only the outputs as asked (no file name yet).
+ */
+export function appliedOutputsOf(metadata: unknown): AppliedOutput[] {
+  const params = (metadata as { enhancement_params?: { outputs?: unknown } } | null)?.enhancement_params;
+  const listed = Array.isArray(params?.outputs) ? (params.outputs as unknown[]) : [];
+  return listed.filter(
+    (output): output is AppliedOutput =>
+      isPlainObject(output) && typeof output.file_name === 'string' && outputName(output.name, ['name']) === undefined,
+  );
 }
 
 /** What `?step=` may name: a step of the interface, or the name of one of the media's outputs. */
@@ -249,6 +276,11 @@ const OUTPUT_RULES = new Map<string, Check>([
 
 /** Members `video_enhancement` takes beyond the interface's: a video may have extra outputs (its soundtrack). */
 const VIDEO_EXTENSION_MEMBERS = ['outputs'];
+
+/** Whether a further output may take this name (the several-outputs extension's rule: not a step's name). */
+export function isFurtherOutputName(value: unknown): value is string {
+  return outputName(value, []) === undefined;
+}
 
 function outputName(value: unknown, loc: Loc): FieldIssue | undefined {
   if (typeof value !== 'string') return { loc, msg: 'str type expected', type: 'type_error.str', input: value };

@@ -3,9 +3,6 @@
 // shared client, with the building blocks' statuses, settings and overrides, and the loudness the
 // service measured in msg.loudness. The message is kept on disk until delivered: a restart or a redeploy
 // goes on where it stopped, uploading a file from a path again only if its upload had not been answered.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join as joinPath } from 'node:path';
 import { MediaEnhanceError } from '../client/errors';
 import type { MediaMetadata } from '../client/types';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
@@ -14,20 +11,13 @@ import { enhancementOf, type Enhancement } from './enhancement';
 import { joinEpisode } from './episode-join';
 import { readCrossfadeSeconds, readEpisodeParts, type EpisodeParts } from './episode-parts';
 import { engineTuning } from './local-engine';
-import {
-  checkFileOutput,
-  checkOutputTarget,
-  downloadAsBuffer,
-  downloadIntoFolder,
-  fileNameProblem,
-  readFileOutput,
-  readIfExists,
-} from './file-output';
+import { checkFileOutput, checkOutputTarget, fileNameProblem, readFileOutput, readIfExists } from './file-output';
+import { deliverOutputs, outputsToDeliver } from './deliver-outputs';
 import { readSettleMs, waitForInputToSettle } from './file-settle';
 import { mediaNode } from './media-node';
 import { showMediaStatus, type Job } from './message-jobs';
-import { filesMessages, formatOf, readSendFiles, type DeliveredFile } from './files-message';
-import { checkFurtherOutputs, FIRST_OUTPUT_NAME, patternedName, readFurtherOutputs } from './output-list';
+import { filesMessages, readSendFiles } from './files-message';
+import { checkFurtherOutputs, readFurtherOutputs } from './output-list';
 import { remainingMs } from './message-keeper';
 import { checkNodeEnhancement, messageEnhancement, sendMessageFile, UPLOAD } from './file-request';
 import { inputError } from './input-error';
@@ -112,23 +102,6 @@ function withOutputCount(job: Job, count: number): Job {
   };
 }
 
-/** A Buffer output's join: written to a private temporary folder, joined there, read back. */
-async function joinInBuffer(
-  payload: Buffer,
-  join: (path: string) => Promise<unknown>,
-  msg: NodeMessage,
-): Promise<Buffer> {
-  const folder = await mkdtemp(joinPath(tmpdir(), 'media-enhance-episode-'));
-  try {
-    const path = joinPath(folder, 'episode');
-    await writeFile(path, payload, { mode: 0o600 });
-    msg.episode = await join(path);
-    return await readFile(path);
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
-}
-
 export default mediaNode(
   'media-enhance-file',
   { keepsMessages: true, finishesMedia: true },
@@ -207,55 +180,19 @@ export default mediaNode(
         });
         // Processed: a failure from here on leaves an enhanced file that the sidebar's result row offers.
         job.media = media;
-        /** One output's file into the folder or a Buffer, the intro and outro joined onto it. */
-        const deliverOne = async (
-          name: string,
-          step: string,
-          fileName: string,
-          join: (path: string) => Promise<unknown>,
-        ): Promise<DeliveredFile> => {
-          if (output.toFile) {
-            const written = await downloadIntoFolder(client, media.uid, step, job, {
-              ...place,
-              name: fileName,
-              keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
-            }).catch((err: unknown) => {
-              throw notWritten(t, err, media.uid);
-            });
-            const episode = parts ? await join(written.path) : undefined;
-            const { path, contentType } = written;
-            return { name, path, contentType, file_name: written.fileName, format: formatOf(path), episode };
-          }
-          const got = await downloadAsBuffer(client, media.uid, step, job);
-          const holder: NodeMessage = {};
-          const payload = parts ? await joinInBuffer(got.payload, join, holder) : got.payload;
-          const { contentType, fileName: file_name } = got;
-          return { name, payload, contentType, file_name, format: formatOf(file_name), episode: holder.episode };
-        };
-        const steps = [
-          { name: FIRST_OUTPUT_NAME, step: 'ENHANCED' as const, fileName: target },
-          ...outputs.request.map((wanted, index) => ({
-            name: wanted.name,
-            step: wanted.name,
-            fileName: patternedName(outputs.patterns[index], wanted.name, media),
-          })),
-        ];
-        const files: DeliveredFile[] = [];
-        for (const [index, { name, step, fileName }] of steps.entries()) {
-          if (steps.length > 1)
-            job.show({ text: t('media-enhance-file.status.fileOf', { name, index: index + 1, count: steps.length }) });
-          files.push(
-            await deliverOne(name, step, fileName, async (path) => {
-              job.show({
-                text:
-                  steps.length > 1
-                    ? t('media-enhance-file.status.joiningFileOf', { name, index: index + 1, count: steps.length })
-                    : t('media-enhance-file.status.joining'),
-              });
-              return joinParts(t, path, parts!, enhancement, ffmpegPath, media.uid);
-            }),
-          );
-        }
+        const files = await deliverOutputs(
+          job,
+          client,
+          media.uid,
+          outputsToDeliver(t, target, outputs, media),
+          {
+            toFile: output.toFile,
+            ...place,
+            keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+          },
+          parts ? (path) => joinParts(t, path, parts, enhancement, ffmpegPath, media.uid) : undefined,
+          (err) => notWritten(t, err, media.uid),
+        );
         if (inputPath !== undefined) msg.inputFilename = inputPath;
         msg.media_uid = media.uid;
         msg.media = media;

@@ -7,6 +7,7 @@ import {
   usesExtension,
 } from '../../src/contract/extensions';
 import {
+  appliedOutputsOf,
   checkEncodingForInput,
   checkEnhancementSettings,
   checkStep,
@@ -118,6 +119,20 @@ describe('several outputs: the fields', () => {
     assert.deepEqual(noEncoding.loc, ['body', 'media_enhancement', 'outputs', 0, 'bitrate_kbps']);
     assert.match(noEncoding.msg, /"output-encoding" extension/);
     assert.deepEqual(checkEnhancementSettings(settings, 'media_enhancement', [SEVERAL_OUTPUTS, OUTPUT_ENCODING]), []);
+  });
+
+  it("reads a COMPLETED media's outputs from its metadata, leaving out what is not one (the list as asked, a malformed entry)", () => {
+    const feed = { name: 'feed', file_name: 'talk_feed.mp3', output_encoding: { codec: 'mp3', bitrate_kbps: 96 } };
+    assert.deepEqual(
+      appliedOutputsOf({
+        enhancement_params: {
+          outputs: [feed, { name: 'master', transcode: 'WAV' }, { name: 'Bad', file_name: 'x' }, null, 'feed'],
+        },
+      }),
+      [feed],
+    );
+    for (const metadata of [undefined, null, {}, { enhancement_params: { outputs: 'feed' } }])
+      assert.deepEqual(appliedOutputsOf(metadata), []);
   });
 
   it('takes a step of the interface or a well-formed output name, and refuses anything else naming the rule', () => {

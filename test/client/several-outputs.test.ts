@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ENGINE_EXTENSIONS, MediaEnhanceClient, MediaEnhanceError } from '../../src';
+import { appliedOutputsOf, ENGINE_EXTENSIONS, MediaEnhanceClient, MediaEnhanceError } from '../../src';
 import { resumablePartPath } from '../../src/client/part-file';
 import { LOUDNESS_ONLY, OUTPUT_ENCODING } from '../../src/contract/extensions';
 import { makeWav } from '../fixtures/media';
@@ -84,8 +84,8 @@ describe('client: several outputs', function () {
       assert.deepEqual(media.enhancement_params?.outputs, OUTPUTS);
       const done = await client.waitForCompletion(media.uid, { timeoutMs: 50_000 });
       assert.deepEqual(
-        (done.enhancement_params?.outputs as { name: string; file_name: string }[]).map((o) => [o.name, o.file_name]),
-        [['feed', 'tone_feed.mp3']],
+        appliedOutputsOf(done).map((o) => [o.name, o.file_name, o.output_encoding?.codec]),
+        [['feed', 'tone_feed.mp3', 'mp3']],
       );
       // Into a folder under the service's name for it, through a part file of its own step.
       const folder = await mkdtemp(join(tmpdir(), 'several-outputs-client-'));

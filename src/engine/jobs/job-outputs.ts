@@ -1,5 +1,6 @@
 // A job's extra outputs (several-outputs) as the media keeps them: each one asked for made, and what the
 // metadata echoes of each (docs/interface.md#several-outputs).
+import type { AppliedOutput } from '../../contract/fields';
 import { processedFileName } from '../storage/media-record';
 import { ProcessingError, type ProcessResult, type ProducedOutput } from '../processors/processor';
 
@@ -16,7 +17,7 @@ export function madeOutputs(asked: string[], result: ProcessResult): ProducedOut
 }
 
 /** `enhancement_params.outputs` once COMPLETED: each output's name, file name and what was applied. */
-export function appliedOutputs(fileName: string, outputs: ProducedOutput[]): Record<string, unknown>[] {
+export function appliedOutputs(fileName: string, outputs: ProducedOutput[]): AppliedOutput[] {
   return outputs.map(({ name, output, params }) => ({
     name,
     file_name: processedFileName(fileName, name, output.ext),

@@ -1,7 +1,7 @@
 // The seam between the engine and what it does to a media. A processor is a module run in the worker
 // threads; the default enhances speech and normalizes loudness (enhance-processor), another copies the input (copy-processor).
 import type { OutputEncodingSettings, TrimPausesSettings } from '../../contract/extensions';
-import type { OutputSettings, SettingsModel } from '../../contract/fields';
+import type { AppliedOutput, OutputSettings, SettingsModel } from '../../contract/fields';
 import type { LoudnessTrack } from '../../contract/loudness-report';
 import type { MediaType } from '../storage/media-type';
 
@@ -29,7 +29,7 @@ export interface ProducedOutput {
   name: string;
   output: MediaType;
   /** `output_encoding` as the output's is reported, its loudness and whether it reached the target. */
-  params: Record<string, unknown>;
+  params: Omit<AppliedOutput, 'name' | 'file_name'>;
 }
 
 export interface ProcessResult {

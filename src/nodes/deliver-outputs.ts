@@ -1,0 +1,116 @@
+// Enhance file's last step: each file a processed media gives (the enhanced file, then each further
+// output) into the folder or as a Buffer, one after the other, the intro and outro joined onto each in
+// its own encoding, the status saying which file it is at.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
+import type { MediaEnhanceClient } from '../client/client';
+import type { IfExists } from '../client/final-name';
+import type { MediaMetadata } from '../client/types';
+import type { DownloadStep } from '../contract/fields';
+import { downloadAsBuffer, downloadIntoFolder } from './file-output';
+import { formatOf, type DeliveredFile } from './files-message';
+import type { Job } from './message-jobs';
+import { FIRST_OUTPUT_NAME, patternedName, type FurtherOutputs } from './output-list';
+import type { Translate } from './texts';
+
+/** One file to fetch: its output's name, the step the service serves it as, and its name in the folder ('' : the service's). */
+export interface OutputToDeliver {
+  name: string;
+  step: DownloadStep;
+  fileName: string;
+}
+
+/** Where the files go: a folder (with the node's place settings) or Buffers. */
+export interface DeliveryPlace {
+  toFile: boolean;
+  folder: string;
+  ifExists: IfExists;
+  /** The file being processed: never replaced. */
+  input?: string;
+  workingDirectory?: string;
+  /** Keeps a download's part file with the message, so a restart continues it. */
+  keepPart?: (path: string) => Promise<void>;
+}
+
+/** The files a processed media gives, in order: the enhanced file under the node's name, then each further output. */
+export function outputsToDeliver(
+  t: Translate,
+  firstName: string,
+  outputs: FurtherOutputs,
+  media: MediaMetadata,
+): OutputToDeliver[] {
+  return [
+    { name: FIRST_OUTPUT_NAME, step: 'ENHANCED', fileName: firstName },
+    ...outputs.request.map((wanted, index) => ({
+      name: wanted.name,
+      step: wanted.name,
+      fileName: patternedName(t, outputs, index, wanted.name, media),
+    })),
+  ];
+}
+
+/**
+ * Fetches each file in turn and joins the intro and outro onto it (`join`, when the message has them);
+ * `notWritten` turns a local failure to write into the node's error.
+ */
+export async function deliverOutputs(
+  job: Job,
+  client: MediaEnhanceClient,
+  uid: string,
+  wanted: OutputToDeliver[],
+  place: DeliveryPlace,
+  join: ((path: string) => Promise<unknown>) | undefined,
+  notWritten: (err: unknown) => unknown,
+): Promise<DeliveredFile[]> {
+  const { t } = job;
+  const count = wanted.length;
+  const files: DeliveredFile[] = [];
+  for (const [index, { name, step, fileName }] of wanted.entries()) {
+    const at = index + 1;
+    if (count > 1) job.show({ text: t('media-enhance-file.status.fileOf', { name, index: at, count }) });
+    const joinThis = join
+      ? (path: string) => {
+          job.show({
+            text:
+              count > 1
+                ? t('media-enhance-file.status.joiningFileOf', { name, index: at, count })
+                : t('media-enhance-file.status.joining'),
+          });
+          return join(path);
+        }
+      : undefined;
+    if (place.toFile) {
+      const written = await downloadIntoFolder(client, uid, step, job, { ...place, name: fileName }).catch(
+        (err: unknown) => {
+          throw notWritten(err);
+        },
+      );
+      const episode = joinThis ? await joinThis(written.path) : undefined;
+      const { path, contentType } = written;
+      files.push({ name, path, contentType, file_name: written.fileName, format: formatOf(path), episode });
+    } else {
+      const got = await downloadAsBuffer(client, uid, step, job);
+      const joined = joinThis ? await joinInBuffer(got.payload, joinThis) : { payload: got.payload };
+      const { contentType, fileName: file_name } = got;
+      files.push({ name, ...joined, contentType, file_name, format: formatOf(file_name) });
+    }
+  }
+  return files;
+}
+
+/** A Buffer's join: written to a private temporary folder, joined there, read back. */
+async function joinInBuffer(
+  payload: Buffer,
+  join: (path: string) => Promise<unknown>,
+): Promise<{ payload: Buffer; episode: unknown }> {
+  const folder = await mkdtemp(joinPath(tmpdir(), 'media-enhance-episode-'));
+  try {
+    const path = joinPath(folder, 'episode');
+    await writeFile(path, payload, { mode: 0o600 });
+    const episode = await join(path);
+    return { payload: await readFile(path), episode };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
