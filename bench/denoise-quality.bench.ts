@@ -2,7 +2,9 @@
 // SI-SDR, segmental SI-SDR, STOI, ESTOI against the clean speech, and DNSMOS P.835 on the output alone.
 // Rows: the noisy input, FINCH (the fast model), LARK_V2 (the default), and ffmpeg's afftdn; each model
 // runs through the engine's own chain by name, so the table follows whatever noise reduction it uses.
-// `npm run bench -- denoise-quality` runs this section alone.
+// `npm run bench -- denoise-quality` runs this section alone. DENOISE_QUALITY_CLIPS=0,3 runs those clips only
+// (numbered from 0), for a look at a part when the whole is too long for the machine's load; run alone
+// (`node dist/bench/denoise-quality.bench.js`), so that RESULTS.md keeps the whole run's table.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +45,9 @@ export async function run(): Promise<BenchReport> {
   const dnsmos = new DnsmosThread();
   try {
     const { chain, ffmpegFilter } = qualityRunners(dir);
-    const { clips, babble, room } = await realRecordings(dir);
+    const recordings = await realRecordings(dir);
+    const { babble, room } = recordings;
+    const clips = chosenClips(recordings.clips);
     const noisy: Array<{ noise: string; system: System; scores: Scores }> = [];
     const clean: Array<{
       clip: string;
@@ -254,6 +258,18 @@ export async function run(): Promise<BenchReport> {
   }
 }
 
+/** The clips DENOISE_QUALITY_CLIPS names by number (all when it is not set). */
+function chosenClips<T>(clips: T[]): T[] {
+  const chosen = process.env.DENOISE_QUALITY_CLIPS;
+  if (!chosen) return clips;
+  return chosen.split(',').map((text) => {
+    const clip = clips[Number(text)];
+    if (!/^\d+$/.test(text.trim()) || !clip)
+      throw new Error(`DENOISE_QUALITY_CLIPS: "${text}" is not a clip's number (0 to ${clips.length - 1})`);
+    return clip;
+  });
+}
+
 /** CPU time (user + system) the process has spent since `from`, all threads. */
 const cpuSeconds = (from: NodeJS.CpuUsage) => {
   const { user, system } = process.cpuUsage(from);
@@ -261,3 +277,13 @@ const cpuSeconds = (from: NodeJS.CpuUsage) => {
 };
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 const signed = (value: number, digits: number) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
+
+// Run alone: prints the table of the clips chosen, and writes nothing.
+if (require.main === module)
+  run().then(
+    (report) => console.log(report.table.map((row) => `| ${row.join(' | ')} |`).join('\n')),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );

@@ -1,7 +1,7 @@
 // DNSMOS on a thread of its own: the benchmark hands it each output and goes on running the chain and the
 // reference-based measures, so the network's inference (most of the benchmark's time) overlaps the rest.
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
-import { Dnsmos, type DnsmosScores } from './dnsmos';
+import type { DnsmosScores } from './dnsmos';
 
 interface Request {
   id: number;
@@ -49,6 +49,10 @@ export class DnsmosThread {
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
+  // Loaded here only: onnxruntime-web in the main thread would keep the 'cpu' backend there, and the
+  // chain's DeepFilterNet3 would then run on WebAssembly, not on the native runtime (onnx-runtimes.ts).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- this thread's module only
+  const { Dnsmos } = require('./dnsmos') as typeof import('./dnsmos');
   const loaded = Dnsmos.load();
   // One request at a time, in order: the session is not shared between concurrent runs.
   let queue = Promise.resolve();

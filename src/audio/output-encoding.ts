@@ -23,6 +23,14 @@ const ENCODERS: Record<string, string> = { mp3: 'libmp3lame', vorbis: 'libvorbis
 /** Codecs the engine writes again as they came (a video's soundtrack, an M4A, an Ogg). */
 const KEPT_CODECS = new Set(['aac', 'mp3', 'vorbis', 'opus', 'ac3', 'eac3', 'flac', 'alac']);
 
+/** Codecs an M4A holds as they are: ffmpeg's M4A muxer (ipod) refuses others, E-AC-3 among them. */
+const M4A_CODECS = new Set(['aac', 'alac', 'ac3']);
+
+/** Whether an M4A can hold `codec` as it is. */
+export function m4aHolds(codec: string | undefined): boolean {
+  return codec !== undefined && M4A_CODECS.has(codec);
+}
+
 /** MP3 bitrates (kbps): MPEG-1 Layer III (32 kHz and up), MPEG-2 and 2.5 (below). */
 const MP3_BITRATES = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
 const MP3_LOW_RATE_BITRATES = [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];

@@ -127,12 +127,12 @@ export function probeStreamTypes(
   path: string,
   format: MediaFormat,
 ): Promise<string[] | undefined> {
-  return probe(ffprobePath, path, format, undefined, ['-show_entries', 'stream=codec_type', '-of', 'csv=p=0']).then(
-    (stdout) =>
-      stdout
-        .split('\n')
-        .map((line) => line.trim())
-        .filter(Boolean),
+  // JSON, not CSV: a stream's side data (an E-AC-3 soundtrack's, a phone video's rotation) adds fields to its CSV line.
+  return probe(ffprobePath, path, format, undefined, ['-show_entries', 'stream=codec_type', '-of', 'json']).then(
+    (stdout) => {
+      const streams = (JSON.parse(stdout) as { streams?: { codec_type?: string }[] }).streams;
+      return streams?.map((stream) => stream.codec_type ?? 'unknown');
+    },
     () => undefined,
   );
 }

@@ -277,6 +277,11 @@ const OUTPUT_RULES = new Map<string, Check>([
 /** Members `video_enhancement` takes beyond the interface's: a video may have extra outputs (its soundtrack). */
 const VIDEO_EXTENSION_MEMBERS = ['outputs'];
 
+/** Whether a further output may take this name (the several-outputs extension's rule: not a step's name). */
+export function isFurtherOutputName(value: unknown): value is string {
+  return outputName(value, []) === undefined;
+}
+
 function outputName(value: unknown, loc: Loc): FieldIssue | undefined {
   if (typeof value !== 'string') return { loc, msg: 'str type expected', type: 'type_error.str', input: value };
   if (value.length < 1 || value.length > OUTPUT_NAME.maxLength)

@@ -4,7 +4,7 @@
 //     GPU libraries unless told to skip them, which would break an offline install.
 //   - 'wasm': onnxruntime-web's WebAssembly build, a dependency of the package, always there.
 // Both run on one thread with the same graphs; the engine's worker threads are the parallelism.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { InferenceSession, Tensor } from 'onnxruntime-web';
 
@@ -32,6 +32,11 @@ function loadNative(): { module?: OrtModule; reason?: string } {
   if (process.env.MEDIA_ENHANCE_ONNX_RUNTIME === 'wasm')
     return (native = { reason: 'MEDIA_ENHANCE_ONNX_RUNTIME=wasm' });
   try {
+    if (webOwnsCpuBackend())
+      return (native = {
+        reason:
+          "onnxruntime-web was loaded first in this thread and keeps the 'cpu' backend that onnxruntime-node would take",
+      });
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional package, found only at run time
     const module = require('onnxruntime-node') as OrtModule;
     native = { module };
@@ -39,6 +44,20 @@ function loadNative(): { module?: OrtModule; reason?: string } {
     native = { reason: `onnxruntime-node cannot be loaded: ${(error as Error).message.split('\n')[0]}` };
   }
   return native;
+}
+
+/**
+ * Whether onnxruntime-web registered its backends first in the onnxruntime-common that onnxruntime-node
+ * would register in (one copy, where npm put them side by side). Then the 'cpu' name stays web's, though
+ * node's priority is higher: sessions opened through onnxruntime-node would run on WebAssembly, and leave
+ * the outputs handed to them unwritten (zeros). Seen where another module of the thread loaded
+ * onnxruntime-web before (the benchmark's DNSMOS scorer).
+ */
+function webOwnsCpuBackend(): boolean {
+  const nodePackage = require.resolve('onnxruntime-node');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the copy onnxruntime-node resolves, found at run time
+  const common = require(require.resolve('onnxruntime-common', { paths: [dirname(nodePackage)] })) as OrtModule;
+  return common.env.versions.web !== undefined && common.env.versions.node === undefined;
 }
 
 /** Platforms onnxruntime-node ships a CPU build for: there the native runtime would help. */

@@ -12,6 +12,7 @@ import { downloadAsBuffer, downloadIntoFolder } from './file-output';
 import { formatOf, type DeliveredFile } from './files-message';
 import type { Job } from './message-jobs';
 import { FIRST_OUTPUT_NAME, patternedName, type FurtherOutputs } from './output-list';
+import type { Translate } from './texts';
 
 /** One file to fetch: its output's name, the step the service serves it as, and its name in the folder ('' : the service's). */
 export interface OutputToDeliver {
@@ -33,13 +34,18 @@ export interface DeliveryPlace {
 }
 
 /** The files a processed media gives, in order: the enhanced file under the node's name, then each further output. */
-export function outputsToDeliver(firstName: string, outputs: FurtherOutputs, media: MediaMetadata): OutputToDeliver[] {
+export function outputsToDeliver(
+  t: Translate,
+  firstName: string,
+  outputs: FurtherOutputs,
+  media: MediaMetadata,
+): OutputToDeliver[] {
   return [
     { name: FIRST_OUTPUT_NAME, step: 'ENHANCED', fileName: firstName },
     ...outputs.request.map((wanted, index) => ({
       name: wanted.name,
       step: wanted.name,
-      fileName: patternedName(outputs.patterns[index], wanted.name, media),
+      fileName: patternedName(t, outputs, index, wanted.name, media),
     })),
   ];
 }

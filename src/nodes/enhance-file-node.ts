@@ -184,7 +184,7 @@ export default mediaNode(
           job,
           client,
           media.uid,
-          outputsToDeliver(target, outputs, media),
+          outputsToDeliver(t, target, outputs, media),
           {
             toFile: output.toFile,
             ...place,

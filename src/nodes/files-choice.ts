@@ -1,9 +1,10 @@
 // The download node's "Files": the file of the chosen step (as it always was), every output the media
 // has (the enhanced file and each further output its metadata lists), or the outputs named in the node
-// or in msg.outputs; and "Send", one message with every file or one per file (files-message.ts).
-import { OUTPUT_NAME } from '../contract/fields';
+// or in msg.outputNames; and "Send", one message with every file or one per file (files-message.ts).
+import { isFurtherOutputName } from '../contract/fields';
 import { inputError } from './input-error';
 import { readSendFiles, type SendFiles } from './files-message';
+import { FIRST_OUTPUT_NAME } from './output-list';
 import type { NodeDef, NodeMessage } from './red';
 import type { Translate } from './texts';
 
@@ -16,8 +17,10 @@ export type FilesWanted =
   { files: 'step' } | { files: 'all'; send: SendFiles } | { files: 'named'; names: string[]; send: SendFiles };
 
 /**
- * What the message asks for: msg.outputs (a list of names, or of outputs with a `name`, as enhance file
- * takes them) names the files; otherwise the node's choice. A bad value names its field and the rule.
+ * What the message asks for: msg.outputNames (the names, as a list or as text like the node's own
+ * *Outputs*) names the files; absent or empty, the node's choice. It is the download node's own property,
+ * so a message from enhance file, which carries that node's msg.outputs, does not change what this node
+ * fetches. A bad value names its field and the rule.
  */
 export function readFilesChoice(t: Translate, def: NodeDef, msg: NodeMessage): FilesWanted {
   const choice = def.files === undefined || def.files === '' ? DEFAULT_FILES_CHOICE : def.files;
@@ -25,26 +28,23 @@ export function readFilesChoice(t: Translate, def: NodeDef, msg: NodeMessage): F
     const setting = { prop: 'files', label: t('media-enhance-download.label.files') };
     throw inputError(t, setting, def.files, t('media-enhance.rule.oneOf', { values: FILES_CHOICES.join(', ') }));
   }
-  if (msg.outputs !== undefined) {
-    const given: unknown = msg.outputs;
-    if (!Array.isArray(given) || given.length === 0)
-      throw inputError(t, 'msg.outputs', given, t('media-enhance-download.rule.outputNames'));
-    const names = given.map((entry: unknown, index) => {
-      const name = typeof entry === 'object' && entry !== null ? (entry as { name?: unknown }).name : entry;
-      if (typeof name !== 'string' || !isOutputName(name))
-        throw inputError(t, `msg.outputs[${index}]`, entry, t('media-enhance-download.rule.outputName'));
-      return name;
+  const given: unknown = msg.outputNames;
+  if (given !== undefined && given !== '' && !(Array.isArray(given) && given.length === 0)) {
+    if (!Array.isArray(given) && typeof given !== 'string')
+      throw inputError(t, 'msg.outputNames', given, t('media-enhance-download.rule.outputNames'));
+    const listed: unknown[] = typeof given === 'string' ? namesIn(given) : given;
+    if (listed.length === 0)
+      throw inputError(t, 'msg.outputNames', given, t('media-enhance-download.rule.outputNames'));
+    listed.forEach((name: unknown, index) => {
+      if (!isOutputName(name))
+        throw inputError(t, `msg.outputNames[${index}]`, name, t('media-enhance-download.rule.outputName'));
     });
-    return { files: 'named', names: unique(names), send: readSendFiles(t, def) };
+    return { files: 'named', names: unique(listed as string[]), send: readSendFiles(t, def) };
   }
   if (choice === 'step') return { files: 'step' };
   const send = readSendFiles(t, def);
   if (choice === 'all') return { files: 'all', send };
-  const text = typeof def.outputNames === 'string' ? def.outputNames : '';
-  const names = text
-    .split(/[\s,]+/)
-    .map((name) => name.trim())
-    .filter(Boolean);
+  const names = namesIn(typeof def.outputNames === 'string' ? def.outputNames : '');
   const setting = { prop: 'outputNames', label: t('media-enhance-download.label.outputNames') };
   if (names.length === 0) throw inputError(t, setting, def.outputNames, t('media-enhance-download.rule.outputNames'));
   const bad = names.find((name) => !isOutputName(name));
@@ -52,9 +52,17 @@ export function readFilesChoice(t: Translate, def: NodeDef, msg: NodeMessage): F
   return { files: 'named', names: unique(names), send };
 }
 
-/** An output's name as the service takes it (the several-outputs extension), or `enhanced` for the enhanced file. */
-function isOutputName(name: string): boolean {
-  return name.length <= OUTPUT_NAME.maxLength && OUTPUT_NAME.pattern.test(name);
+/** The names in a text like `enhanced, master feed`. */
+function namesIn(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((name) => name.trim())
+    .filter(Boolean);
+}
+
+/** `enhanced` for the enhanced file, or a further output's name as the service takes it (never `pre`). */
+function isOutputName(name: unknown): name is string {
+  return name === FIRST_OUTPUT_NAME || isFurtherOutputName(name);
 }
 
 function unique(names: string[]): string[] {

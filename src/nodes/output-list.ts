@@ -158,17 +158,25 @@ export function outputsOfMedia(media: { enhancement_params?: Record<string, unkn
 /**
  * A further output's file name in the folder: its pattern filled in from the media (the stem of the name
  * it was uploaded as; the extension of the file the service made), or '' to take the service's name,
- * `<stem>_<name>.<ext>`.
+ * `<stem>_<name>.<ext>`. The filled name is checked again: the stem and extension come from the media
+ * (an upload named `...` gives the stem `..`), so a name that would leave the folder, hold a control
+ * character or pass 255 bytes fails the message, naming the pattern's field, the name and the rule.
  */
 export function patternedName(
-  pattern: string | undefined,
+  t: Translate,
+  outputs: Pick<FurtherOutputs, 'patterns' | 'from'>,
+  index: number,
   name: string,
   media: { file_name?: string; enhancement_params?: Record<string, unknown> },
 ): string {
+  const pattern = outputs.patterns[index];
   if (pattern === undefined) return '';
   const made = outputsOfMedia(media).find((output) => output.name === name)?.file_name ?? '';
   const ext = extname(made).slice(1);
   const uploaded = basename(media.file_name ?? '');
   const stem = uploaded.slice(0, uploaded.length - extname(uploaded).length) || 'media';
-  return fillPattern(pattern, { stem, name, ext });
+  const filled = fillPattern(pattern, { stem, name, ext });
+  const problem = fileNameProblem(t, filled);
+  if (problem !== undefined) throw inputError(t, entryField(t, outputs.from, index, PATTERN), filled, problem);
+  return filled;
 }

@@ -60,7 +60,7 @@ describe('engine: progress a person can trust', function () {
     let now = 0;
     const posted: number[] = [];
     const staged = new StagedProgress(
-      { decode: 0, measure: 0, enhance: 1, normalize: 0 },
+      { decode: 0, measure: 0, enhance: 1, normalize: 0, outputs: 0 },
       (share) => posted.push(share),
       () => now,
     );

@@ -229,6 +229,51 @@ describe('engine: several outputs from one job', function () {
     );
   });
 
+  it("names an output's work files apart from the job's own: outputs named processed (WAV) and feed (MP3) of an MP3 job", async () => {
+    // `processed`, like `trimmed` or `decoded`, is also the name of one of the job's own work files.
+    const media = await uploaded(engine, episode, 'talk.mp3', {
+      enhancement_model: 'LOUDNESS_ONLY',
+      outputs: [
+        { name: 'processed', transcode: 'WAV' },
+        { name: 'feed', transcode: 'MP3' },
+      ],
+    });
+    const done = await settled(engine, media.uid, 120_000);
+    assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
+    const processed = await fetched(engine, media.uid, 'processed', 'processed.wav');
+    assert.equal(audioOf(processed.probed)[0].codec_name.startsWith('pcm_'), true);
+    assertOnTarget(processed.measured, 'the processed WAV');
+    const feed = await fetched(engine, media.uid, 'feed', 'feed-after-processed.mp3');
+    assert.equal(audioOf(feed.probed)[0].codec_name, 'mp3');
+    assertOnTarget(feed.measured, 'the MP3 feed');
+    assertOnTarget((await fetched(engine, media.uid, 'ENHANCED', 'main.mp3')).measured, 'the ENHANCED MP3');
+  });
+
+  it("takes a video's E-AC-3 soundtrack alone into an M4A as AAC (an M4A cannot hold E-AC-3), on target", async () => {
+    const mp4 = join(dir, 'eac3.mp4');
+    await ffmpeg([
+      ...['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10:duration=6', '-i', SPEECH_SAMPLE],
+      ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg4', '-c:a', 'eac3', '-b:a', '192k', '-ac', '2', '-ar', '48000'],
+      ...['-shortest', mp4],
+    ]);
+    const media = await uploaded(engine, await fsp.readFile(mp4), 'eac3.mp4', {
+      enhancement_model: 'LOUDNESS_ONLY',
+      outputs: [{ name: 'soundtrack' }],
+    });
+    const done = await settled(engine, media.uid, 120_000);
+    assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
+    assert.equal((done.enhancement_params.outputs as AppliedOutput[])[0].file_name, 'eac3_soundtrack.m4a');
+    const soundtrack = await fetched(engine, media.uid, 'soundtrack', 'eac3-soundtrack.m4a');
+    assert.equal(soundtrack.answer.headers['content-type'], 'audio/mp4');
+    // An M4A cannot hold E-AC-3: the soundtrack is encoded as AAC.
+    assert.deepEqual(
+      audioOf(soundtrack.probed).map((stream) => [stream.codec_name, stream.channels]),
+      [['aac', 2]],
+    );
+    assert.ok(Number(soundtrack.probed.format.duration) > 5, `lasts ${soundtrack.probed.format.duration} s`);
+    assertOnTarget(soundtrack.measured, 'the E-AC-3 soundtrack');
+  });
+
   it('answers a named step 412 before COMPLETED, 404 for a name the media lacks (naming its outputs), 422 when malformed', async () => {
     const slow = await startTestEngine({ processingDelayMs: 60_000 });
     try {

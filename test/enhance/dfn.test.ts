@@ -11,6 +11,8 @@ import { speechAt } from './test-media';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 /** The ERB band widths DeepFilterNet3 was trained with (its libDF's erb_fb at 48 kHz, FFT 960, 32 bands). */
 const TRAINED_WIDTHS = [
@@ -346,6 +348,28 @@ describe('enhance: DeepFilterNet3', function () {
       await enhance(audio, Infinity, { runtime: 'wasm' }),
     );
     assert.ok(audioDb < -60, `audio: native against WebAssembly ${audioDb.toFixed(1)} dB`);
+  });
+
+  it("runs on WebAssembly, and says so, in a thread where onnxruntime-web was loaded first and keeps the 'cpu' backend", async function () {
+    if (!nativeRuntime().available) this.skip();
+    // A process of its own: this one loaded onnxruntime-node first. There, native sessions would run on
+    // onnxruntime-web's backend and leave the outputs handed to them as they were: zeros.
+    const frames = 20;
+    const script = `
+      require(${JSON.stringify(require.resolve('onnxruntime-web'))});
+      const { DfnNetwork } = require(${JSON.stringify(require.resolve('../../src/enhance/dfn-model'))});
+      DfnNetwork.create('auto').then(async (network) => {
+        const outputs = await network.run(new Float32Array(${frames * ERB_BANDS}).fill(-0.3),
+          new Float32Array(${2 * frames * DF_BINS}).fill(0.05), ${frames});
+        console.log(JSON.stringify({ runtime: network.runtime, mask: Array.from(outputs.mask) }));
+      });`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
+    const { runtime, mask } = JSON.parse(stdout) as { runtime: string; mask: number[] };
+    assert.equal(runtime, 'wasm');
+    assert.ok(
+      mask.some((gain) => gain > 0),
+      'the network wrote its mask',
+    );
   });
 
   it('streams with flat memory: buffers made once, whatever the length', async () => {

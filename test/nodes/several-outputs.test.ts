@@ -317,7 +317,7 @@ describe('nodes: several outputs from one job', function () {
         `${file.name}: the same bytes`,
       );
 
-    // The named ones: msg.outputs names them.
+    // The named ones: msg.outputNames names them.
     await helper.unload();
     await load([
       {
@@ -332,7 +332,7 @@ describe('nodes: several outputs from one job', function () {
       { id: 'only', type: 'helper', z: 'tab' },
     ]);
     const only = resultAt('only', 60_000);
-    helper.getNode('named').receive({ media_uid: msg.media_uid, outputs: ['master'] });
+    helper.getNode('named').receive({ media_uid: msg.media_uid, outputNames: ['master'] });
     const one = await only;
     assert.deepEqual(
       (one.files as FileEntry[]).map((f) => f.name),

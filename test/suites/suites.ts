@@ -40,6 +40,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/examples/example-flows.test.ts',
   'test/lint.test.ts',
   'test/node-red-5/pinned.test.ts',
+  'test/nodes/output-list.test.ts',
   'test/nodes/texts.test.ts',
   'test/sidebar/play-cache.test.ts',
   'test/sidebar/play-tickets.test.ts',

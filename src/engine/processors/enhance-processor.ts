@@ -34,11 +34,11 @@ import { removeWorkFiles, workFiles } from './work-files';
  * the time left is measured (jobs/progress-estimate.ts).
  */
 const STAGE_WEIGHTS: Record<EnhancementModel, StageWeights> = {
-  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 5 },
-  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 3 },
-  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 3 },
+  FINCH: { decode: 1, measure: 1, enhance: 5, normalize: 5, outputs: 0 },
+  LARK: { decode: 1, measure: 1, enhance: 30, normalize: 3, outputs: 0 },
+  LARK_V2: { decode: 1, measure: 1, enhance: 32, normalize: 3, outputs: 0 },
 };
-const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 3 };
+const LOUDNESS_ONLY_WEIGHTS: StageWeights = { decode: 1, measure: 1, enhance: 0, normalize: 3, outputs: 0 };
 const ENCODED_NORMALIZE_WEIGHT = 15;
 /** An extra output encoded from the normalized audio: the encode loop without the first normalization. */
 const ENCODED_OUTPUT_WEIGHT = 10;

@@ -3,6 +3,7 @@
 import { ffmpegAvailable } from '../../audio/ffmpeg';
 import {
   isLossless,
+  m4aHolds,
   outputCodec,
   planEncoding,
   vorbisQualityFor,
@@ -11,6 +12,7 @@ import {
 import { ffprobePathFor, probeSourceEncoding, type SourceEncoding } from '../../audio/source-encoding';
 import { isEncodingMember, type OutputEncodingSettings } from '../../contract/extensions';
 import type { OutputSettings } from '../../contract/fields';
+import { needsFfmpeg } from '../jobs/ffmpeg-need';
 import type { MediaType } from '../storage/media-type';
 import { ProcessingError, type ProcessContext, type ProcessJob } from './processor';
 
@@ -37,7 +39,7 @@ const M4A: MediaType = { kind: 'audio', ext: 'm4a', contentType: 'audio/mp4' };
 /**
  * An extra output's format (several outputs): its transcode, else the input's own; for a video, its
  * soundtrack alone in an audio file of the soundtrack's codec (AAC, ALAC, AC-3 in M4A; Opus, Vorbis in
- * Ogg; MP3; FLAC; PCM in WAV), probed with ffprobe (unknown: AAC in M4A).
+ * Ogg; MP3; FLAC; PCM in WAV), probed with ffprobe (unknown, or E-AC-3, which no M4A holds: AAC in M4A).
  */
 export async function extraOutputType(job: ProcessJob, output: OutputSettings, ffmpegPath: string): Promise<MediaType> {
   if (output.transcode === 'MP3') return MP3;
@@ -53,10 +55,10 @@ function soundtrackEncoding(job: ProcessJob, ffmpegPath: string): Promise<Source
 
 /** Fails FFMPEG_REQUIRED when the input or an output is not WAV and the engine has no ffmpeg. */
 export async function requireFfmpeg(job: ProcessJob, output: MediaType, context: ProcessContext): Promise<void> {
-  // An extra output of a WAV input is WAV too unless transcoded to MP3.
-  const extraEncoded = (job.settings.outputs ?? []).some((extra) => extra.transcode === 'MP3');
-  const needsFfmpeg = job.input.ext !== 'wav' || output.ext !== 'wav' || extraEncoded;
-  if (needsFfmpeg && !(await ffmpegAvailable(context.ffmpegPath))) {
+  // The same decision as an instance's that leaves such a job to another (jobs/ffmpeg-need.ts).
+  if (needsFfmpeg(job.input, job.settings) && !(await ffmpegAvailable(context.ffmpegPath))) {
+    // An extra output of a WAV input is WAV too unless transcoded to MP3.
+    const extraEncoded = (job.settings.outputs ?? []).some((extra) => extra.transcode === 'MP3');
     throw new ProcessingError(
       'FFMPEG_REQUIRED',
       `${describe(job.input, output.ext === 'wav' && extraEncoded ? MP3 : output)} needs ffmpeg, which the engine did not find ("${context.ffmpegPath}"): install it (e.g. apt-get install ffmpeg) or send WAV, which never needs it`,
@@ -78,8 +80,11 @@ export async function planOutputEncoding(
 ): Promise<EncodingPlan> {
   const video = output.kind === 'video';
   const source = await soundtrackEncoding(job, ffmpegPath);
-  // A video's soundtrack alone keeps its codec as the video would (its file was chosen for it).
-  const codec = outputCodec(output.ext, source, video || (job.input.kind === 'video' && output.ext !== 'mp3'));
+  // A video's soundtrack alone keeps its codec as the video would (its file was chosen for it), but for
+  // one an M4A cannot hold (E-AC-3), which is encoded as the M4A's own AAC.
+  const soundtrackKept =
+    job.input.kind === 'video' && output.ext !== 'mp3' && (output.ext !== 'm4a' || m4aHolds(source?.codec));
+  const codec = outputCodec(output.ext, source, video || soundtrackKept);
   const choices: OutputEncodingSettings = Object.fromEntries(
     Object.entries(asked).filter(([member, value]) => isEncodingMember(member) && value !== undefined),
   );

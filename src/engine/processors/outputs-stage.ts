@@ -67,16 +67,17 @@ export async function outputsStage(
     const { name } = plan.settings;
     const destination = job.namedOutputPaths![name];
     const part = (share: number) => onProgress((index + share) / planned.length);
+    const ownWork = outputWorkFiles(work, name);
     const report =
       plan.output.ext === 'wav'
-        ? await wavOutput(job, first, destination, (file) => work(`${name}.${file}`), target, part)
+        ? await wavOutput(job, first, destination, ownWork, target, part)
         : await encodeNormalized(
             job,
             first,
             plan.output,
             plan.encoding!.args,
             context.ffmpegPath,
-            (file) => work(`${name}.${file}`),
+            ownWork,
             target,
             part,
             chapters,
@@ -95,6 +96,14 @@ export async function outputsStage(
   }
   onProgress(1);
   return produced;
+}
+
+/**
+ * An output's own work files, under `out.<name>.`: apart from the job's (`processed.wav`, `trimmed.wav`...),
+ * which a name such as `processed` would otherwise reach, and from each other's (a name holds no dot).
+ */
+function outputWorkFiles(work: WorkFile, name: string): WorkFile {
+  return (file) => work(`out.${name}.${file}`);
 }
 
 /**

@@ -4,8 +4,8 @@
 
 export type ProcessingStage = 'decode' | 'measure' | 'enhance' | 'normalize' | 'outputs';
 
-/** Each stage's weight; `outputs` (the extra outputs of several-outputs) weighs nothing unless given. */
-export type StageWeights = Record<Exclude<ProcessingStage, 'outputs'>, number> & { outputs?: number };
+/** Each stage's weight (`outputs`, the extra outputs of several-outputs, is 0 for a job without them). */
+export type StageWeights = Record<ProcessingStage, number>;
 
 /** Posts at each whole percent (the engine shows whole percent)... */
 const STEP = 0.01;
@@ -28,14 +28,14 @@ export class StagedProgress {
     private readonly report: ((share: number) => void) | undefined,
     private readonly now: () => number = Date.now,
   ) {
-    this.total = this.order.reduce((sum, stage) => sum + this.weight(stage), 0);
+    this.total = this.order.reduce((sum, stage) => sum + this.weights[stage], 0);
   }
 
   /** Says that `stage` is `share` (0 to 1) done, every stage before it whole. */
   at(stage: ProcessingStage, share = 0): void {
     if (!this.report || this.total <= 0) return;
-    const before = this.order.slice(0, this.order.indexOf(stage)).reduce((sum, s) => sum + this.weight(s), 0);
-    const overall = (before + this.weight(stage) * Math.min(1, Math.max(0, share))) / this.total;
+    const before = this.order.slice(0, this.order.indexOf(stage)).reduce((sum, s) => sum + this.weights[s], 0);
+    const overall = (before + this.weights[stage] * Math.min(1, Math.max(0, share))) / this.total;
     const moved = overall - this.posted;
     const now = this.now();
     const due = moved >= STEP || overall >= 1 || (moved >= FINE_STEP && now - this.postedAt >= FINE_EVERY_MS);
@@ -43,10 +43,6 @@ export class StagedProgress {
     this.posted = overall;
     this.postedAt = now;
     this.report(overall);
-  }
-
-  private weight(stage: ProcessingStage): number {
-    return this.weights[stage] ?? 0;
   }
 
   /** A reporter of one stage's share, for code that knows only its own work. */
