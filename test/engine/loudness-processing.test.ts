@@ -147,6 +147,24 @@ describe('engine: loudness processing of audio and video', function () {
     );
   });
 
+  it('delivers the example video with FINCH under the true peak limit, though its 31 kb/s AAC overshoots', async () => {
+    // A short, low-bitrate AAC soundtrack: the encoder adds more to the peaks than a first correction allows for.
+    const video = join(__dirname, '..', '..', '..', 'examples', 'video-sample.mp4');
+    const { done, out } = await roundTrip(
+      video,
+      'video-sample.mp4',
+      { enhancement_model: 'FINCH', loudness_target: -16, true_peak: -1 },
+      '/v1/videos',
+    );
+    assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
+    const measured = await ffmpegLoudness(out);
+    assert.ok(measured.truePeakDbtp <= -1, `ffmpeg reads ${measured.truePeakDbtp} dBTP, limit -1`);
+    assert.ok(
+      Math.abs(measured.integratedLufs + 16) <= 0.5,
+      `ffmpeg reads ${measured.integratedLufs} LUFS, target -16`,
+    );
+  });
+
   it('returns a video without a soundtrack unchanged, with a note', async () => {
     const silentFilm = join(dir, 'silent.mp4');
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10:duration=1', '-c:v', 'mpeg4', silentFilm]);

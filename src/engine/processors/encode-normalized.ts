@@ -152,7 +152,12 @@ export async function encodeNormalized(
   const normalizedPeakDbtp = async () => (await measureWavFile(current)).truePeakDbtp;
   // Encodes normalized.wav whole and measures what the encoded file holds, decoded again; its progress told
   // from `start` to `done` as ffmpeg writes (a long file's encode is most of the work, and would otherwise stand still).
-  const encodeWhole = async (seconds: number, start: number, done: number): Promise<LoudnessMeasurement> => {
+  const encodeWhole = async (
+    seconds: number,
+    start: number,
+    done: number,
+    encoderArgs: string[] = encoder,
+  ): Promise<LoudnessMeasurement> => {
     const part = (from: number, to: number) => (share: number) =>
       onProgress(start + (done - start) * (from + (to - from) * share));
     const encoding = shareOfTime(seconds, part(0, ENCODE_PARTS.encoded));
@@ -165,7 +170,7 @@ export async function encodeNormalized(
         current,
         work('encoded'),
         output.ext as VideoContainer,
-        encoder,
+        encoderArgs,
         streamTypes,
         encoding,
       );
@@ -175,7 +180,7 @@ export async function encodeNormalized(
         current,
         work('encoded'),
         output.ext as AudioContainer,
-        encoder,
+        encoderArgs,
         {
           path: job.inputPath,
           format: job.input.ext,
@@ -276,18 +281,42 @@ export async function encodeNormalized(
     },
     [0.9, 0.05],
   );
-  const lastDelivered = await encodeWhole(second.output.seconds, 0.95, 1);
-  if (lastDelivered.truePeakDbtp > target.ceilingDbtp)
-    throw new ProcessingError(
-      'PROCESSING_FAILED',
-      `the ${output.ext.toUpperCase()} encoder kept the true peak over the ${target.ceilingDbtp} dBTP limit (${lastDelivered.truePeakDbtp.toFixed(2)} dBTP after ${excerpt ? 'an excerpt and 2' : 3} encodes: ${roomDb.toFixed(2)} dB of room under the ceiling, then ${downDb.toFixed(2)} dB quieter)`,
-    );
-  const report = { ...second, gainDb: second.gainDb - downDb };
-  return deliver(report, lastDelivered, {
-    encoderRoomDb: roomDb,
-    turnedDownDb: downDb,
-    targetReached: onTarget(lastDelivered.integratedLufs, target.targetLufs),
-  });
+  const lastDelivered = await encodeWhole(second.output.seconds, 0.95, 0.98);
+  if (lastDelivered.truePeakDbtp <= target.ceilingDbtp) {
+    const report = { ...second, gainDb: second.gainDb - downDb };
+    return deliver(report, lastDelivered, {
+      encoderRoomDb: roomDb,
+      turnedDownDb: downDb,
+      targetReached: onTarget(lastDelivered.integratedLufs, target.targetLufs),
+    });
+  }
+
+  // Turned down, it still went over: ffmpeg's AAC encoder (its default coder) at a low bitrate writes lone
+  // spikes over limited peaks that come and go with a fraction of a dB of gain, so no correction lands. Its
+  // fast coder follows the peaks it is given: the second round's audio, as it was, is encoded with it.
+  const steadier = steadierEncoder(encoder);
+  if (steadier) {
+    await rename(work('limited.wav'), work('normalized.wav'));
+    current = work('normalized.wav');
+    const steadierDelivered = await encodeWhole(second.output.seconds, 0.98, 1, steadier);
+    if (steadierDelivered.truePeakDbtp <= target.ceilingDbtp)
+      return deliver(second, steadierDelivered, { encoderRoomDb: roomDb });
+  }
+  const encodes = (excerpt ? 2 : 3) + (steadier ? 1 : 0);
+  throw new ProcessingError(
+    'PROCESSING_FAILED',
+    `the ${output.ext.toUpperCase()} encoder kept the true peak over the ${target.ceilingDbtp} dBTP limit (${lastDelivered.truePeakDbtp.toFixed(2)} dBTP after ${excerpt ? `an excerpt and ${encodes}` : encodes} encodes: ${roomDb.toFixed(2)} dB of room under the ceiling, then ${downDb.toFixed(2)} dB quieter${steadier ? ', then with its fast coder' : ''})`,
+  );
+}
+
+/**
+ * ffmpeg's own AAC encoder with its fast coder (`-aac_coder fast`) in place of the default one, whose lone
+ * spikes at low bitrates no gain or ceiling corrects; undefined for another encoder, or a coder chosen already.
+ */
+function steadierEncoder(encoder: string[]): string[] | undefined {
+  const codec = encoder[encoder.indexOf('-c:a') + 1];
+  if (!encoder.includes('-c:a') || codec !== 'aac' || encoder.includes('-aac_coder')) return undefined;
+  return [...encoder, '-aac_coder', 'fast'];
 }
 
 /** What an encoder did to a normalized file's loudness and peaks (from the whole file, or from an excerpt). */
