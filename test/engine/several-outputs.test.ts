@@ -57,7 +57,7 @@ describe('engine: several outputs from one job', function () {
         '-f',
         'lavfi',
         '-i',
-        'anoisesrc=a=0.003:c=pink:r=44100:d=10.6',
+        'anoisesrc=a=0.003:c=pink:r=44100:d=10.6:seed=1',
       ],
       ...[
         '-filter_complex',
