@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { musicLike, speechLike, writeWavFile } from '../fixtures/audio';
+import { writeEpisodeParts } from '../fixtures/episode';
 import { ffmpeg, ffmpegLoudness, probe } from '../fixtures/ffmpeg';
 import { catchAll, helper, initHelper, loadFlow, localConfig, nextInput, stopHelper, TAB } from './flow-helper';
 
@@ -26,43 +26,14 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     userDir = await initHelper();
     media = join(userDir, 'media');
     await fsp.mkdir(media, { recursive: true });
-    const wav = (name: string) => join(media, name);
-    // The episode: 16 s of speech-like sound at 44.1 kHz mono, an MP3 of 128 kbps CBR with a title tag and two chapters.
-    await writeWavFile(
-      wav('episode.wav'),
-      { sampleRate: 44_100, channels: 1, bits: 16 },
-      16,
-      speechLike(44_100, 1, 7, -26),
-    );
-    await fsp.writeFile(
-      wav('chapters.txt'),
-      ';FFMETADATA1\ntitle=Episode 12\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=8000\ntitle=Hello\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=8000\nEND=16000\ntitle=News\n',
-    );
-    await ffmpeg([
-      '-i',
-      wav('episode.wav'),
-      '-i',
-      wav('chapters.txt'),
-      '-map_metadata',
-      '1',
-      '-map_chapters',
-      '1',
-      '-c:a',
-      'libmp3lame',
-      '-b:a',
-      '128k',
-      wav('episode.mp3'),
-    ]);
-    // A loud intro (music at 48 kHz stereo, about -12 LUFS, peaks over 0 dBTP) as MP3 192k, a quiet outro (about -28 LUFS) as M4A.
-    await writeWavFile(wav('intro.wav'), { sampleRate: 48_000, channels: 2, bits: 16 }, 6, musicLike(48_000, 2, 3, -6));
-    await ffmpeg(['-i', wav('intro.wav'), '-c:a', 'libmp3lame', '-b:a', '192k', wav('intro.mp3')]);
-    await writeWavFile(
-      wav('outro.wav'),
-      { sampleRate: 48_000, channels: 2, bits: 16 },
-      5,
-      musicLike(48_000, 2, 5, -27),
-    );
-    await ffmpeg(['-i', wav('outro.wav'), '-c:a', 'aac', '-b:a', '160k', wav('outro.m4a')]);
+    // A 16 s episode (MP3 with a title and two chapters), a loud 6 s music intro (MP3) and a quiet 5 s outro (M4A).
+    await writeEpisodeParts(media, {
+      episodeSeconds: 16,
+      introSeconds: 6,
+      outroSeconds: 5,
+      title: 'Episode 12',
+      seed: 7,
+    });
   });
   after(() => stopHelper());
   afterEach(() => helper.unload());

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { basename, join } from 'node:path';
-import { musicLike, speechLike, writeWavFile } from '../fixtures/audio';
+import { writeEpisodeParts } from '../fixtures/episode';
 import { ffmpeg, ffmpegLoudness, probe } from '../fixtures/ffmpeg';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import {
@@ -50,27 +50,14 @@ describe('nodes: several outputs from one job', function () {
     userDir = await initHelper();
     media = join(userDir, 'media');
     await fsp.mkdir(media, { recursive: true });
-    const at = (name: string) => join(media, name);
-    // The episode: 12 s of speech-like sound at 44.1 kHz mono, an MP3 of 128 kbps CBR with a title and two chapters.
-    await writeWavFile(
-      at('episode.wav'),
-      { sampleRate: 44_100, channels: 1, bits: 16 },
-      12,
-      speechLike(44_100, 1, 3, -26),
-    );
-    await fsp.writeFile(
-      at('chapters.txt'),
-      ';FFMETADATA1\ntitle=Episode 7\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=6000\ntitle=Hello\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=6000\nEND=12000\ntitle=News\n',
-    );
-    await ffmpeg([
-      ...['-i', at('episode.wav'), '-i', at('chapters.txt'), '-map_metadata', '1', '-map_chapters', '1'],
-      ...['-c:a', 'libmp3lame', '-b:a', '128k', at('episode.mp3')],
-    ]);
-    // A loud music intro (MP3 192k) and a quiet music outro (M4A).
-    await writeWavFile(at('intro.wav'), { sampleRate: 48_000, channels: 2, bits: 16 }, 5, musicLike(48_000, 2, 3, -6));
-    await ffmpeg(['-i', at('intro.wav'), '-c:a', 'libmp3lame', '-b:a', '192k', at('intro.mp3')]);
-    await writeWavFile(at('outro.wav'), { sampleRate: 48_000, channels: 2, bits: 16 }, 4, musicLike(48_000, 2, 5, -27));
-    await ffmpeg(['-i', at('outro.wav'), '-c:a', 'aac', '-b:a', '160k', at('outro.m4a')]);
+    // A 12 s episode (MP3 with a title and two chapters), a loud 5 s music intro (MP3) and a quiet 4 s outro (M4A).
+    await writeEpisodeParts(media, {
+      episodeSeconds: 12,
+      introSeconds: 5,
+      outroSeconds: 4,
+      title: 'Episode 7',
+      seed: 3,
+    });
   });
   after(async () => {
     await stopHelper();
