@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { writeEpisodeParts } from '../fixtures/episode';
-import { ffmpeg, ffmpegLoudness, probe } from '../fixtures/ffmpeg';
+import { ffmpeg, ffmpegLoudness, ffmpegLoudnessBetween, probe } from '../fixtures/ffmpeg';
 import { catchAll, helper, initHelper, loadFlow, localConfig, nextInput, stopHelper, TAB } from './flow-helper';
 
 type Episode = {
@@ -56,17 +56,6 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     ...catchAll(),
   ];
 
-  /** ffmpeg's integrated loudness of seconds `from` to `to` of `path`. */
-  async function loudnessOf(path: string, from: number, to: number): Promise<number> {
-    const cut = join(media, `cut-${from}-${to}.wav`);
-    await ffmpeg(['-i', path, '-af', `atrim=start=${from}:end=${to}`, '-c:a', 'pcm_f32le', cut]);
-    try {
-      return (await ffmpegLoudness(cut)).integratedLufs;
-    } finally {
-      await fsp.rm(cut, { force: true });
-    }
-  }
-
   it('levels the intro and the outro to the target, moves the chapters by the intro and keeps the MP3 encoding and tags', async () => {
     await loadFlow(
       flowWith({ intro: join(media, 'intro.mp3'), outro: 'media/outro.m4a', crossfade: '1', loudnessTarget: '-16' }),
@@ -82,9 +71,9 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     // episode's chapters hold both crossfades), each measured without a crossfade (two parts sounding together).
     const outroStart = episode.chapters[episode.chapters.length - 1].start;
     const parts = {
-      intro: await loudnessOf(path, 0, episode.episode_start_s),
-      episode: await loudnessOf(path, episode.episode_start_s + 1, outroStart - 1),
-      outro: await loudnessOf(path, outroStart, episode.duration_s),
+      intro: await ffmpegLoudnessBetween(path, 0, episode.episode_start_s),
+      episode: await ffmpegLoudnessBetween(path, episode.episode_start_s + 1, outroStart - 1),
+      outro: await ffmpegLoudnessBetween(path, outroStart, episode.duration_s),
     };
     for (const [part, lufs] of Object.entries(parts))
       assert.ok(Math.abs(lufs + 16) <= 0.5, `${part}: ${lufs} LUFS, target -16`);
@@ -137,8 +126,8 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     assert.equal(episode.outro, undefined);
     const written = join(media, 'joined.wav');
     await fsp.writeFile(written, msg.payload as Buffer);
-    assert.ok(Math.abs((await loudnessOf(written, 0, 6)) + 16) <= 0.5, 'the intro on target');
-    assert.ok(Math.abs((await loudnessOf(written, 6, 22)) + 16) <= 0.5, 'the episode on target');
+    assert.ok(Math.abs((await ffmpegLoudnessBetween(written, 0, 6)) + 16) <= 0.5, 'the intro on target');
+    assert.ok(Math.abs((await ffmpegLoudnessBetween(written, 6, 22)) + 16) <= 0.5, 'the episode on target');
     const audio = (await probe(written)).streams[0];
     assert.equal(audio.sample_rate, '44100');
     assert.equal(audio.channels, 1);

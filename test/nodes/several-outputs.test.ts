@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeEpisodeParts } from '../fixtures/episode';
-import { ffmpeg, ffmpegLoudness, probe } from '../fixtures/ffmpeg';
+import { ffmpegLoudness, ffmpegLoudnessBetween, probe } from '../fixtures/ffmpeg';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import {
   catchAll,
@@ -87,17 +87,6 @@ describe('nodes: several outputs from one job', function () {
         throw new Error(`caught instead: ${(caught as unknown as Caught).error.message}`);
       }),
     ]);
-
-  /** ffmpeg's integrated loudness of seconds `from` to `to` of `path`. */
-  async function loudnessOf(path: string, from: number, to: number): Promise<number> {
-    const cut = join(media, `cut-${basename(path)}-${from}-${to}.wav`);
-    await ffmpeg(['-i', path, '-af', `atrim=start=${from}:end=${to}`, '-c:a', 'pcm_f32le', cut]);
-    try {
-      return (await ffmpegLoudness(cut)).integratedLufs;
-    } finally {
-      await fsp.rm(cut, { force: true });
-    }
-  }
 
   async function assertOnTarget(path: string, what: string): Promise<void> {
     const measured = await ffmpegLoudness(path);
@@ -211,9 +200,9 @@ describe('nodes: several outputs from one job', function () {
       assert.ok(episode, `${file.name} has its join report`);
       assert.ok(Math.abs(episode.duration_s - 21) < 0.2, `${file.name}: 5 s + 12 s + 4 s, got ${episode.duration_s}`);
       const start = episode.episode_start_s;
-      const intro = await loudnessOf(file.path!, 0, start);
-      const body = await loudnessOf(file.path!, start + 0.5, start + 11.5);
-      const outro = await loudnessOf(file.path!, start + 12, episode.duration_s);
+      const intro = await ffmpegLoudnessBetween(file.path!, 0, start);
+      const body = await ffmpegLoudnessBetween(file.path!, start + 0.5, start + 11.5);
+      const outro = await ffmpegLoudnessBetween(file.path!, start + 12, episode.duration_s);
       for (const [part, lufs] of Object.entries({ intro, body, outro }))
         assert.ok(Math.abs(lufs + 16) <= 0.5, `${file.name} ${part}: ${lufs} LUFS, target -16`);
       const probed = await probe(file.path!);
