@@ -64,6 +64,14 @@ export function outputCodec(format: string, source: SourceEncoding | undefined, 
 }
 
 /**
+ * ffmpeg mixes channels down with coefficients that never add up to more than 1 when it reads integer
+ * samples, and with larger ones (0.71 each for stereo to mono) when it reads float: the same audio came out
+ * 3 dB louder, its peaks 3 dB higher, from the float WAV of a later round than from the first round's
+ * integer WAV, so no measured correction held. Bounded always: a mono mix never peaks above its channels.
+ */
+const SAME_DOWNMIX_WHATEVER_THE_SAMPLES = ['-rematrix_maxval', '1'];
+
+/**
  * The arguments that encode `codec` as the input was encoded, with the user's choices over it.
  * `vorbisQualityFor` finds the Vorbis quality that gives a nominal bitrate (it runs ffmpeg).
  */
@@ -77,7 +85,10 @@ export async function planEncoding(
   const channels = choices.downmix_mono ? 1 : source?.channels;
   // Opus files decode at 48 kHz whatever they were made from: its rate is left to the encoder.
   const sampleRate = codec === 'opus' ? undefined : (choices.sample_rate_hz ?? source?.sampleRate);
-  const shape = [...(sampleRate ? ['-ar', String(sampleRate)] : []), ...(channels ? ['-ac', String(channels)] : [])];
+  const shape = [
+    ...(sampleRate ? ['-ar', String(sampleRate)] : []),
+    ...(channels ? ['-ac', String(channels), ...SAME_DOWNMIX_WHATEVER_THE_SAMPLES] : []),
+  ];
   const applied: AppliedEncoding = {
     codec,
     ...(sampleRate ? { sample_rate_hz: sampleRate } : {}),

@@ -186,9 +186,18 @@ export class MediaEnhanceClient {
     });
   }
 
-  /** What the service declares, when `settings` uses an extension (asking it only then); else none. */
-  private async extensionsFor(settings: unknown): Promise<readonly string[]> {
-    return usesExtension(settings) ? this.declaredExtensions() : [];
+  /**
+   * Every value of `settings` checked first; then, for a member or value of an extension, whether the
+   * service declares it (asking it only then).
+   */
+  private async checkSettings(
+    operation: string,
+    settings: unknown,
+    part: 'media_enhancement' | 'video_enhancement',
+  ): Promise<void> {
+    this.check(operation, checkEnhancementSettings(settings, part));
+    const declared = usesExtension(settings) ? await this.declaredExtensions() : [];
+    this.check(operation, checkEnhancementSettings(settings, part, declared));
   }
 
   /** The service's base URL (origin and path prefix); never the key. */
@@ -218,10 +227,7 @@ export class MediaEnhanceClient {
   enhanceVideo(request: EnhanceVideoRequest, options: TransferOptions = {}): Promise<VideoRecord> {
     return this.guard(async () => {
       const settings = request?.video_enhancement;
-      // Every value checked first; then, for a member or value of an extension, whether the service declares it.
-      this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement'));
-      const declared = await this.extensionsFor(settings);
-      this.check('enhanceVideo', checkEnhancementSettings(settings, 'video_enhancement', declared));
+      await this.checkSettings('enhanceVideo', settings, 'video_enhancement');
       const record = await this.sendFile<VideoRecord>(
         'enhanceVideo',
         PATHS.enhanceVideo,
@@ -239,10 +245,7 @@ export class MediaEnhanceClient {
   uploadMedia(request: UploadMediaRequest, options: TransferOptions = {}): Promise<MediaMetadata> {
     return this.guard(async () => {
       const settings = request?.media_enhancement;
-      // Every value checked first; then, for a member or value of an extension, whether the service declares it.
-      this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement'));
-      const declared = await this.extensionsFor(settings);
-      this.check('uploadMedia', checkEnhancementSettings(settings, 'media_enhancement', declared));
+      await this.checkSettings('uploadMedia', settings, 'media_enhancement');
       const answer = await this.sendFile<MediaMetadata & { media_uid?: string }>(
         'uploadMedia',
         PATHS.uploadMedia,

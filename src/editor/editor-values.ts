@@ -32,6 +32,19 @@ import { DEFAULT_SEND_FILES, SEND_FILES } from '../nodes/files-message';
 import { DEFAULT_FILES_CHOICE, FILES_CHOICES } from '../nodes/files-choice';
 import { PATTERN_PLACEHOLDERS } from '../nodes/output-list';
 
+/** The choices of each setting that has a fixed few, by the setting. */
+export interface Choices {
+  models: string[];
+  settingsModels: string[];
+  transcodeKinds: string[];
+  steps: string[];
+  ifExists: string[];
+  bitrateModes: string[];
+  sampleRates: string[];
+  sendFiles: string[];
+  files: string[];
+}
+
 export interface EditorValues {
   bounds: {
     loudnessTarget: Bounds;
@@ -54,29 +67,9 @@ export interface EditorValues {
   /** Enhance file's further outputs: the contract's rules for each row (the several-outputs extension). */
   outputRules: OutputRules;
   /** In the contract's order, the order in which the checks name them. */
-  enums: {
-    models: string[];
-    settingsModels: string[];
-    transcodeKinds: string[];
-    steps: string[];
-    ifExists: string[];
-    bitrateModes: string[];
-    sampleRates: string[];
-    sendFiles: string[];
-    files: string[];
-  };
+  enums: Choices;
   /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
-  menus: {
-    models: string[];
-    settingsModels: string[];
-    transcodeKinds: string[];
-    steps: string[];
-    ifExists: string[];
-    bitrateModes: string[];
-    sampleRates: string[];
-    sendFiles: string[];
-    files: string[];
-  };
+  menus: Choices;
   /**
    * Each default as the editor writes it (a string, as a text field holds it): a new node's value, or what
    * an empty field means (its placeholder). Keyed by bound or enum name, and by the config node's property.

@@ -74,17 +74,30 @@ export function integerOrEmpty(bounds: Bounds): Validator {
   });
 }
 
-/** Empty leaves every pause as it is; otherwise seconds within the bounds (trim_pauses_s). */
-export function trimPausesOrEmpty(bounds: Bounds): Validator {
+/**
+ * Seconds within the bounds, or empty; the reason says the lowest as `minSaid` and what empty means as
+ * `whenEmpty`. With `min` left out of the bounds, only seconds above it (a timer cannot hold 0 s).
+ */
+function secondsOrEmptyFrom(
+  bounds: Bounds & { minLeftOut?: boolean },
+  minSaid: string | number,
+  whenEmpty: string,
+): Validator {
   return withReason(function (value) {
     const text = textOf(value);
     const n = Number(text);
+    const aboveMin = bounds.minLeftOut ? n > bounds.min : n >= bounds.min;
     return (
       text === '' ||
-      (Number.isFinite(n) && n >= bounds.min && n <= bounds.max) ||
-      `a number of seconds from ${bounds.min} to ${bounds.max}, or empty to keep every pause`
+      (Number.isFinite(n) && aboveMin && n <= bounds.max) ||
+      `a number of seconds from ${minSaid} to ${bounds.max}, ${whenEmpty}`
     );
   });
+}
+
+/** Empty leaves every pause as it is; otherwise seconds within the bounds (trim_pauses_s). */
+export function trimPausesOrEmpty(bounds: Bounds): Validator {
+  return secondsOrEmptyFrom(bounds, bounds.min, 'or empty to keep every pause');
 }
 
 /** Empty takes `defaultValue`; otherwise a number within the bounds, whole with `integer`. */
@@ -112,41 +125,17 @@ export function positiveIntegerOrEmpty(): Validator {
 
 /** A number of seconds above 0 a timer can hold, or empty (`whenEmpty` says what empty means). */
 export function secondsOrEmpty(maxSeconds: number, whenEmpty: string): Validator {
-  return withReason(function (value) {
-    const text = textOf(value);
-    const n = Number(text);
-    return (
-      text === '' ||
-      (Number.isFinite(n) && n > 0 && n <= maxSeconds) ||
-      `a number of seconds from 1 to ${maxSeconds}, ${whenEmpty}`
-    );
-  });
+  return secondsOrEmptyFrom({ min: 0, minLeftOut: true, max: maxSeconds }, 1, whenEmpty);
 }
 
 /** Seconds a file must stay unchanged before it is read: 0 (do not wait) to `maxSeconds`, or empty for the default. */
 export function settleSecondsOrEmpty(maxSeconds: number, defaultSeconds: number): Validator {
-  return withReason(function (value) {
-    const text = textOf(value);
-    const n = Number(text);
-    return (
-      text === '' ||
-      (Number.isFinite(n) && n >= 0 && n <= maxSeconds) ||
-      `a number of seconds from 0 (do not wait) to ${maxSeconds}, or empty for ${defaultSeconds}`
-    );
-  });
+  return secondsOrEmptyFrom({ min: 0, max: maxSeconds }, '0 (do not wait)', `or empty for ${defaultSeconds}`);
 }
 
 /** Seconds of crossfade between an intro, the episode and an outro: 0 to `maxSeconds`, or empty for none. */
 export function crossfadeSecondsOrEmpty(maxSeconds: number): Validator {
-  return withReason(function (value) {
-    const text = textOf(value);
-    const n = Number(text);
-    return (
-      text === '' ||
-      (Number.isFinite(n) && n >= 0 && n <= maxSeconds) ||
-      `a number of seconds from 0 to ${maxSeconds}, or empty for none`
-    );
-  });
+  return secondsOrEmptyFrom({ min: 0, max: maxSeconds }, 0, 'or empty for none');
 }
 
 /** Empty, or the path of a file: text without control characters (whether the file is there is checked per message). */
@@ -436,4 +425,12 @@ export const VALIDATORS = [
 ];
 
 /** What the checks call, copied into the editor script beside them. */
-export const VALIDATOR_HELPERS = [withReason, valueShown, textOf, currentOutput, currentService, serviceLacks];
+export const VALIDATOR_HELPERS = [
+  withReason,
+  valueShown,
+  textOf,
+  secondsOrEmptyFrom,
+  currentOutput,
+  currentService,
+  serviceLacks,
+];

@@ -5,6 +5,7 @@
 import type { FrameTrack } from './frame-track';
 import { StreamResampler } from './resampler';
 import { RNNOISE_FRAME, RNNOISE_LATENCY, RNNOISE_RATE, type FrameDenoiser, type Rnnoise } from './rnnoise';
+import { concat, SameLength } from './same-length';
 
 export class ChannelDenoiser {
   private readonly frame = new Float32Array(RNNOISE_FRAME);
@@ -15,8 +16,7 @@ export class ChannelDenoiser {
   private framesIn = 0;
   private mixed: Float32Array = new Float32Array(RNNOISE_FRAME * 16);
   private mixedLength = 0;
-  private inputFrames = 0;
-  private outputFrames = 0;
+  private readonly aligned = new SameLength();
 
   private constructor(
     private readonly denoiser: FrameDenoiser,
@@ -48,10 +48,10 @@ export class ChannelDenoiser {
 
   /** Takes `frames` samples at the file's rate; returns the output ready so far (a view, valid until the next call). */
   push(samples: Float32Array, frames: number): Float32Array {
-    this.inputFrames += frames;
+    this.aligned.took(frames);
     this.mixedLength = 0;
     this.feed(this.up ? this.up.push(samples, frames) : samples.subarray(0, frames));
-    return this.emit(
+    return this.aligned.give(
       this.down ? this.down.push(this.mixed, this.mixedLength) : this.mixed.subarray(0, this.mixedLength),
     );
   }
@@ -71,8 +71,7 @@ export class ChannelDenoiser {
       const rest = this.down.flush();
       tail = concat(pushed, rest);
     }
-    const missing = this.inputFrames - this.outputFrames - tail.length; // a resampler rounds a sample short
-    return this.emit(missing > 0 ? concat(tail, new Float32Array(missing)) : tail);
+    return this.aligned.giveLast(tail);
   }
 
   destroy(): void {
@@ -117,24 +116,10 @@ export class ChannelDenoiser {
     this.previous.set(this.frame);
     this.framesIn++;
   }
-
-  /** Output up to the input's length, never past it. */
-  private emit(samples: Float32Array): Float32Array {
-    const n = Math.min(samples.length, this.inputFrames - this.outputFrames);
-    this.outputFrames += n;
-    return samples.subarray(0, n);
-  }
 }
 
 function grow(array: Float32Array, least: number): Float32Array {
   const bigger = new Float32Array(Math.max(least, array.length * 2));
   bigger.set(array);
   return bigger;
-}
-
-function concat(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -6,6 +6,7 @@ import { DfnStream } from './dfn-stream';
 import type { OnnxRuntimeKind } from './onnx-runtimes';
 import type { FrameTrack } from './frame-track';
 import { StreamResampler } from './resampler';
+import { concat, SameLength } from './same-length';
 
 export class DfnChannelDenoiser {
   /** Per 48 kHz frame not yet in the track: the energy going in. */
@@ -13,8 +14,7 @@ export class DfnChannelDenoiser {
   private inputPartial = { sum: 0, count: 0 };
   private outputPartial = { sum: 0, count: 0 };
   private trackFrames = 0;
-  private inputFrames = 0;
-  private outputFrames = 0;
+  private readonly aligned = new SameLength();
 
   private raised = new Float32Array(0);
 
@@ -53,12 +53,12 @@ export class DfnChannelDenoiser {
 
   /** Takes `frames` samples at the file's rate; returns the output ready so far (valid until the next call). */
   async push(samples: Float32Array, frames: number): Promise<Float32Array> {
-    this.inputFrames += frames;
+    this.aligned.took(frames);
     const at48 = this.raise(this.up ? this.up.push(samples, frames) : samples.subarray(0, frames));
     this.measureInput(at48);
     const out48 = this.lower(await this.stream.push(at48, at48.length));
     this.measureOutput(out48, false);
-    return this.emit(this.down ? this.down.push(out48, out48.length) : out48);
+    return this.aligned.give(this.down ? this.down.push(out48, out48.length) : out48);
   }
 
   /** The rest of the output: the stream's and the resamplers' tails. */
@@ -73,8 +73,7 @@ export class DfnChannelDenoiser {
     this.measureOutput(out48, true);
     let out = out48;
     if (this.down) out = concat(this.down.push(out48, out48.length), this.down.flush());
-    const missing = this.inputFrames - this.outputFrames - out.length; // a resampler rounds a sample short
-    return this.emit(missing > 0 ? concat(out, new Float32Array(missing)) : out);
+    return this.aligned.giveLast(out);
   }
 
   destroy(): void {
@@ -122,17 +121,4 @@ export class DfnChannelDenoiser {
     }
     if (last && this.outputPartial.count > 0) addFrame(this.outputPartial.sum / this.outputPartial.count);
   }
-
-  private emit(samples: Float32Array): Float32Array {
-    const n = Math.min(samples.length, this.inputFrames - this.outputFrames);
-    this.outputFrames += n;
-    return samples.subarray(0, n);
-  }
-}
-
-function concat(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -1,7 +1,7 @@
 // Enhance file's last step: each file a processed media gives (the enhanced file, then each further
 // output) into the folder or as a Buffer, one after the other, the intro and outro joined onto each in
 // its own encoding, the status saying which file it is at.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
@@ -31,6 +31,10 @@ export interface DeliveryPlace {
   workingDirectory?: string;
   /** Keeps a download's part file with the message, so a restart continues it. */
   keepPart?: (path: string) => Promise<void>;
+  /** Keeps each file put in place (joined, when it is) with the message, so a restart does not fetch it again. */
+  keepDelivered?: (file: DeliveredFile) => Promise<void>;
+  /** The files an earlier run put in place for this message: handed on as they are while they are still there. */
+  delivered?: readonly DeliveredFile[];
 }
 
 /**
@@ -84,6 +88,11 @@ export async function deliverOutputs(
         }
       : undefined;
     if (place.toFile) {
+      const earlier = await stillThere(place.delivered?.find((file) => file.name === name));
+      if (earlier) {
+        files.push(earlier);
+        continue;
+      }
       const written = await downloadIntoFolder(client, uid, step, job, { ...place, name: fileName }).catch(
         (err: unknown) => {
           throw notWritten(err);
@@ -91,7 +100,9 @@ export async function deliverOutputs(
       );
       const episode = joinThis ? await joinThis(written.path) : undefined;
       const { path, contentType } = written;
-      files.push({ name, path, contentType, file_name: written.fileName, format: formatOf(path), episode });
+      const file = { name, path, contentType, file_name: written.fileName, format: formatOf(path), episode };
+      await place.keepDelivered?.(file);
+      files.push(file);
     } else {
       const got = await downloadAsBuffer(client, uid, step, job);
       const joined = joinThis ? await joinInBuffer(got.payload, joinThis) : { payload: got.payload };
@@ -100,6 +111,13 @@ export async function deliverOutputs(
     }
   }
   return files;
+}
+
+/** A file an earlier run delivered, while it is still in its place (removed since: fetched again). */
+async function stillThere(file: DeliveredFile | undefined): Promise<DeliveredFile | undefined> {
+  if (file?.path === undefined) return undefined;
+  const found = await stat(file.path).catch(() => undefined);
+  return found?.isFile() ? file : undefined;
 }
 
 /** A Buffer's join: written to a private temporary folder, joined there, read back. */

@@ -78,7 +78,7 @@ export default mediaNode(
             folder,
             ifExists,
             workingDirectory,
-            keepPart: keeper.keeping ? (path: string) => keeper.notePartFile(job, path) : undefined,
+            ...keeper.deliveryKeeping(job),
           };
           const files = await deliverOutputs(job, client, uid, wantedFiles, place, undefined, (err) => err);
           job.finishesMedia = true;

@@ -188,7 +188,7 @@ export default mediaNode(
           {
             toFile: output.toFile,
             ...place,
-            keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
+            ...keeper.deliveryKeeping(job),
           },
           parts ? (path) => joinParts(t, path, parts, enhancement, ffmpegPath, media.uid) : undefined,
           (err) => notWritten(t, err, media.uid),

@@ -2,7 +2,7 @@
 // has (the enhanced file and each further output its metadata lists), or the outputs named in the node
 // or in msg.outputNames; and "Send", one message with every file or one per file (files-message.ts).
 import { isFurtherOutputName } from '../contract/fields';
-import { inputError } from './input-error';
+import { inputError, type InputField } from './input-error';
 import { readSendFiles, type SendFiles } from './files-message';
 import { FIRST_OUTPUT_NAME } from './output-list';
 import type { NodeDef, NodeMessage } from './red';
@@ -32,24 +32,32 @@ export function readFilesChoice(t: Translate, def: NodeDef, msg: NodeMessage): F
   if (given !== undefined && given !== '' && !(Array.isArray(given) && given.length === 0)) {
     if (!Array.isArray(given) && typeof given !== 'string')
       throw inputError(t, 'msg.outputNames', given, t('media-enhance-download.rule.outputNames'));
-    const listed: unknown[] = typeof given === 'string' ? namesIn(given) : given;
-    if (listed.length === 0)
-      throw inputError(t, 'msg.outputNames', given, t('media-enhance-download.rule.outputNames'));
-    listed.forEach((name: unknown, index) => {
-      if (!isOutputName(name))
-        throw inputError(t, `msg.outputNames[${index}]`, name, t('media-enhance-download.rule.outputName'));
-    });
-    return { files: 'named', names: unique(listed as string[]), send: readSendFiles(t, def) };
+    const names = namesChecked(t, typeof given === 'string' ? namesIn(given) : given, given, 'msg.outputNames');
+    return { files: 'named', names, send: readSendFiles(t, def) };
   }
   if (choice === 'step') return { files: 'step' };
   const send = readSendFiles(t, def);
   if (choice === 'all') return { files: 'all', send };
-  const names = namesIn(typeof def.outputNames === 'string' ? def.outputNames : '');
   const setting = { prop: 'outputNames', label: t('media-enhance-download.label.outputNames') };
-  if (names.length === 0) throw inputError(t, setting, def.outputNames, t('media-enhance-download.rule.outputNames'));
-  const bad = names.find((name) => !isOutputName(name));
-  if (bad !== undefined) throw inputError(t, setting, bad, t('media-enhance-download.rule.outputName'));
-  return { files: 'named', names: unique(names), send };
+  const listed = namesIn(typeof def.outputNames === 'string' ? def.outputNames : '');
+  const names = namesChecked(t, listed, def.outputNames, setting);
+  return { files: 'named', names, send };
+}
+
+/**
+ * The names to download, from msg.outputNames or the node's *Outputs* (`given`, as written, for the
+ * error): at least one, each the enhanced file's or a further output's name, a name given twice once.
+ * A bad name is named by its place in the list for a msg property, by the setting for the node's own.
+ */
+function namesChecked(t: Translate, listed: unknown[], given: unknown, field: InputField): string[] {
+  if (listed.length === 0) throw inputError(t, field, given, t('media-enhance-download.rule.outputNames'));
+  listed.forEach((name, index) => {
+    if (!isOutputName(name)) {
+      const at = typeof field === 'string' ? `${field}[${index}]` : field;
+      throw inputError(t, at, name, t('media-enhance-download.rule.outputName'));
+    }
+  });
+  return unique(listed as string[]);
 }
 
 /** The names in a text like `enhanced, master feed`. */

@@ -12,6 +12,7 @@ import { promises as fsp, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { insideRoot } from '../contract/contained-path';
+import type { DeliveredFile } from './files-message';
 import { idSegment } from './id-segment';
 import { MAX_ENTRY_DEPTH, jsonDepth, parseBoundedJson, readRegularFile, UnusableFile } from './journal-file';
 import type { NodeMessage, RuntimeSettings } from './red';
@@ -34,6 +35,11 @@ export interface JournalEntry {
   /** The `.part` file a download to a file is writing: removed with the entry when the message is dropped. */
   partFile?: string;
   msg: NodeMessage;
+  /**
+   * Each file the message's delivery has put in place so far (several outputs, one after the other): a
+   * restart hands these on as they are instead of fetching them again beside themselves.
+   */
+  delivered?: DeliveredFile[];
   /** Properties of the message that could not be kept (a Buffer payload, a live request object, one too large). */
   dropped: string[];
 }
@@ -44,6 +50,8 @@ export interface KeptMessage {
   recordMedia(mediaUid: string): Promise<void>;
   /** Notes the part file of the message's download (the one noted before, if another, is removed). */
   recordPartFile(path: string): Promise<void>;
+  /** Notes a file the message's delivery put in place (one of the same output noted before is replaced). */
+  recordDelivered(file: DeliveredFile): Promise<void>;
   /** Ends the entry; synchronous, so it happens in the same tick as the message's send. */
   remove(): void;
 }
@@ -194,6 +202,10 @@ export class MessageJournal {
         entry.partFile = path;
         await writeAtomically(file, entry);
       },
+      recordDelivered: async (delivered) => {
+        entry.delivered = [...(entry.delivered ?? []).filter((earlier) => earlier.name !== delivered.name), delivered];
+        await writeAtomically(file, entry);
+      },
       remove: () => removeQuietly(file),
     };
   }
@@ -244,8 +256,19 @@ function parseEntry(text: string): JournalEntry {
     mediaSince,
     partFile,
     msg: entry.msg,
+    ...(Array.isArray(entry.delivered) ? { delivered: entry.delivered.filter(isDeliveredFile) } : {}),
     dropped: Array.isArray(entry.dropped) ? entry.dropped.filter((d): d is string => typeof d === 'string') : [],
   };
+}
+
+/** A delivered file as an entry holds it: a written file's strings (a Buffer is never kept). */
+function isDeliveredFile(value: unknown): value is DeliveredFile {
+  const file = value as Partial<DeliveredFile> | null;
+  return (
+    typeof file === 'object' &&
+    file !== null &&
+    (['name', 'path', 'contentType', 'file_name', 'format'] as const).every((key) => typeof file[key] === 'string')
+  );
 }
 
 function removeQuietly(file: string): void {

@@ -3,7 +3,9 @@
 // at start resume every message kept by an earlier run of the same node. A node whose setting "keep across restarts"
 // is off keeps nothing, and drops what an earlier run kept, naming each media.
 import { join } from 'node:path';
+import type { DeliveryPlace } from './deliver-outputs';
 import { readFileOutput } from './file-output';
+import type { DeliveredFile } from './files-message';
 import { adoptLegacyFolder, idSegment } from './id-segment';
 import { noteRunningJournal } from './journal-sweep';
 import type { Job, MessageJobs } from './message-jobs';
@@ -96,6 +98,31 @@ export class MessageKeeper {
     const kept = this.kept.get(job.msg);
     if (!kept || job.signal.aborted) return;
     await kept.recordPartFile(path).catch((err: Error) => this.cannotKeep(kept.entry.mediaUid, err));
+  }
+
+  /** Notes a file the kept message's delivery put in place, so a restart hands it on rather than fetching it again. */
+  async noteDelivered(job: Job, file: DeliveredFile): Promise<void> {
+    const kept = this.kept.get(job.msg);
+    if (!kept || job.signal.aborted || file.path === undefined) return;
+    await kept.recordDelivered(file).catch((err: Error) => this.cannotKeep(kept.entry.mediaUid, err));
+  }
+
+  /** The files an earlier run of the node put in place for this message (none for a message taken on now). */
+  deliveredOf(job: Job): readonly DeliveredFile[] {
+    return this.kept.get(job.msg)?.entry.delivered ?? [];
+  }
+
+  /**
+   * What a delivery into a folder needs to go on across restarts: each finished file noted, and those an
+   * earlier run noted; nothing when messages are not kept.
+   */
+  deliveryKeeping(job: Job): Pick<DeliveryPlace, 'keepPart' | 'keepDelivered' | 'delivered'> {
+    if (!this.keeping) return {};
+    return {
+      keepPart: (path) => this.notePartFile(job, path),
+      keepDelivered: (file) => this.noteDelivered(job, file),
+      delivered: this.deliveredOf(job),
+    };
   }
 
   /** Registered before the first write, so the job counts as kept from its start, and a failure ends its entry too. */

@@ -8,6 +8,7 @@ import { CONV_LOOKAHEAD } from '../enhance/dfn-model';
 import { DfnStream } from '../enhance/dfn-stream';
 import type { OnnxRuntimeKind } from '../enhance/onnx-runtimes';
 import { StreamResampler } from '../enhance/resampler';
+import { concat, SameLength } from '../enhance/same-length';
 import type { AlignedDenoiser } from './live-stream';
 
 /**
@@ -17,8 +18,7 @@ import type { AlignedDenoiser } from './live-stream';
 const MAX_FRAMES_PER_RUN = 16;
 
 export class LarkDenoiser implements AlignedDenoiser {
-  private inputFrames = 0;
-  private outputFrames = 0;
+  private readonly aligned = new SameLength();
 
   private constructor(
     private readonly stream: DfnStream,
@@ -59,10 +59,10 @@ export class LarkDenoiser implements AlignedDenoiser {
   }
 
   async push(samples: Float32Array, frames: number): Promise<Float32Array> {
-    this.inputFrames += frames;
+    this.aligned.took(frames);
     const at48 = this.up ? this.up.push(samples, frames) : samples.subarray(0, frames);
     const out48 = await this.stream.push(at48, at48.length);
-    return this.emit(this.down ? this.down.push(out48, out48.length) : out48);
+    return this.aligned.give(this.down ? this.down.push(out48, out48.length) : out48);
   }
 
   async flush(): Promise<Float32Array> {
@@ -73,16 +73,7 @@ export class LarkDenoiser implements AlignedDenoiser {
     }
     tail = concat(tail, await this.stream.flush());
     if (this.down) tail = concat(this.down.push(tail, tail.length), this.down.flush());
-    // A resampler may round a sample short: the output is as long as the input, exactly.
-    const missing = this.inputFrames - this.outputFrames - tail.length;
-    return this.emit(missing > 0 ? concat(tail, new Float32Array(missing)) : tail);
-  }
-
-  /** Output up to the input's length, never past it. */
-  private emit(samples: Float32Array): Float32Array {
-    const n = Math.min(samples.length, this.inputFrames - this.outputFrames);
-    this.outputFrames += n;
-    return samples.subarray(0, n);
+    return this.aligned.giveLast(tail);
   }
 
   destroy(): void {
@@ -90,11 +81,4 @@ export class LarkDenoiser implements AlignedDenoiser {
     this.up?.destroy();
     this.down?.destroy();
   }
-}
-
-function concat(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

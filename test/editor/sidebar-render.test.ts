@@ -9,7 +9,8 @@ import { createContext, runInContext } from 'node:vm';
 import { enhancementParams } from '../../src/enhance/report';
 import type { Translate } from '../../src/editor/sidebar/format';
 import { loudnessChart } from '../../src/editor/sidebar/loudness-chart';
-import { playedSteps, playUrl, renderDetail, type ResultDetail } from '../../src/editor/sidebar/render-detail';
+import { playedSteps, playUrl, renderDetail } from '../../src/editor/sidebar/render-detail';
+import type { ResultDetails } from '../../src/editor/sidebar/shapes';
 import { renderHelp } from '../../src/editor/sidebar/render-help';
 import { renderInFlight, renderResults } from '../../src/editor/sidebar/render-jobs';
 import { renderServices } from '../../src/editor/sidebar/render-services';
@@ -315,7 +316,7 @@ describe('sidebar: what the tab shows', () => {
   });
 
   it('plays the original and the enhanced file through the play route, one shown at a time, with an A/B switch', () => {
-    const done: ResultDetail = { result: result(), metadata: null, loudness: null, loudnessOffered: false };
+    const done: ResultDetails = { result: result(), metadata: null, loudness: null, loudnessOffered: false };
     // Each file with its own ticket, as the tab gives them.
     const html = renderDetail(
       t,
@@ -392,7 +393,7 @@ describe('sidebar: what the tab shows', () => {
   });
 
   it("says RNNoise's noise reduction as its share of the denoised signal", () => {
-    const detail: ResultDetail = {
+    const detail: ResultDetails = {
       result: result(),
       metadata: {
         uid: '0123456789abcdef',
@@ -412,7 +413,7 @@ describe('sidebar: what the tab shows', () => {
   });
 
   it('opens a detail view with the stages, the figures, the chart and both downloads', () => {
-    const detail: ResultDetail = {
+    const detail: ResultDetails = {
       result: result(),
       metadata: { uid: '0123456789abcdef', enhancement_status: 'COMPLETED', enhancement_params: engineParams() },
       loudness: loudnessReport(),

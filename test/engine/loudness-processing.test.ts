@@ -163,6 +163,9 @@ describe('engine: loudness processing of audio and video', function () {
       Math.abs(measured.integratedLufs + 16) <= 0.5,
       `ffmpeg reads ${measured.integratedLufs} LUFS, target -16`,
     );
+    // Its default coder's spikes outran every correction; the report says the fast coder was used, on target.
+    assert.equal(done.enhancement_params.aac_coder, 'fast');
+    assert.equal(done.enhancement_params.target_reached, true);
   });
 
   it('returns a video without a soundtrack unchanged, with a note', async () => {

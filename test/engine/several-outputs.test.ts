@@ -45,41 +45,48 @@ describe('engine: several outputs from one job', function () {
       chapters,
       ';FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=5000\ntitle=Hello\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=5000\nEND=10000\ntitle=Talk\n',
     );
-    const mp3 = join(dir, 'talk.mp3');
-    await ffmpeg([
-      ...[
-        '-i',
-        SPEECH_SAMPLE,
-        '-i',
-        cover,
-        '-i',
-        chapters,
-        '-f',
-        'lavfi',
-        '-i',
-        'anoisesrc=a=0.003:c=pink:r=44100:d=10.6:seed=1',
-      ],
-      ...[
-        '-filter_complex',
-        '[0:a]aresample=44100,volume=-6dB[s];[s][3:a]amix=inputs=2:normalize=0,pan=stereo|c0=c0|c1=c0[a]',
-      ],
-      ...['-map', '[a]', '-map', '1:v', '-c:v', 'copy', '-disposition:v', 'attached_pic', '-map_chapters', '2'],
-      ...['-c:a', 'libmp3lame', '-b:a', '128k', '-ar', '44100'],
-      ...Object.entries(TAGS).flatMap(([key, value]) => ['-metadata', `${key}=${value}`]),
-      mp3,
-    ]);
-    episode = await fsp.readFile(mp3);
-    const mp4 = join(dir, 'clip.mp4');
-    await ffmpeg([
-      ...['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10:duration=10.5', '-i', mp3],
-      ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg4', '-c:a', 'aac', '-b:a', '96k', '-shortest', mp4],
-    ]);
-    video = await fsp.readFile(mp4);
+    const made = await episodeWithNoise(1, cover, chapters);
+    episode = await fsp.readFile(made.mp3);
+    video = await fsp.readFile(made.mp4);
   });
   after(async () => {
     await engine?.dispose();
     await fsp.rm(dir, { recursive: true, force: true });
   });
+
+  /**
+   * The episode (speech at -6 dB in pink noise of `seed`, both channels alike) as an MP3 128k CBR with tags,
+   * and as an MP4 of a test picture and that audio as AAC 96k; with a cover and chapters when given them.
+   */
+  async function episodeWithNoise(
+    seed: number,
+    cover?: string,
+    chapters?: string,
+  ): Promise<{ mp3: string; mp4: string }> {
+    const mp3 = join(dir, `talk-${seed}.mp3`);
+    await ffmpeg([
+      ...['-i', SPEECH_SAMPLE, '-f', 'lavfi', '-i', `anoisesrc=a=0.003:c=pink:r=44100:d=10.6:seed=${seed}`],
+      ...(cover && chapters ? ['-i', cover, '-i', chapters] : []),
+      ...[
+        '-filter_complex',
+        '[0:a]aresample=44100,volume=-6dB[s];[s][1:a]amix=inputs=2:normalize=0,pan=stereo|c0=c0|c1=c0[a]',
+      ],
+      '-map',
+      '[a]',
+      ...(cover && chapters
+        ? ['-map', '2:v', '-c:v', 'copy', '-disposition:v', 'attached_pic', '-map_chapters', '3']
+        : []),
+      ...['-c:a', 'libmp3lame', '-b:a', '128k', '-ar', '44100'],
+      ...Object.entries(TAGS).flatMap(([key, value]) => ['-metadata', `${key}=${value}`]),
+      mp3,
+    ]);
+    const mp4 = join(dir, `clip-${seed}.mp4`);
+    await ffmpeg([
+      ...['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10:duration=10.5', '-i', mp3],
+      ...['-map', '0:v', '-map', '1:a', '-c:v', 'mpeg4', '-c:a', 'aac', '-b:a', '96k', '-shortest', mp4],
+    ]);
+    return { mp3, mp4 };
+  }
 
   const fileUrl = (on: TestEngine, uid: string, step?: string) =>
     `${on.url}/v2/medias/${uid}/file${step ? `?step=${encodeURIComponent(step)}` : ''}`;
@@ -228,6 +235,41 @@ describe('engine: several outputs from one job', function () {
       'the ENHANCED video as ever',
     );
   });
+
+  // The noise decides where the encoders' peaks land: with seed 7 the soundtrack's AAC encoder (its default
+  // coder) wrote a spike 2.2 dB over a lowered ceiling, and the soundtrack was turned down to -18.4 LUFS.
+  for (const seed of [1, 7, 2, 5])
+    it(`puts every output on target under the ceiling whatever the noise (seed ${seed}): a WAV master and a mono MP3 feed, a video and its soundtrack alone`, async () => {
+      const { mp3, mp4 } = await episodeWithNoise(seed);
+      const episodeJob = await uploaded(engine, await fsp.readFile(mp3), 'talk.mp3', {
+        enhancement_model: 'FINCH',
+        transcode: 'WAV',
+        outputs: [{ name: 'feed', transcode: 'MP3', bitrate_kbps: 96, bitrate_mode: 'CBR', downmix_mono: true }],
+      });
+      const res = await upload(
+        engine,
+        await fsp.readFile(mp4),
+        'clip.mp4',
+        {
+          video_enhancement: JSON.stringify({ enhancement_model: 'LOUDNESS_ONLY', outputs: [{ name: 'soundtrack' }] }),
+        },
+        '/v1/videos',
+      );
+      assert.equal(res.status, 201, res.text);
+      for (const [uid, steps] of [
+        [episodeJob.uid, ['ENHANCED', 'feed']],
+        [res.json.uid, ['ENHANCED', 'soundtrack']],
+      ] as [string, string[]][]) {
+        const done = await settled(engine, uid, 120_000);
+        assert.equal(done.enhancement_status, 'COMPLETED', JSON.stringify(done.error));
+        for (const step of steps) {
+          const { measured } = await fetched(engine, uid, step, `seed-${seed}-${step}`);
+          assertOnTarget(measured, `seed ${seed}, ${step} of ${uid === episodeJob.uid ? 'the episode' : 'the video'}`);
+        }
+        for (const output of done.enhancement_params.outputs as AppliedOutput[])
+          assert.equal(output.target_reached, true, `seed ${seed}: ${output.name} says its target was not reached`);
+      }
+    });
 
   it("names an output's work files apart from the job's own: outputs named processed (WAV) and feed (MP3) of an MP3 job", async () => {
     // `processed`, like `trimmed` or `decoded`, is also the name of one of the job's own work files.

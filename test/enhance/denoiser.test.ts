@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ChannelDenoiser } from '../../src/enhance/channel-denoiser';
 import { FrameTrack } from '../../src/enhance/frame-track';
 import { loadRnnoise, RNNOISE_FRAME } from '../../src/enhance/rnnoise';
-import { db, readSpeechSample, rms, seededNoise } from './speech-sample';
+import { bestLag, db, readSpeechSample, rms, seededNoise } from './speech-sample';
 
 /** The speech sample with white noise 20 dB under it, at 16 kHz (so both resamplers run). */
 async function noisySpeech(): Promise<{ noisy: Float32Array; sampleRate: number }> {
@@ -36,21 +36,6 @@ async function denoise(
   }
   assert.equal(at, input.length, 'as many samples out as in');
   return out;
-}
-
-/** The lag (in samples) at which `output` best matches `input`, searched within ±range. */
-function bestLag(input: Float32Array, output: Float32Array, range: number): number {
-  let best = -Infinity;
-  let lag = 0;
-  for (let d = -range; d <= range; d++) {
-    let sum = 0;
-    for (let i = Math.max(0, -d); i < input.length && i + d < output.length; i++) sum += input[i] * output[i + d];
-    if (sum > best) {
-      best = sum;
-      lag = d;
-    }
-  }
-  return lag;
 }
 
 describe('enhance: RNNoise noise reduction of one channel', function () {

@@ -6,7 +6,7 @@ import { DfnStream, PRIME_FRAMES, type DfnStreamOptions } from '../../src/enhanc
 import { nativeRuntime } from '../../src/enhance/onnx-runtimes';
 import { runWholeGraphs } from '../../bench/dfn-blockwise/whole-graphs';
 import { RealFft } from '../../src/enhance/real-fft';
-import { db, rms, seededNoise } from './speech-sample';
+import { bestLag, db, rms, seededNoise } from './speech-sample';
 import { speechAt } from './test-media';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -78,21 +78,6 @@ function differenceDb(a: Float32Array, b: Float32Array, from = 0, to = a.length)
     ref += b[i] ** 2;
   }
   return 10 * Math.log10(diff / ref);
-}
-
-function bestLag(input: Float32Array, output: Float32Array, range: number): number {
-  let best = -Infinity;
-  let lag = 0;
-  for (let d = -range; d <= range; d++) {
-    let sum = 0;
-    for (let i = Math.max(0, -d); i < input.length && i + d < output.length; i++) sum += input[i] * output[i + d];
-    // (the first 2 s are enough to find a lag)
-    if (sum > best) {
-      best = sum;
-      lag = d;
-    }
-  }
-  return lag;
 }
 
 let dir: string;
@@ -257,6 +242,7 @@ describe('enhance: DeepFilterNet3', function () {
       noiseOut < noiseIn - 8,
       `error against the clean speech: ${noiseIn.toFixed(1)} dB in, ${noiseOut.toFixed(1)} dB out`,
     );
+    // The first 2 s are enough to find a lag.
     assert.equal(
       bestLag(speech48.subarray(0, 96_000), out.subarray(0, 96_000), 960),
       0,

@@ -1,4 +1,5 @@
-// The speech sample the package ships (espeak-ng, 16 kHz mono), read once for the enhancement tests.
+// The speech sample the package ships (espeak-ng, 16 kHz mono), read once for the enhancement tests, and
+// what those tests measure it with: level, noise and alignment.
 import { join } from 'node:path';
 import { openWav } from '../../src/audio/wav-reader';
 
@@ -37,3 +38,18 @@ export function rms(samples: Float32Array, from = 0, to = samples.length): numbe
 }
 
 export const db = (ratio: number) => 20 * Math.log10(ratio);
+
+/** The lag (in samples) at which `output` best matches `input`, searched within ±range. */
+export function bestLag(input: Float32Array, output: Float32Array, range: number): number {
+  let best = -Infinity;
+  let lag = 0;
+  for (let d = -range; d <= range; d++) {
+    let sum = 0;
+    for (let i = Math.max(0, -d); i < input.length && i + d < output.length; i++) sum += input[i] * output[i + d];
+    if (sum > best) {
+      best = sum;
+      lag = d;
+    }
+  }
+  return lag;
+}

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { musicLike, speechLike, writeWavFile } from '../fixtures/audio';
-import { ffmpeg, ffmpegLoudness, probe } from '../fixtures/ffmpeg';
+import { writeEpisodeParts } from '../fixtures/episode';
+import { ffmpeg, ffmpegLoudness, ffmpegLoudnessBetween, probe } from '../fixtures/ffmpeg';
 import { catchAll, helper, initHelper, loadFlow, localConfig, nextInput, stopHelper, TAB } from './flow-helper';
 
 type Episode = {
@@ -26,43 +26,14 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     userDir = await initHelper();
     media = join(userDir, 'media');
     await fsp.mkdir(media, { recursive: true });
-    const wav = (name: string) => join(media, name);
-    // The episode: 16 s of speech-like sound at 44.1 kHz mono, an MP3 of 128 kbps CBR with a title tag and two chapters.
-    await writeWavFile(
-      wav('episode.wav'),
-      { sampleRate: 44_100, channels: 1, bits: 16 },
-      16,
-      speechLike(44_100, 1, 7, -26),
-    );
-    await fsp.writeFile(
-      wav('chapters.txt'),
-      ';FFMETADATA1\ntitle=Episode 12\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=8000\ntitle=Hello\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=8000\nEND=16000\ntitle=News\n',
-    );
-    await ffmpeg([
-      '-i',
-      wav('episode.wav'),
-      '-i',
-      wav('chapters.txt'),
-      '-map_metadata',
-      '1',
-      '-map_chapters',
-      '1',
-      '-c:a',
-      'libmp3lame',
-      '-b:a',
-      '128k',
-      wav('episode.mp3'),
-    ]);
-    // A loud intro (music at 48 kHz stereo, about -12 LUFS, peaks over 0 dBTP) as MP3 192k, a quiet outro (about -28 LUFS) as M4A.
-    await writeWavFile(wav('intro.wav'), { sampleRate: 48_000, channels: 2, bits: 16 }, 6, musicLike(48_000, 2, 3, -6));
-    await ffmpeg(['-i', wav('intro.wav'), '-c:a', 'libmp3lame', '-b:a', '192k', wav('intro.mp3')]);
-    await writeWavFile(
-      wav('outro.wav'),
-      { sampleRate: 48_000, channels: 2, bits: 16 },
-      5,
-      musicLike(48_000, 2, 5, -27),
-    );
-    await ffmpeg(['-i', wav('outro.wav'), '-c:a', 'aac', '-b:a', '160k', wav('outro.m4a')]);
+    // A 16 s episode (MP3 with a title and two chapters), a loud 6 s music intro (MP3) and a quiet 5 s outro (M4A).
+    await writeEpisodeParts(media, {
+      episodeSeconds: 16,
+      introSeconds: 6,
+      outroSeconds: 5,
+      title: 'Episode 12',
+      seed: 7,
+    });
   });
   after(() => stopHelper());
   afterEach(() => helper.unload());
@@ -85,17 +56,6 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     ...catchAll(),
   ];
 
-  /** ffmpeg's integrated loudness of seconds `from` to `to` of `path`. */
-  async function loudnessOf(path: string, from: number, to: number): Promise<number> {
-    const cut = join(media, `cut-${from}-${to}.wav`);
-    await ffmpeg(['-i', path, '-af', `atrim=start=${from}:end=${to}`, '-c:a', 'pcm_f32le', cut]);
-    try {
-      return (await ffmpegLoudness(cut)).integratedLufs;
-    } finally {
-      await fsp.rm(cut, { force: true });
-    }
-  }
-
   it('levels the intro and the outro to the target, moves the chapters by the intro and keeps the MP3 encoding and tags', async () => {
     await loadFlow(
       flowWith({ intro: join(media, 'intro.mp3'), outro: 'media/outro.m4a', crossfade: '1', loudnessTarget: '-16' }),
@@ -111,9 +71,9 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     // episode's chapters hold both crossfades), each measured without a crossfade (two parts sounding together).
     const outroStart = episode.chapters[episode.chapters.length - 1].start;
     const parts = {
-      intro: await loudnessOf(path, 0, episode.episode_start_s),
-      episode: await loudnessOf(path, episode.episode_start_s + 1, outroStart - 1),
-      outro: await loudnessOf(path, outroStart, episode.duration_s),
+      intro: await ffmpegLoudnessBetween(path, 0, episode.episode_start_s),
+      episode: await ffmpegLoudnessBetween(path, episode.episode_start_s + 1, outroStart - 1),
+      outro: await ffmpegLoudnessBetween(path, outroStart, episode.duration_s),
     };
     for (const [part, lufs] of Object.entries(parts))
       assert.ok(Math.abs(lufs + 16) <= 0.5, `${part}: ${lufs} LUFS, target -16`);
@@ -166,8 +126,8 @@ describe('nodes: enhance file joins an intro and an outro to the episode', funct
     assert.equal(episode.outro, undefined);
     const written = join(media, 'joined.wav');
     await fsp.writeFile(written, msg.payload as Buffer);
-    assert.ok(Math.abs((await loudnessOf(written, 0, 6)) + 16) <= 0.5, 'the intro on target');
-    assert.ok(Math.abs((await loudnessOf(written, 6, 22)) + 16) <= 0.5, 'the episode on target');
+    assert.ok(Math.abs((await ffmpegLoudnessBetween(written, 0, 6)) + 16) <= 0.5, 'the intro on target');
+    assert.ok(Math.abs((await ffmpegLoudnessBetween(written, 6, 22)) + 16) <= 0.5, 'the episode on target');
     const audio = (await probe(written)).streams[0];
     assert.equal(audio.sample_rate, '44100');
     assert.equal(audio.channels, 1);

@@ -197,6 +197,100 @@ describe('nodes: messages kept across redeploys', function () {
     });
   });
 
+  it('a download of several files cut by a full deploy after its first file: each file once, no numbered copy, one message with every file', async () => {
+    // 256 kB/s: about 1.5 s for each 384 kB file.
+    const slow = await startTestEngine({
+      faults: { dripRate: 1, dripBytesPerSecond: 256 * 1024 },
+      limits: { downloadFile: null, getMetadata: null },
+    });
+    const { MediaEnhanceClient } = await import('../../src/client');
+    const client = new MediaEnhanceClient({
+      baseUrl: slow.url,
+      apiKey: slow.apiKey,
+      extensions: 'ask',
+      limits: { getMetadata: null },
+    });
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-several-'));
+    try {
+      const { uid } = await client.uploadMedia({
+        file: makeWav(4, 48_000),
+        fileName: 'talk.wav',
+        media_enhancement: { enhancement_model: 'LOUDNESS_ONLY', outputs: [{ name: 'master', transcode: 'WAV' }] },
+      });
+      await client.waitForCompletion(uid, { timeoutMs: 60_000 });
+      const downloadFlow = () => [
+        TAB,
+        remoteConfig(slow.url),
+        {
+          id: 'download',
+          type: 'media-enhance-download',
+          z: 'tab',
+          service: 'svc',
+          files: 'all',
+          output: 'file',
+          folder,
+          wires: [['saved']],
+        },
+        { id: 'saved', type: 'helper', z: 'tab' },
+        ...catchAll(),
+      ];
+      await loadFlow(downloadFlow(), { svc: { apiKey: slow.apiKey } });
+      helper.getNode('download').receive({ media_uid: uid, topic: 'talk' });
+      // The enhanced file written whole, the master under way.
+      const part = join(folder, `.${uid}.master.part`);
+      await until(
+        async () =>
+          (await fsp.stat(part).then(
+            (st) => st.size,
+            () => 0,
+          )) > 50_000,
+        'the master is under way, the first file written',
+        30_000,
+      );
+      const before = (await fsp.readdir(folder)).filter((name) => !name.startsWith('.'));
+      assert.equal(before.length, 1, `one file written before the deploy: ${before.join(', ')}`);
+
+      await helper.setFlows(placed(downloadFlow()), 'full', { svc: { apiKey: slow.apiKey } });
+      const saved = collect(helper.getNode('saved'));
+      const caught = collect(helper.getNode('caught'));
+      await until(() => saved.length >= 1, 'the message is delivered');
+      await sleep(1_500); // a second message would arrive meanwhile
+      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+      assert.equal(saved.length, 1, 'the message is sent once');
+      assert.equal(saved[0].topic, 'talk');
+      const files = saved[0].files as { name: string; path: string }[];
+      assert.deepEqual(
+        files.map((file) => file.name),
+        ['enhanced', 'master'],
+        'every file in the message',
+      );
+      assert.equal(files[0].path, join(folder, before[0]), 'the file written before the deploy, as it was named');
+      const after = (await fsp.readdir(folder)).sort();
+      assert.deepEqual(
+        after,
+        files.map((file) => file.path.slice(folder.length + 1)).sort(),
+        'each file once, no part',
+      );
+      assert.ok(!after.some((name) => /\(\d+\)/.test(name)), `no numbered copy: ${after.join(', ')}`);
+      const fileRequests = slow.requests().filter((r) => r.path.includes('/file'));
+      // The access log writes a named step as "…": the master's requests are those that are not ENHANCED's.
+      assert.deepEqual(
+        fileRequests.map((r) => [r.path.endsWith('step=ENHANCED'), r.status]),
+        [
+          [true, 200],
+          [false, 200],
+          [false, 206],
+        ],
+        `the enhanced file fetched once, the master continued from its part: ${JSON.stringify(fileRequests)}`,
+      );
+    } finally {
+      await helper.unload();
+      await client.close();
+      await slow.dispose();
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('a download node deleted mid-download: its message is dropped and its part file removed with it', async () => {
     await withSlowDownload(64 * 1024, async (slow, uid, _original, folder) => {
       await loadFlow(

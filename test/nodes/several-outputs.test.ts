@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { basename, join } from 'node:path';
-import { musicLike, speechLike, writeWavFile } from '../fixtures/audio';
-import { ffmpeg, ffmpegLoudness, probe } from '../fixtures/ffmpeg';
+import { writeEpisodeParts } from '../fixtures/episode';
+import { ffmpegLoudness, ffmpegLoudnessBetween, probe } from '../fixtures/ffmpeg';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import {
   catchAll,
@@ -50,27 +50,14 @@ describe('nodes: several outputs from one job', function () {
     userDir = await initHelper();
     media = join(userDir, 'media');
     await fsp.mkdir(media, { recursive: true });
-    const at = (name: string) => join(media, name);
-    // The episode: 12 s of speech-like sound at 44.1 kHz mono, an MP3 of 128 kbps CBR with a title and two chapters.
-    await writeWavFile(
-      at('episode.wav'),
-      { sampleRate: 44_100, channels: 1, bits: 16 },
-      12,
-      speechLike(44_100, 1, 3, -26),
-    );
-    await fsp.writeFile(
-      at('chapters.txt'),
-      ';FFMETADATA1\ntitle=Episode 7\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=6000\ntitle=Hello\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=6000\nEND=12000\ntitle=News\n',
-    );
-    await ffmpeg([
-      ...['-i', at('episode.wav'), '-i', at('chapters.txt'), '-map_metadata', '1', '-map_chapters', '1'],
-      ...['-c:a', 'libmp3lame', '-b:a', '128k', at('episode.mp3')],
-    ]);
-    // A loud music intro (MP3 192k) and a quiet music outro (M4A).
-    await writeWavFile(at('intro.wav'), { sampleRate: 48_000, channels: 2, bits: 16 }, 5, musicLike(48_000, 2, 3, -6));
-    await ffmpeg(['-i', at('intro.wav'), '-c:a', 'libmp3lame', '-b:a', '192k', at('intro.mp3')]);
-    await writeWavFile(at('outro.wav'), { sampleRate: 48_000, channels: 2, bits: 16 }, 4, musicLike(48_000, 2, 5, -27));
-    await ffmpeg(['-i', at('outro.wav'), '-c:a', 'aac', '-b:a', '160k', at('outro.m4a')]);
+    // A 12 s episode (MP3 with a title and two chapters), a loud 5 s music intro (MP3) and a quiet 4 s outro (M4A).
+    await writeEpisodeParts(media, {
+      episodeSeconds: 12,
+      introSeconds: 5,
+      outroSeconds: 4,
+      title: 'Episode 7',
+      seed: 3,
+    });
   });
   after(async () => {
     await stopHelper();
@@ -100,17 +87,6 @@ describe('nodes: several outputs from one job', function () {
         throw new Error(`caught instead: ${(caught as unknown as Caught).error.message}`);
       }),
     ]);
-
-  /** ffmpeg's integrated loudness of seconds `from` to `to` of `path`. */
-  async function loudnessOf(path: string, from: number, to: number): Promise<number> {
-    const cut = join(media, `cut-${basename(path)}-${from}-${to}.wav`);
-    await ffmpeg(['-i', path, '-af', `atrim=start=${from}:end=${to}`, '-c:a', 'pcm_f32le', cut]);
-    try {
-      return (await ffmpegLoudness(cut)).integratedLufs;
-    } finally {
-      await fsp.rm(cut, { force: true });
-    }
-  }
 
   async function assertOnTarget(path: string, what: string): Promise<void> {
     const measured = await ffmpegLoudness(path);
@@ -224,9 +200,9 @@ describe('nodes: several outputs from one job', function () {
       assert.ok(episode, `${file.name} has its join report`);
       assert.ok(Math.abs(episode.duration_s - 21) < 0.2, `${file.name}: 5 s + 12 s + 4 s, got ${episode.duration_s}`);
       const start = episode.episode_start_s;
-      const intro = await loudnessOf(file.path!, 0, start);
-      const body = await loudnessOf(file.path!, start + 0.5, start + 11.5);
-      const outro = await loudnessOf(file.path!, start + 12, episode.duration_s);
+      const intro = await ffmpegLoudnessBetween(file.path!, 0, start);
+      const body = await ffmpegLoudnessBetween(file.path!, start + 0.5, start + 11.5);
+      const outro = await ffmpegLoudnessBetween(file.path!, start + 12, episode.duration_s);
       for (const [part, lufs] of Object.entries({ intro, body, outro }))
         assert.ok(Math.abs(lufs + 16) <= 0.5, `${file.name} ${part}: ${lufs} LUFS, target -16`);
       const probed = await probe(file.path!);

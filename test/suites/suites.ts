@@ -22,6 +22,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/client/status-poller.test.ts',
   'test/cluster/outage-kinds.test.ts',
   'test/engine/cli-flags.test.ts',
+  'test/engine/download-names.test.ts',
   'test/engine/ffmpeg-need.test.ts',
   'test/engine/storage-shape.test.ts',
   'test/docs/links.test.ts',

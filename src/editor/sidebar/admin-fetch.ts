@@ -19,3 +19,17 @@ export async function adminJson<T>(red: RedForSidebar, path: string): Promise<T>
   if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
   return (await response.json()) as T;
 }
+
+/**
+ * An admin action: a POST with a JSON body, which no other site's page can make without the runtime's
+ * consent (CORS). An answer that is not ok throws, its status as the reason.
+ */
+export async function adminPost(red: RedForSidebar, path: string): Promise<Response> {
+  const response = await adminFetch(red, path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+  return response;
+}

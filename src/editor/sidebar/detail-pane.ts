@@ -7,7 +7,8 @@ import { adminFetch, adminJson } from './admin-fetch';
 import type { Translate } from './format';
 import { PlayerSources } from './player-sources';
 import type { RedForSidebar } from './red-for-sidebar';
-import { renderDetail, type ResultDetail } from './render-detail';
+import { renderDetail } from './render-detail';
+import type { ResultDetails } from './shapes';
 
 export interface DetailPane {
   /** Fetches the result and shows it in place of the lists. */
@@ -18,7 +19,7 @@ export interface DetailPane {
 
 /** `pane` takes the place of `lists` while a result shows. */
 export function detailPane(pane: HTMLElement, lists: HTMLElement, red: RedForSidebar, t: Translate): DetailPane {
-  let detail: ResultDetail | null = null;
+  let detail: ResultDetails | null = null;
   const players = new PlayerSources(red);
   players.watch(pane);
   const render = () => {
@@ -66,9 +67,9 @@ export function detailPane(pane: HTMLElement, lists: HTMLElement, red: RedForSid
   red.events.on('sidebar:resize', render);
   return {
     async open(id) {
-      let chosen: ResultDetail;
+      let chosen: ResultDetails;
       try {
-        chosen = await adminJson<ResultDetail>(red, `media-enhance/results/${encodeURIComponent(id)}`);
+        chosen = await adminJson<ResultDetails>(red, `media-enhance/results/${encodeURIComponent(id)}`);
       } catch (err) {
         red.notify(t('sidebar.detail.unavailable', { reason: (err as Error).message }), { type: 'error' });
         return;

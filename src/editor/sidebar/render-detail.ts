@@ -1,20 +1,11 @@
 // The detail view of one finished media: what the engine did, the loudness figures before and after,
 // the chart when the service offers a loudness report (or why there is none), and the downloads.
-import type { MediaMetadata } from '../../client/types';
 import { chartSvg } from './chart-svg';
 import { enhancementStages } from './enhancement-stages';
 import { clockTime, decibels, duration, type Translate } from './format';
 import { loudnessChart, type ChartSize } from './loudness-chart';
 import { element, openTag } from './markup';
-import type { LoudnessReport, ResultRow } from './shapes';
-
-/** The answer of `GET media-enhance/results/:id`. */
-export interface ResultDetail {
-  result: ResultRow;
-  metadata: MediaMetadata | null;
-  loudness: LoudnessReport | null;
-  loudnessOffered: boolean;
-}
+import type { ResultDetails, ResultRow } from './shapes';
 
 interface Figures {
   integrated: number | null;
@@ -25,7 +16,7 @@ interface Figures {
 const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
 /** Before and after: from the loudness report when there is one, else from the media's metadata. */
-function figures(detail: ResultDetail): { input: Figures; output: Figures } {
+function figures(detail: ResultDetails): { input: Figures; output: Figures } {
   const report = detail.loudness;
   if (report)
     return {
@@ -57,7 +48,7 @@ function figures(detail: ResultDetail): { input: Figures; output: Figures } {
 }
 
 /** The target and ceiling the media was processed for. */
-function aims(detail: ResultDetail): { target: number | null; ceiling: number | null } {
+function aims(detail: ResultDetails): { target: number | null; ceiling: number | null } {
   const params = detail.metadata?.enhancement_params ?? {};
   return {
     target: detail.loudness?.target_lufs ?? num(params.loudness_target) ?? detail.result.loudness?.target_lufs ?? null,
@@ -65,7 +56,7 @@ function aims(detail: ResultDetail): { target: number | null; ceiling: number | 
   };
 }
 
-function figuresTable(t: Translate, detail: ResultDetail): string {
+function figuresTable(t: Translate, detail: ResultDetails): string {
   const { input, output } = figures(detail);
   const row = (label: string, unit: string, a: number | null, b: number | null) =>
     `<tr>${element('td', {}, label)}${element('td', {}, `${decibels(a)} ${unit}`)}${element('td', {}, `${decibels(b)} ${unit}`)}</tr>`;
@@ -173,7 +164,7 @@ function player(t: Translate, result: ResultRow, source: MediaSource): string {
   ].join('');
 }
 
-function chartOrReason(t: Translate, detail: ResultDetail, size: ChartSize): string {
+function chartOrReason(t: Translate, detail: ResultDetails, size: ChartSize): string {
   const report = detail.loudness;
   if (detail.result.outcome === 'failed') return '';
   if (!detail.loudnessOffered || !report) return element('div', { class: 'me-no-chart' }, t('sidebar.detail.noChart'));
@@ -189,7 +180,7 @@ function chartOrReason(t: Translate, detail: ResultDetail, size: ChartSize): str
 
 export function renderDetail(
   t: Translate,
-  detail: ResultDetail,
+  detail: ResultDetails,
   chartSize: ChartSize,
   source: MediaSource = playUrl,
 ): string {

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The tab's results section: the list, rendered again only when it changed; a row opens its detail view
 // (a click, Enter or Space); the toolbar's trash button clears the list on the runtime.
-import { adminFetch } from './admin-fetch';
+import { adminPost } from './admin-fetch';
 import type { Translate } from './format';
 import type { RedForSidebar } from './red-for-sidebar';
 import { renderResults } from './render-jobs';
@@ -41,13 +41,7 @@ export function resultsSection(
     },
     async clear() {
       try {
-        // A JSON body: a request no other site's page can make without the runtime's consent (CORS).
-        const response = await adminFetch(red, 'media-enhance/results/clear', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: '{}',
-        });
-        if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+        await adminPost(red, 'media-enhance/results/clear');
         on.cleared();
       } catch (err) {
         red.notify(t('sidebar.results.clearFailed', { reason: (err as Error).message }), { type: 'error' });

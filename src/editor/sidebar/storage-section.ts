@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The tab's storage section: each service's disk use, fetched when the results change, and its button
 // that removes the finished media after the user confirms.
-import { adminFetch, adminJson } from './admin-fetch';
+import { adminJson, adminPost } from './admin-fetch';
 import type { Translate } from './format';
 import { escapeHtml } from './markup';
 import { oneAtATime } from './one-fetch-at-a-time';
@@ -21,12 +21,7 @@ export function storageSection(element: HTMLElement, red: RedForSidebar, t: Tran
   });
   const removeFinished = async () => {
     try {
-      const response = await adminFetch(red, 'media-enhance/storage/remove', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{}',
-      });
-      if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+      const response = await adminPost(red, 'media-enhance/storage/remove');
       const removed = (await response.json()) as { removed: number; bytes: number };
       red.notify(t('sidebar.storage.removed', { count: removed.removed, bytes: bytesText(removed.bytes) }), {
         type: 'success',

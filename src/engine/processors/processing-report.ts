@@ -30,6 +30,7 @@ export function loudnessParams(
     limiter_reduction_db: round(report.limiterReductionDb),
     target_reached: report.targetReached,
     ...(report.encoderRoomDb ? { encoder_headroom_db: round(report.encoderRoomDb) } : {}),
+    ...(report.fastCoder ? { aac_coder: 'fast' } : {}),
     ...(report.input.measuredWhole
       ? {
           loudness_measured_over: `the whole file (${report.input.seconds.toFixed(2)} s): it is shorter than one 400 ms gating block`,

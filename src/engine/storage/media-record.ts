@@ -1,6 +1,6 @@
 // What the engine knows of one media: its record (the interface's metadata and the engine's own part),
 // how a new one starts, and the metadata answered for it.
-import { baseName } from '../../contract/attachment';
+import { stemOf } from '../../contract/attachment';
 import type { EnhancementSettings } from '../../contract/fields';
 import type { MediaState } from '../../contract/endpoints';
 import type { MediaProgress } from '../../contract/media-progress';
@@ -46,9 +46,7 @@ export interface StoredOutput {
 
 /** The name a processed file is downloaded under: `<stem>_enhanced.<ext>`, `<stem>_<output name>.<ext>`. */
 export function processedFileName(fileName: string, ending: string, ext: string): string {
-  const base = baseName(fileName);
-  const dot = base.lastIndexOf('.');
-  return `${dot > 0 ? base.slice(0, dot) : base}_${ending}.${ext}`;
+  return `${stemOf(fileName)}_${ending}.${ext}`;
 }
 
 /** What a route says of a new media; the records add its state and times. */
