@@ -149,10 +149,10 @@ export async function enhanceWavFile(
 
 /**
  * DeepFilterNet3's channels that one thread runs together, as one batch of its session (dfn-model). A
- * thread per channel holds a runtime and session per thread; one thread at batch 2 measured (44.1 kHz
- * stereo, 2 minutes, bench/dfn-frames.bench.ts, the stream alone) 0.44 times the peak memory and 0.63 times
- * the CPU time on WebAssembly (+170 MiB against +386), 0.76 and 0.74 times native (+99 MiB against +130).
- * A single file takes longer by the clock on an idle machine; the other worker stays free for the next.
+ * thread per channel holds a runtime and session per thread; one thread at batch 2 measured (the LARK_V2
+ * chain on 2 minutes of 44.1 kHz stereo, bench/dfn-frames.bench.ts) 0.43 times the peak memory and 0.81
+ * times the CPU time on WebAssembly (+173 MiB against +398), 0.90 and 0.83 times native (+119 against
+ * +132). One file takes 1.3-1.4 times as long by the clock on a quiet machine; the other worker stays free.
  */
 export const DFN_CHANNELS_PER_THREAD = 2;
 
