@@ -3,7 +3,9 @@
 // with two (one per channel), each run in a process of its own: CPU time and peak memory of the stream
 // alone (block-wise WebAssembly, stateful WebAssembly, stateful native), and of the whole chain for
 // LARK_V2 on each runtime beside FINCH. CPU time, not wall time: the machine is shared, and CPU time is
-// what a worker costs.
+// what a worker costs. The stereo file runs both channels on one thread, one session at batch 2 (as the
+// engine does), against a thread per channel (as it did before): CPU time, wall time and peak memory side
+// by side.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,10 +40,16 @@ function twoSpeakers(rate: number): Signal {
   return (frames) => [left(frames)[0], right(frames)[0]];
 }
 
-/** Every contestant on one file, each in a process of its own. */
-async function contestants(input: string) {
+/** Every contestant on one file, each in a process of its own; `batch`: the one-thread batch-2 ones too. */
+async function contestants(input: string, batch: boolean) {
   const native = nativeRuntime().available;
   return {
+    wasmBatch: batch ? await contestant('stateful-wasm-batch', input) : undefined,
+    nativeBatch: batch && native ? await contestant('stateful-native-batch', input) : undefined,
+    larkWasmPerChannel: batch
+      ? await contestant('chain-per-channel-LARK_V2', input, { MEDIA_ENHANCE_ONNX_RUNTIME: 'wasm' })
+      : undefined,
+    larkNativePerChannel: batch && native ? await contestant('chain-per-channel-LARK_V2', input) : undefined,
     blockwise: await contestant('blockwise', input),
     wasm: await contestant('stateful-wasm', input),
     nativeStream: native ? await contestant('stateful-native', input) : undefined,
@@ -76,25 +84,56 @@ export async function run(): Promise<BenchReport> {
         : [name, 'onnxruntime-node not installed', '-', '-', goal];
     const table = [['run', 'speed (CPU; by the clock)', 'ratio', 'peak memory', 'goal']];
     const shares: string[] = [];
-    for (const [label, input] of [
-      ['48 kHz mono, one thread', mono],
-      ['44.1 kHz stereo, two threads', stereo],
-    ] as const) {
-      const { blockwise, wasm, nativeStream, finch, larkWasm, larkNative } = await contestants(input);
-      table.push(
-        row(`${label}: block-wise WebAssembly (before), the stream alone`, blockwise, blockwise, 'reference'),
-        row(`${label}: stateful WebAssembly, the stream alone`, wasm, blockwise, '>= 1.4'),
-        row(`${label}: stateful native, the stream alone`, nativeStream, blockwise, '>= 3'),
-        row(`${label}: FINCH chain`, finch, finch, 'reference'),
-        row(`${label}: LARK_V2 chain, WebAssembly`, larkWasm, finch, 'memory within 150 MB of FINCH'),
-        row(`${label}: LARK_V2 chain, native`, larkNative, finch, 'memory within 150 MB of FINCH'),
+    const batches: string[] = [];
+    /** `one` (one thread, batch 2) against `two` (a thread per channel): CPU time, wall time, peak memory. */
+    const against = (name: string, one: Result | undefined, two: Result | undefined) =>
+      one &&
+      two &&
+      batches.push(
+        `${name}: CPU time ${(one.cpuSeconds / two.cpuSeconds).toFixed(2)}x (${one.cpuSeconds.toFixed(1)} s against ${two.cpuSeconds.toFixed(1)} s), wall time ${(one.wallSeconds / two.wallSeconds).toFixed(2)}x (${one.wallSeconds.toFixed(1)} s against ${two.wallSeconds.toFixed(1)} s), peak memory ${(one.peakMiB / two.peakMiB).toFixed(2)}x (+${one.peakMiB.toFixed(0)} MiB against +${two.peakMiB.toFixed(0)})`,
       );
+    for (const [label, input, batch] of [
+      ['48 kHz mono, one thread', mono, false],
+      ['44.1 kHz stereo', stereo, true],
+    ] as const) {
+      const all = await contestants(input, batch);
+      const { blockwise, wasm, nativeStream, finch, larkWasm, larkNative } = all;
+      // Stereo: the streams on a thread per channel (as before) and on one thread at batch 2 (as the engine
+      // runs them now); FINCH keeps a thread per channel.
+      const perChannel = batch ? `${label}, a thread per channel` : label;
+      const together = batch ? `${label}, one thread at batch 2` : label;
+      table.push(
+        row(`${perChannel}: block-wise WebAssembly (before), the stream alone`, blockwise, blockwise, 'reference'),
+        row(`${perChannel}: stateful WebAssembly, the stream alone`, wasm, blockwise, '>= 1.4'),
+        row(`${perChannel}: stateful native, the stream alone`, nativeStream, blockwise, '>= 3'),
+      );
+      if (batch)
+        table.push(
+          row(`${together}: stateful WebAssembly, the stream alone`, all.wasmBatch, blockwise, '>= 1.4'),
+          row(`${together}: stateful native, the stream alone`, all.nativeBatch, blockwise, '>= 3'),
+        );
+      table.push(
+        row(`${perChannel}: FINCH chain`, finch, finch, 'reference'),
+        row(`${together}: LARK_V2 chain, WebAssembly`, larkWasm, finch, 'memory within 150 MB of FINCH'),
+        row(`${together}: LARK_V2 chain, native`, larkNative, finch, 'memory within 150 MB of FINCH'),
+      );
+      if (batch) {
+        table.push(
+          row(`${perChannel} (before): LARK_V2 chain, WebAssembly`, all.larkWasmPerChannel, finch, '-'),
+          row(`${perChannel} (before): LARK_V2 chain, native`, all.larkNativePerChannel, finch, '-'),
+        );
+        against('the stream alone, WebAssembly', all.wasmBatch, wasm);
+        against('the stream alone, native', all.nativeBatch, nativeStream);
+        against('the LARK_V2 chain, WebAssembly', larkWasm, all.larkWasmPerChannel);
+        against('the LARK_V2 chain, native', larkNative, all.larkNativePerChannel);
+      }
+      const [streamWasm, streamNative] = batch ? [all.wasmBatch!, all.nativeBatch] : [wasm, nativeStream];
       shares.push(
-        `${label}: ${((wasm.cpuSeconds / larkWasm.cpuSeconds) * 100).toFixed(0)}% on WebAssembly${nativeStream && larkNative ? `, ${((nativeStream.cpuSeconds / larkNative.cpuSeconds) * 100).toFixed(0)}% native` : ''}`,
+        `${together}: ${((streamWasm.cpuSeconds / larkWasm.cpuSeconds) * 100).toFixed(0)}% on WebAssembly${streamNative && larkNative ? `, ${((streamNative.cpuSeconds / larkNative.cpuSeconds) * 100).toFixed(0)}% native` : ''}`,
       );
     }
     return {
-      title: `DeepFilterNet3 frame by frame against block-wise, ${MINUTES} min of 48 kHz mono (one thread) and of 44.1 kHz stereo (two threads)`,
+      title: `DeepFilterNet3 frame by frame against block-wise, ${MINUTES} min of 48 kHz mono (one thread) and of 44.1 kHz stereo (one thread at batch 2, and a thread per channel)`,
       table,
       writtenAlone: true,
       notes: [
@@ -102,6 +141,7 @@ export async function run(): Promise<BenchReport> {
         "Peak memory: the highest resident memory of the run's own process above where it stood after loading its code (the network's sessions included; with two threads, both threads' together).",
         'The stream rows resample 44.1 kHz to 48 kHz before the stream, the same for every contestant.',
         `The network's share of the LARK_V2 chain (the stream alone over the chain, CPU time): ${shares.join('; ')}.`,
+        `44.1 kHz stereo, both channels on one thread (one session at batch 2) over a thread per channel (lower is better): ${batches.join('; ')}.`,
       ],
     };
   } finally {

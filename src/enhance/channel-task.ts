@@ -95,13 +95,14 @@ export async function runChannelTask(
       framesDone += outputs[0].length;
       onProgress?.(Math.min(1, framesDone / Math.max(1, source.layout.frames)));
     };
-    // One channel after another: a thread runs one network at a time anyway.
-    const denoise = async (filtered: Float32Array[]) => {
-      const outputs: Float32Array[] = [];
-      for (let i = 0; i < count; i++)
-        outputs.push(denoisers.length ? await denoisers[i].push(filtered[i], filtered[i].length) : filtered[i]);
-      return outputs;
-    };
+    // The channels together: DeepFilterNet3's streams then ask for their runs in the same turn, and the
+    // thread's one session carries them all on its batch axis (dfn-model), each exactly as alone.
+    const denoise = (filtered: Float32Array[]) =>
+      Promise.all(
+        filtered.map(async (samples, i) =>
+          denoisers.length ? await denoisers[i].push(samples, samples.length) : samples,
+        ),
+      );
     for await (const block of source.blocks()) {
       const filtered: Float32Array[] = [];
       for (let i = 0; i < count; i++) {
@@ -112,11 +113,7 @@ export async function runChannelTask(
       await write(await denoise(filtered));
     }
     if (subtractors) await write(await denoise(subtractors.map((subtractor) => subtractor.flush())));
-    if (denoisers.length) {
-      const tails: Float32Array[] = [];
-      for (const denoiser of denoisers) tails.push(await denoiser.flush());
-      await write(tails);
-    }
+    if (denoisers.length) await write(await Promise.all(denoisers.map(async (denoiser) => await denoiser.flush())));
     await writer.finish();
     writer = undefined;
     return { outputPath: task.outputPath, channels: task.channels, track: track?.serialize(), runtime };

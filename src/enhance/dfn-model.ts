@@ -72,12 +72,16 @@ function loadSessions(asked: OnnxRuntimeKind | 'auto'): Promise<Sessions> {
   return loading;
 }
 
-/** The most signals one run of this thread has carried (for the tests of batching). */
+/** The most signals one run of this thread has carried, and how many runs carried more than one (for the tests). */
 let largestBatch = 0;
+let batchedRuns = 0;
 
-/** Whether this thread holds sessions now, how often it made them, and its largest batch (for the tests). */
-export function dfnModelState(): { loaded: boolean; loads: number; largestBatch: number } {
-  return { loaded: sessions.size > 0, loads, largestBatch };
+/**
+ * Whether this thread holds sessions now, how often it made them, its largest batch and how many of its
+ * runs carried more than one signal (for the tests).
+ */
+export function dfnModelState(): { loaded: boolean; loads: number; largestBatch: number; batchedRuns: number } {
+  return { loaded: sessions.size > 0, loads, largestBatch, batchedRuns };
 }
 
 /** The graph's free batch axis (scripts/dfn-stateful-graphs.ts): signals run together along it. */
@@ -163,6 +167,7 @@ async function runBatch(batch: Request[]): Promise<void> {
   const { sessions } = batch[0].network;
   const { frames } = batch[0];
   largestBatch = Math.max(largestBatch, batch.length);
+  batchedRuns++;
   /** The signals' arrays of one input side by side: all axes before the batch axis are 1. */
   const together = (name: string, parts: Float32Array[], dims: readonly number[]) => {
     const axis = sessions.batchAxes.get(name)!;

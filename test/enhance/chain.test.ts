@@ -7,6 +7,8 @@ import { LoudnessMeter } from '../../src/audio/loudness-meter';
 import { enhanceWavFile, type EnhanceRun } from '../../src/enhance/chain';
 import type { EnhanceOptions } from '../../src/enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../src/enhance/channel-task';
+import { dfnModelState } from '../../src/enhance/dfn-model';
+import { planFilters } from '../../src/enhance/filter-plan';
 import { db, rms } from './speech-sample';
 import { activeRms, hum, mix, readWav, speechAt, whiteNoise, writeFloatWav } from './test-media';
 
@@ -262,27 +264,77 @@ describe('enhance: the speech-enhancement chain on files', function () {
     assert.ok(kept <= -22, `the voice and what is left of the hum differ from the voice by ${kept.toFixed(1)} dB`);
   });
 
-  it('keeps a 44.1 kHz stereo file at 44.1 kHz, its length and channels, in step with the input; two threads give the same file as one', async () => {
+  it('a stereo file whose channels differ runs on one thread as one batch of 2 (LARK_V2): each channel within -100 dB of its own run alone', async () => {
+    const left = mix(clean, whiteNoise(clean.length, 11), 5);
+    // Another signal, not a copy: the speech later and quieter, under other noise.
+    const right = mix(
+      clean.map((_, i) => 0.4 * (clean[i + 9000] ?? 0)),
+      whiteNoise(clean.length, 12),
+      10,
+    );
+    const input = join(dir, 'stereo-differ.wav');
+    await writeFloatWav(input, rate, [left, right]);
+    const task = (channels: number[], name: string): ChannelTask => ({
+      inputPath: input,
+      outputPath: join(dir, `stereo-differ.${name}.wav`),
+      channels,
+      filters: planFilters(true, null),
+      wet: 1,
+      reducer: 'DeepFilterNet3',
+      capDb: Infinity,
+    });
+    const batchedBefore = dfnModelState().batchedRuns;
+    const together = (await readWav((await runChannelTask(task([0, 1], 'both'))).outputPath)).channels;
+    const batched = dfnModelState().batchedRuns - batchedBefore;
+    // Every run of the network carried both channels: one per 100 frames of 10 ms, and the stream's end.
+    assert.ok(batched >= Math.floor(clean.length / 480 / 100), `${batched} runs of the network carried both channels`);
+    for (const c of [0, 1]) {
+      const alone = (await readWav((await runChannelTask(task([c], `alone${c}`))).outputPath)).channels[0];
+      assert.equal(together[c].length, alone.length);
+      let error = 0;
+      let energy = 0;
+      for (let i = 0; i < alone.length; i++) {
+        error += (together[c][i] - alone[i]) ** 2;
+        energy += alone[i] ** 2;
+      }
+      const differenceDb = 10 * Math.log10(error / energy);
+      assert.ok(differenceDb < -100, `channel ${c}: ${differenceDb.toFixed(1)} dB from its run alone`);
+    }
+    const otherDb = db(rms(together[0]) / rms(together[1]));
+    assert.ok(Math.abs(otherDb) > 3, `the channels stayed apart: ${otherDb.toFixed(1)} dB`);
+  });
+
+  it('keeps a 44.1 kHz stereo file at 44.1 kHz, its length and channels, in step with the input; on one thread (LARK_V2 batches both channels) as on a thread per channel', async () => {
     const left = await speechAt(44_100, dir);
     const right = left.map((s, i) => 0.5 * (left[i + 2000] ?? 0));
     // Noise, and hum (so each channel's hum subtraction is in step too).
     const noisy = (speech: Float32Array, seed: number) =>
       mix(mix(speech, whiteNoise(left.length, seed), 10), hum(left.length, 44_100, 60), 15);
     const channels = [noisy(left, 4), noisy(right, 5)];
-    const one = await enhance('stereo-one', channels, { model: 'LARK_V2', level: 80 }, { threads: 1 }, 44_100);
-    assert.equal(one.report.hum?.mainsHz, 60);
     const lent: ChannelTask[] = [];
+    const lend = (task: ChannelTask) => (lent.push(task), runChannelTask(task));
+    // Two threads to lend: DeepFilterNet3 keeps both channels on one, as one batch of its session.
+    const one = await enhance(
+      'stereo-one',
+      channels,
+      { model: 'LARK_V2', level: 80 },
+      { threads: 2, runElsewhere: lend },
+      44_100,
+    );
+    assert.equal(one.report.hum?.mainsHz, 60);
+    assert.equal(lent.length, 0, 'nothing lent');
+    assert.equal(one.report.threads, 1);
     const two = await enhance(
       'stereo-two',
       channels,
       { model: 'LARK_V2', level: 80 },
-      { threads: 2, runElsewhere: (task) => (lent.push(task), runChannelTask(task)) },
+      { threads: 2, channelsPerThread: 1, runElsewhere: lend },
       44_100,
     );
     assert.equal(one.sampleRate, 44_100);
     assert.equal(one.output.length, 2);
     assert.equal(one.output[0].length, left.length);
-    assert.equal(lent.length, 1, 'the second channel went to the other thread');
+    assert.equal(lent.length, 1, 'a thread per channel: the second channel went to the other thread');
     assert.equal(two.report.threads, 2);
     for (let c = 0; c < 2; c++) assert.deepEqual(two.output[c], one.output[c]);
     // In step: the enhanced left channel matches the input through the same filters best at lag 0 (the
