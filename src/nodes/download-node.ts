@@ -55,7 +55,9 @@ export default mediaNode(
         const wanted = readStep(t, job.msg, step);
         const ifExists = toFile ? readIfExists(t, job.msg, output.ifExists) : output.ifExists;
         const workingDirectory = RED.settings.fileWorkingDirectory;
-        if (toFile) await checkOutputTarget(t, { folder, name, ifExists, workingDirectory }, fileNameSetting);
+        // A delivery resumed after a restart was checked when it started: the file in place may be its own.
+        if (toFile && keeper.deliveredOf(job).length === 0)
+          await checkOutputTarget(t, { folder, name, ifExists, workingDirectory }, fileNameSetting);
         job.noteMedia(uid);
         await keeper.keep(job, uid);
         job.media = carriedMetadata(job.msg, uid);

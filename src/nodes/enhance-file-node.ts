@@ -145,7 +145,8 @@ export default mediaNode(
           input,
           workingDirectory: RED.settings.fileWorkingDirectory,
         };
-        if (output.toFile) {
+        // A delivery resumed after a restart was checked when it started: the file in place may be its own.
+        if (output.toFile && keeper.deliveredOf(job).length === 0) {
           const field =
             msg.outputFilename !== undefined
               ? 'msg.outputFilename'

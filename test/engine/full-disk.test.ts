@@ -152,6 +152,29 @@ describe('a full disk under the data folder (tmpfs)', function () {
     assert.deepEqual(await fsp.readdir(join(dataDir, 'media', '.incoming')), [], 'the upload was removed');
   });
 
+  it('counts the further outputs in the room an upload needs: refused 507 when they do not fit, though its decoded audio would', async () => {
+    engine = await startTestEngine({ workers: 1 }, dataDir);
+    const wav = makeWav(60, 48_000); // 5.5 MiB, read as it is
+    const outputs = [
+      { name: 'master', transcode: 'WAV' }, // the WAV's own format: 5.5 MiB
+      { name: 'feed', transcode: 'MP3', bitrate_kbps: 320 }, // 60 s at 320 kb/s: 2.3 MiB
+    ];
+    // About 10.5 MiB free once the upload is on the disk: room for its audio, not for its outputs too.
+    await fillUpTo(dataDir, 16 << 20);
+    const body = (extra: object) => ({
+      media_enhancement: JSON.stringify({ enhancement_model: 'LOUDNESS_ONLY', ...extra }),
+    });
+    const refused = await upload(engine, wav, 'talk.wav', body({ outputs }));
+    assert.equal(refused.status, 507, refused.text);
+    assert.match(
+      detailText(refused.json),
+      /decodes to 5\.5 MiB \(its 2 further outputs take 7\.8 MiB more\) and the service has [\d.]+ MiB free/,
+    );
+    assert.deepEqual(await fsp.readdir(join(dataDir, 'media', '.incoming')), [], 'the upload was removed');
+    const accepted = await upload(engine, wav, 'talk.wav', body({}));
+    assert.equal(accepted.status, 201, `the same file without outputs fits: ${accepted.text}`);
+  });
+
   it('never COMPLETES with an output shorter than its header: it waits for room, then delivers it whole', async () => {
     // 60 s of tone (5.8 MB) and a 15.9 MiB LIST chunk: the output needs both; the disk has room for the samples only.
     const { wav, list } = wavWithList(60, Math.round(15.9 * 1024 * 1024));

@@ -291,6 +291,74 @@ describe('nodes: messages kept across redeploys', function () {
     }
   });
 
+  it('enhance file with several files and "if the file exists: error", cut by a full deploy after its first file: the resumed message delivers every file once', async () => {
+    const slow = await startTestEngine({
+      faults: { dripRate: 1, dripBytesPerSecond: 256 * 1024 },
+      limits: { downloadFile: null, getMetadata: null, uploadMedia: null },
+    });
+    const inbox = await fsp.mkdtemp(join(tmpdir(), 'me-several-in-'));
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-several-out-'));
+    try {
+      const input = join(inbox, 'take.wav');
+      await fsp.writeFile(input, makeWav(4, 48_000));
+      const fileFlow = () => [
+        TAB,
+        remoteConfig(slow.url),
+        {
+          id: 'file',
+          type: 'media-enhance-file',
+          z: 'tab',
+          service: 'svc',
+          model: 'LOUDNESS_ONLY',
+          output: 'file',
+          folder,
+          fileName: 'episode.wav',
+          ifExists: 'error',
+          furtherOutputs: [{ name: 'master', transcode: 'WAV' }],
+          wires: [['done']],
+        },
+        { id: 'done', type: 'helper', z: 'tab' },
+        ...catchAll(),
+      ];
+      await loadFlow(fileFlow(), { svc: { apiKey: slow.apiKey } });
+      helper.getNode('file').receive({ filename: input, topic: 'take' });
+      const masterPart = async () =>
+        (await fsp.readdir(folder)).find((name) => name.startsWith('.') && name.endsWith('.master.part'));
+      await until(
+        async () => {
+          const part = await masterPart();
+          return part !== undefined && (await fsp.stat(join(folder, part))).size > 50_000;
+        },
+        'the master is under way, the first file written',
+        60_000,
+      );
+      assert.ok((await fsp.readdir(folder)).includes('episode.wav'), 'the enhanced file is written before the deploy');
+
+      await helper.setFlows(placed(fileFlow()), 'full', { svc: { apiKey: slow.apiKey } });
+      const done = collect(helper.getNode('done'));
+      const caught = collect(helper.getNode('caught'));
+      await until(() => done.length + caught.length >= 1, 'the message is delivered');
+      await sleep(1_500); // a second message would arrive meanwhile
+      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+      assert.equal(done.length, 1, 'the message is sent once');
+      assert.equal(done[0].topic, 'take');
+      const files = done[0].files as { name: string; path: string }[];
+      assert.deepEqual(
+        files.map((file) => [file.name, file.path]),
+        [
+          ['enhanced', join(folder, 'episode.wav')],
+          ['master', join(folder, 'take_master.wav')],
+        ],
+      );
+      assert.deepEqual((await fsp.readdir(folder)).sort(), ['episode.wav', 'take_master.wav'], 'each file once');
+    } finally {
+      await helper.unload();
+      await slow.dispose();
+      await fsp.rm(inbox, { recursive: true, force: true });
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('a download node deleted mid-download: its message is dropped and its part file removed with it', async () => {
     await withSlowDownload(64 * 1024, async (slow, uid, _original, folder) => {
       await loadFlow(

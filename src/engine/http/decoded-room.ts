@@ -2,7 +2,8 @@
 // many times its size (a 21 KB FLAC to 1.2 GB): accepting one the disk cannot hold would fill it for
 // every other media. Checked before the upload is accepted: a refusal is a 507 the client retries later.
 import { statfs } from 'node:fs/promises';
-import { ffprobePathFor, probeAudioShape } from '../../audio/source-encoding';
+import { ffprobePathFor, probeAudioShape, type AudioShape } from '../../audio/source-encoding';
+import type { OutputSettings } from '../../contract/fields';
 import { HttpError } from './http-error';
 import { decodedBytesOf } from '../processors/decode-limits';
 import type { MediaType } from '../storage/media-type';
@@ -27,18 +28,33 @@ export class DecodedRoom {
   constructor(private readonly options: DecodedRoomOptions) {}
 
   /**
-   * Refuses (507, Retry-After) an upload of `size` bytes, of `type`, whose decoded audio the data folder has
-   * no room for. `localPath`: where the upload is, when on this machine (its headers are probed); an upload
-   * in remote storage is copied here first, so its own size counts too.
+   * Refuses (507, Retry-After) an upload of `size` bytes, of `type`, whose decoded audio and further
+   * `outputs` the data folder has no room for. `localPath`: where the upload is, when on this machine (its
+   * headers are probed); an upload in remote storage is copied here first, so its own size counts too.
    */
-  async check(type: MediaType, size: number, localPath: string | undefined): Promise<void> {
-    const decoded = await this.decodedBytes(type, size, localPath);
-    const needed = decoded + (localPath === undefined ? size : 0);
+  async check(
+    type: MediaType,
+    size: number,
+    localPath: string | undefined,
+    outputs: readonly OutputSettings[] = [],
+  ): Promise<void> {
+    // A WAV is read as it is: only the further outputs need its length.
+    const shape =
+      localPath && (type.ext !== 'wav' || outputs.length > 0)
+        ? await probeAudioShape(ffprobePathFor(this.options.ffmpegPath), localPath, type.ext, PROBE_STALL_MS)
+        : undefined;
+    const decoded = this.decodedBytes(type, size, shape);
+    const further = outputs.reduce((sum, output) => sum + outputBytes(output, type, size, shape, decoded), 0);
+    const needed = decoded + further + (localPath === undefined ? size : 0);
     const free = await freeBytes(this.options.dataDir);
     if (free === undefined || free >= needed) return;
+    const withOutputs =
+      outputs.length > 0
+        ? ` (its ${outputs.length === 1 ? 'further output takes' : `${outputs.length} further outputs take`} ${mebibytes(further)} more)`
+        : '';
     throw new HttpError(
       507,
-      `the service has no room for this file now: it decodes to ${mebibytes(decoded)} and the service has ${mebibytes(free)} free; retry later`,
+      `the service has no room for this file now: it decodes to ${mebibytes(decoded)}${withOutputs} and the service has ${mebibytes(free)} free; retry later`,
       { 'retry-after': String(NO_ROOM_RETRY_AFTER_S), connection: 'close' },
     );
   }
@@ -47,14 +63,43 @@ export class DecodedRoom {
    * What decoding writes: a WAV's own size (it is read as it is); else what its headers declare, at most
    * the bound (the decode stops there). A file that declares no length counts its own size: the bound holds it.
    */
-  private async decodedBytes(type: MediaType, size: number, localPath: string | undefined): Promise<number> {
+  private decodedBytes(type: MediaType, size: number, shape: AudioShape | undefined): number {
     if (type.ext === 'wav') return size;
-    const shape = localPath
-      ? await probeAudioShape(ffprobePathFor(this.options.ffmpegPath), localPath, type.ext, PROBE_STALL_MS)
-      : undefined;
     const declared = shape ? decodedBytesOf(shape) : undefined;
     return Math.min(declared ?? size, this.options.maxDecodedBytes);
   }
+}
+
+/** The most a lossy output is counted at when no bitrate is chosen (kb/s): MP3's highest. */
+const MOST_LOSSY_KBPS = 320;
+/** A WAV output of a compressed input is written in 24-bit samples. */
+const WAV_OUTPUT_SAMPLE_BYTES = 3;
+
+/**
+ * The bytes a further output is expected to take: a WAV from its rate, channels and 24-bit samples over the
+ * input's length (a WAV input's own format: its size, at the rate asked); an encoded one from its bitrate
+ * (an audio input's own encoding kept: its size; none chosen for a transcode or a video's soundtrack: 320
+ * kb/s). Without a length the headers declare: the decoded bound for a WAV, the input's size for the rest.
+ */
+export function outputBytes(
+  output: OutputSettings,
+  type: MediaType,
+  size: number,
+  shape: AudioShape | undefined,
+  decoded: number,
+): number {
+  const seconds = shape?.durationS;
+  const wav = output.transcode === 'WAV' || (output.transcode === undefined && type.ext === 'wav');
+  if (wav) {
+    if (!shape || seconds === undefined) return decoded;
+    const rate = output.sample_rate_hz ?? shape.sampleRate;
+    if (type.ext === 'wav') return Math.ceil(size * (rate / shape.sampleRate));
+    return Math.ceil(seconds * rate) * shape.channels * WAV_OUTPUT_SAMPLE_BYTES;
+  }
+  const keepsOwnEncoding = output.transcode === undefined && type.kind === 'audio';
+  if (output.bitrate_kbps === undefined && keepsOwnEncoding) return size;
+  if (seconds === undefined) return size;
+  return Math.ceil(((output.bitrate_kbps ?? MOST_LOSSY_KBPS) * 1000 * seconds) / 8);
 }
 
 async function freeBytes(dir: string): Promise<number | undefined> {
