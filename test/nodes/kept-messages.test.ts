@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
 import { makeWav } from '../fixtures/media';
+import type { EnhancementSettings } from '../../src/contract/fields';
 import {
   catchAll,
   collect,
@@ -80,24 +81,45 @@ describe('nodes: messages kept across redeploys', function () {
   const entries = async (nodeId: string) =>
     (await fsp.readdir(waitsOf(nodeId)).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
 
+  /** A file's size, 0 while it is not there. */
+  const sizeOf = (path: string) =>
+    fsp.stat(path).then(
+      (st) => st.size,
+      () => 0,
+    );
+
   /**
    * A download in progress on an engine that drips its answers (so a deploy can cut it): `uid` is a
-   * 4 s upload of `original` (384 kB), `folder` the download folder; both go after the test.
+   * 4 s upload of `original` (384 kB), `folder` the download folder; both go after the test. With
+   * `enhancement`, the upload asks for it and the test starts once the media is COMPLETED.
    */
   async function withSlowDownload(
     bytesPerSecond: number,
     test: (slow: TestEngine, uid: string, original: Buffer, folder: string) => Promise<void>,
+    enhancement?: EnhancementSettings,
   ): Promise<void> {
     const slow = await startTestEngine({
       faults: { dripRate: 1, dripBytesPerSecond: bytesPerSecond },
-      limits: { downloadFile: null },
+      limits: { downloadFile: null, getMetadata: null },
     });
     const { MediaEnhanceClient } = await import('../../src/client');
-    const client = new MediaEnhanceClient({ baseUrl: slow.url, apiKey: slow.apiKey });
+    const client = new MediaEnhanceClient({
+      baseUrl: slow.url,
+      apiKey: slow.apiKey,
+      extensions: 'ask',
+      limits: { getMetadata: null },
+    });
     const folder = await fsp.mkdtemp(join(tmpdir(), 'me-download-'));
     const original = makeWav(4, 48_000);
     try {
-      const uid = (await client.uploadMedia({ file: original, fileName: 'talk.wav' })).uid;
+      const uid = (
+        await client.uploadMedia({
+          file: original,
+          fileName: 'talk.wav',
+          ...(enhancement ? { media_enhancement: enhancement } : {}),
+        })
+      ).uid;
+      if (enhancement) await client.waitForCompletion(uid, { timeoutMs: 60_000 });
       await test(slow, uid, original, folder);
     } finally {
       await helper.unload();
@@ -164,14 +186,7 @@ describe('nodes: messages kept across redeploys', function () {
       await loadFlow(downloadFlow(), { svc: { apiKey: slow.apiKey } });
       helper.getNode('download').receive({ media_uid: uid, topic: 'talk' });
       const part = join(folder, `.${uid}.PRE.part`);
-      await until(
-        async () =>
-          (await fsp.stat(part).then(
-            (st) => st.size,
-            () => 0,
-          )) > 50_000,
-        'part of the file is on disk',
-      );
+      await until(async () => (await sizeOf(part)) > 50_000, 'part of the file is on disk');
 
       await helper.setFlows(placed(downloadFlow()), 'full', { svc: { apiKey: slow.apiKey } });
       const saved = collect(helper.getNode('saved'));
@@ -199,96 +214,77 @@ describe('nodes: messages kept across redeploys', function () {
 
   it('a download of several files cut by a full deploy after its first file: each file once, no numbered copy, one message with every file', async () => {
     // 256 kB/s: about 1.5 s for each 384 kB file.
-    const slow = await startTestEngine({
-      faults: { dripRate: 1, dripBytesPerSecond: 256 * 1024 },
-      limits: { downloadFile: null, getMetadata: null },
-    });
-    const { MediaEnhanceClient } = await import('../../src/client');
-    const client = new MediaEnhanceClient({
-      baseUrl: slow.url,
-      apiKey: slow.apiKey,
-      extensions: 'ask',
-      limits: { getMetadata: null },
-    });
-    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-several-'));
-    try {
-      const { uid } = await client.uploadMedia({
-        file: makeWav(4, 48_000),
-        fileName: 'talk.wav',
-        media_enhancement: { enhancement_model: 'LOUDNESS_ONLY', outputs: [{ name: 'master', transcode: 'WAV' }] },
-      });
-      await client.waitForCompletion(uid, { timeoutMs: 60_000 });
-      const downloadFlow = () => [
-        TAB,
-        remoteConfig(slow.url),
-        {
-          id: 'download',
-          type: 'media-enhance-download',
-          z: 'tab',
-          service: 'svc',
-          files: 'all',
-          output: 'file',
-          folder,
-          wires: [['saved']],
-        },
-        { id: 'saved', type: 'helper', z: 'tab' },
-        ...catchAll(),
-      ];
-      await loadFlow(downloadFlow(), { svc: { apiKey: slow.apiKey } });
-      helper.getNode('download').receive({ media_uid: uid, topic: 'talk' });
-      // The enhanced file written whole, the master under way.
-      const part = join(folder, `.${uid}.master.part`);
-      await until(
-        async () =>
-          (await fsp.stat(part).then(
-            (st) => st.size,
-            () => 0,
-          )) > 50_000,
-        'the master is under way, the first file written',
-        30_000,
-      );
-      const before = (await fsp.readdir(folder)).filter((name) => !name.startsWith('.'));
-      assert.equal(before.length, 1, `one file written before the deploy: ${before.join(', ')}`);
+    const masterToo: EnhancementSettings = {
+      enhancement_model: 'LOUDNESS_ONLY',
+      outputs: [{ name: 'master', transcode: 'WAV' }],
+    };
+    await withSlowDownload(
+      256 * 1024,
+      async (slow, uid, _original, folder) => {
+        const downloadFlow = () => [
+          TAB,
+          remoteConfig(slow.url),
+          {
+            id: 'download',
+            type: 'media-enhance-download',
+            z: 'tab',
+            service: 'svc',
+            files: 'all',
+            output: 'file',
+            folder,
+            wires: [['saved']],
+          },
+          { id: 'saved', type: 'helper', z: 'tab' },
+          ...catchAll(),
+        ];
+        await loadFlow(downloadFlow(), { svc: { apiKey: slow.apiKey } });
+        helper.getNode('download').receive({ media_uid: uid, topic: 'talk' });
+        // The enhanced file written whole, the master under way.
+        const part = join(folder, `.${uid}.master.part`);
+        await until(
+          async () => (await sizeOf(part)) > 50_000,
+          'the master is under way, the first file written',
+          30_000,
+        );
+        const before = (await fsp.readdir(folder)).filter((name) => !name.startsWith('.'));
+        assert.equal(before.length, 1, `one file written before the deploy: ${before.join(', ')}`);
 
-      await helper.setFlows(placed(downloadFlow()), 'full', { svc: { apiKey: slow.apiKey } });
-      const saved = collect(helper.getNode('saved'));
-      const caught = collect(helper.getNode('caught'));
-      await until(() => saved.length >= 1, 'the message is delivered');
-      await sleep(1_500); // a second message would arrive meanwhile
-      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
-      assert.equal(saved.length, 1, 'the message is sent once');
-      assert.equal(saved[0].topic, 'talk');
-      const files = saved[0].files as { name: string; path: string }[];
-      assert.deepEqual(
-        files.map((file) => file.name),
-        ['enhanced', 'master'],
-        'every file in the message',
-      );
-      assert.equal(files[0].path, join(folder, before[0]), 'the file written before the deploy, as it was named');
-      const after = (await fsp.readdir(folder)).sort();
-      assert.deepEqual(
-        after,
-        files.map((file) => file.path.slice(folder.length + 1)).sort(),
-        'each file once, no part',
-      );
-      assert.ok(!after.some((name) => /\(\d+\)/.test(name)), `no numbered copy: ${after.join(', ')}`);
-      const fileRequests = slow.requests().filter((r) => r.path.includes('/file'));
-      // The access log writes a named step as "…": the master's requests are those that are not ENHANCED's.
-      assert.deepEqual(
-        fileRequests.map((r) => [r.path.endsWith('step=ENHANCED'), r.status]),
-        [
-          [true, 200],
-          [false, 200],
-          [false, 206],
-        ],
-        `the enhanced file fetched once, the master continued from its part: ${JSON.stringify(fileRequests)}`,
-      );
-    } finally {
-      await helper.unload();
-      await client.close();
-      await slow.dispose();
-      await fsp.rm(folder, { recursive: true, force: true });
-    }
+        await helper.setFlows(placed(downloadFlow()), 'full', { svc: { apiKey: slow.apiKey } });
+        const saved = collect(helper.getNode('saved'));
+        const caught = collect(helper.getNode('caught'));
+        await until(() => saved.length >= 1, 'the message is delivered');
+        await sleep(1_500); // a second message would arrive meanwhile
+        assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+        assert.equal(saved.length, 1, 'the message is sent once');
+        assert.equal(saved[0].topic, 'talk');
+        const files = saved[0].files as { name: string; path: string }[];
+        assert.deepEqual(
+          files.map((file) => file.name),
+          ['enhanced', 'master'],
+          'every file in the message',
+        );
+        assert.equal(files[0].path, join(folder, before[0]), 'the file written before the deploy, as it was named');
+        const after = (await fsp.readdir(folder)).sort();
+        assert.deepEqual(
+          after,
+          files.map((file) => file.path.slice(folder.length + 1)).sort(),
+          'each file once, no part',
+        );
+        assert.ok(!after.some((name) => /\(\d+\)/.test(name)), `no numbered copy: ${after.join(', ')}`);
+        const fileRequests = slow.requests().filter((r) => r.path.includes('/file'));
+        // The access log writes a named step as "…": the master's requests are those that are not ENHANCED's.
+        assert.deepEqual(
+          fileRequests.map((r) => [r.path.endsWith('step=ENHANCED'), r.status]),
+          [
+            [true, 200],
+            [false, 200],
+            [false, 206],
+          ],
+          `the enhanced file fetched once, the master continued from its part: ${JSON.stringify(fileRequests)}`,
+        );
+      },
+      masterToo,
+    );
   });
 
   it('enhance file with several files and "if the file exists: error", cut by a full deploy after its first file: the resumed message delivers every file once', async () => {
@@ -380,14 +376,7 @@ describe('nodes: messages kept across redeploys', function () {
       );
       helper.getNode('download').receive({ media_uid: uid });
       const part = join(folder, `.${uid}.PRE.part`);
-      await until(
-        async () =>
-          (await fsp.stat(part).then(
-            (st) => st.size,
-            () => 0,
-          )) > 20_000,
-        'part of the file is on disk',
-      );
+      await until(async () => (await sizeOf(part)) > 20_000, 'part of the file is on disk');
 
       await helper.setFlows(placed([TAB, remoteConfig(slow.url)]), 'full', { svc: { apiKey: slow.apiKey } });
       await until(async () => (await fsp.readdir(folder)).length === 0, 'the part is removed');
