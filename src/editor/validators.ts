@@ -76,20 +76,15 @@ export function integerOrEmpty(bounds: Bounds): Validator {
 
 /**
  * Seconds within the bounds, or empty; the reason says the lowest as `minSaid` and what empty means as
- * `whenEmpty`. With `min` left out of the bounds, only seconds above it (a timer cannot hold 0 s).
+ * `whenEmpty`.
  */
-function secondsOrEmptyFrom(
-  bounds: Bounds & { minLeftOut?: boolean },
-  minSaid: string | number,
-  whenEmpty: string,
-): Validator {
+function secondsOrEmptyFrom(bounds: Bounds, minSaid: string | number, whenEmpty: string): Validator {
   return withReason(function (value) {
     const text = textOf(value);
     const n = Number(text);
-    const aboveMin = bounds.minLeftOut ? n > bounds.min : n >= bounds.min;
     return (
       text === '' ||
-      (Number.isFinite(n) && aboveMin && n <= bounds.max) ||
+      (Number.isFinite(n) && n >= bounds.min && n <= bounds.max) ||
       `a number of seconds from ${minSaid} to ${bounds.max}, ${whenEmpty}`
     );
   });
@@ -123,9 +118,13 @@ export function positiveIntegerOrEmpty(): Validator {
   });
 }
 
-/** A number of seconds above 0 a timer can hold, or empty (`whenEmpty` says what empty means). */
+/**
+ * A timeout: seconds from 1 (less is never useful: a wait would end before the service's first answer) to
+ * the longest a timer holds, or empty (`whenEmpty` says what empty means). The runtime checks the same
+ * rule (src/nodes/timeout-setting.ts).
+ */
 export function secondsOrEmpty(maxSeconds: number, whenEmpty: string): Validator {
-  return secondsOrEmptyFrom({ min: 0, minLeftOut: true, max: maxSeconds }, 1, whenEmpty);
+  return secondsOrEmptyFrom({ min: 1, max: maxSeconds }, 1, whenEmpty);
 }
 
 /** Seconds a file must stay unchanged before it is read: 0 (do not wait) to `maxSeconds`, or empty for the default. */

@@ -1,12 +1,12 @@
 // The service a config node describes, read from what its editor saved: local or remote, and the
 // options of its client. A bad value is reported with the setting's label, its value and the rule, the
 // same way as a bad msg property.
-import { MAX_TIMER_MS } from '../client/clock';
 import type { EndpointId } from '../contract/endpoints';
 import { LOUDNESS_ONLY, OUTPUT_ENCODING, SEVERAL_OUTPUTS, TRIM_PAUSES } from '../contract/extensions';
 import { fieldName, InputError, inputError } from './input-error';
 import type { NodeDef } from './red';
 import type { Translate } from './texts';
+import { readTimeoutMs, TIMEOUT_SECONDS } from './timeout-setting';
 
 export interface ServiceConfig {
   service: 'local' | 'remote';
@@ -41,37 +41,39 @@ function isEmpty(value: unknown): boolean {
 
 export function readServiceConfig(t: Translate, def: NodeDef): ServiceConfig {
   const setting = (prop: string, labelKey: string) => ({ prop, label: t(labelKey) });
-  const positiveNumber = (prop: string, labelKey: string, integer: boolean): number | undefined => {
+  const positiveInteger = (prop: string, labelKey: string): number | undefined => {
     const value = def[prop];
     if (isEmpty(value)) return undefined;
     const number = Number(value);
-    if (!Number.isFinite(number) || number <= 0 || (integer && !Number.isInteger(number))) {
-      const rule = integer ? t('media-enhance-config.error.wholeAboveZero') : t('media-enhance-config.error.aboveZero');
-      throw inputError(t, setting(prop, labelKey), value, rule);
+    if (!Number.isInteger(number) || number <= 0) {
+      throw inputError(t, setting(prop, labelKey), value, t('media-enhance-config.error.wholeAboveZero'));
     }
     return number;
   };
   const service = def.mode === 'remote' ? 'remote' : 'local';
   const limits: Partial<Record<EndpointId, number>> = {};
   for (const { endpoint, prop, label } of LIMIT_FIELDS) {
-    const limit = positiveNumber(prop, label, true);
+    const limit = positiveInteger(prop, label);
     if (limit !== undefined) limits[endpoint] = limit;
   }
-  const seconds = (prop: string, labelKey: string) => {
-    const value = positiveNumber(prop, labelKey, false);
-    return value === undefined ? undefined : value * 1000;
-  };
+  const seconds = (prop: string, labelKey: string, rule: string) =>
+    readTimeoutMs(t, setting(prop, labelKey), def[prop], rule);
+  const { min, max } = TIMEOUT_SECONDS;
   const config: ServiceConfig = {
     service,
     allowInsecureHttp: def.allowInsecureHttp === true,
     limits,
-    requestTimeoutMs: seconds('requestTimeout', 'media-enhance-config.setting.requestTimeout'),
-    waitTimeoutMs: seconds('waitTimeout', 'media-enhance-config.setting.waitTimeout'),
+    requestTimeoutMs: seconds(
+      'requestTimeout',
+      'media-enhance-config.setting.requestTimeout',
+      t('media-enhance-config.error.requestTimeout', { min, max }),
+    ),
+    waitTimeoutMs: seconds(
+      'waitTimeout',
+      'media-enhance-config.setting.waitTimeout',
+      t('media-enhance-config.error.waitTimeout', { min, max }),
+    ),
   };
-  if (config.waitTimeoutMs !== undefined && config.waitTimeoutMs > MAX_TIMER_MS) {
-    const rule = t('media-enhance-config.error.waitTimeoutAtMost', { max: Math.floor(MAX_TIMER_MS / 1000) });
-    throw inputError(t, setting('waitTimeout', 'media-enhance-config.setting.waitTimeout'), def.waitTimeout, rule);
-  }
   if (service === 'remote') {
     if (isEmpty(def.baseUrl)) {
       const rule = t('media-enhance-config.error.baseUrlRequired');

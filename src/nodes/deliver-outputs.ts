@@ -31,11 +31,30 @@ export interface DeliveryPlace {
   workingDirectory?: string;
   /** Keeps a download's part file with the message, so a restart continues it. */
   keepPart?: (path: string) => Promise<void>;
-  /** Keeps each file put in place (joined, when it is) with the message, so a restart does not fetch it again. */
-  keepDelivered?: (file: DeliveredFile) => Promise<void>;
+  /**
+   * Keeps each file put in place with the message, so a restart does not fetch it again: once downloaded
+   * (`joining` while its intro and outro are joined), again just before the joined file replaces it, and
+   * once finished.
+   */
+  keepDelivered?: (file: KeptFile) => Promise<void>;
   /** The files an earlier run put in place for this message: handed on as they are while they are still there. */
-  delivered?: readonly DeliveredFile[];
+  delivered?: readonly KeptFile[];
 }
+
+/** A file as a download left it: told apart from the joined file that replaces it (a new file, renamed over it). */
+export interface FileStamp {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** A delivered file as a kept message records it; `joining` while the intro and outro are joined onto it. */
+export interface KeptFile extends DeliveredFile {
+  joining?: FileStamp;
+}
+
+/** Joins the intro and outro onto the file at `path`, in place; `beforeReplace` is told what it did just before. */
+export type JoinInPlace = (path: string, beforeReplace: (episode: unknown) => Promise<void>) => Promise<unknown>;
 
 /**
  * The files a processed media gives, in order: the enhanced file under the node's name, then each further
@@ -67,7 +86,7 @@ export async function deliverOutputs(
   uid: string,
   wanted: OutputToDeliver[],
   place: DeliveryPlace,
-  join: ((path: string) => Promise<unknown>) | undefined,
+  join: JoinInPlace | undefined,
   notWritten: (err: unknown) => unknown,
 ): Promise<DeliveredFile[]> {
   const { t } = job;
@@ -77,30 +96,36 @@ export async function deliverOutputs(
     const at = index + 1;
     if (count > 1) job.show({ text: t('media-enhance-file.status.fileOf', { name, index: at, count }) });
     const joinThis = join
-      ? (path: string) => {
+      ? (path: string, beforeReplace: (episode: unknown) => Promise<void>) => {
           job.show({
             text:
               count > 1
                 ? t('media-enhance-file.status.joiningFileOf', { name, index: at, count })
                 : t('media-enhance-file.status.joining'),
           });
-          return join(path);
+          return join(path, beforeReplace);
         }
       : undefined;
     if (place.toFile) {
       const earlier = await stillThere(place.delivered?.find((file) => file.name === name));
-      if (earlier) {
-        files.push(earlier);
+      // A file whose join a restart cut before it replaced the file is joined again; any other is handed on.
+      if (earlier && !(joinThis && earlier.joining && (await unchanged(earlier.path, earlier.joining)))) {
+        files.push(finished(earlier));
         continue;
       }
-      const written = await downloadIntoFolder(client, uid, step, job, { ...place, name: fileName }).catch(
-        (err: unknown) => {
-          throw notWritten(err);
-        },
-      );
-      const episode = joinThis ? await joinThis(written.path) : undefined;
+      const written = earlier
+        ? { path: earlier.path, contentType: earlier.contentType, fileName: earlier.file_name }
+        : await downloadIntoFolder(client, uid, step, job, { ...place, name: fileName }).catch((err: unknown) => {
+            throw notWritten(err);
+          });
       const { path, contentType } = written;
-      const file = { name, path, contentType, file_name: written.fileName, format: formatOf(path), episode };
+      const file: DeliveredFile = { name, path, contentType, file_name: written.fileName, format: formatOf(path) };
+      if (joinThis) {
+        // Noted before the join, so a restart during it joins this file again rather than fetching a second copy.
+        const joining = await stampOf(path);
+        await place.keepDelivered?.({ ...file, joining });
+        file.episode = await joinThis(path, async (episode) => place.keepDelivered?.({ ...file, episode, joining }));
+      }
       await place.keepDelivered?.(file);
       files.push(file);
     } else {
@@ -114,22 +139,35 @@ export async function deliverOutputs(
 }
 
 /** A file an earlier run delivered, while it is still in its place (removed since: fetched again). */
-async function stillThere(file: DeliveredFile | undefined): Promise<DeliveredFile | undefined> {
+async function stillThere(file: KeptFile | undefined): Promise<(KeptFile & { path: string }) | undefined> {
   if (file?.path === undefined) return undefined;
   const found = await stat(file.path).catch(() => undefined);
-  return found?.isFile() ? file : undefined;
+  return found?.isFile() ? { ...file, path: file.path } : undefined;
+}
+
+async function stampOf(path: string): Promise<FileStamp> {
+  const { ino, size, mtimeMs } = await stat(path);
+  return { ino, size, mtimeMs };
+}
+
+/** Whether the file at `path` is still the one `stamp` describes (the join did not replace it). */
+async function unchanged(path: string, stamp: FileStamp): Promise<boolean> {
+  const now = await stampOf(path).catch(() => undefined);
+  return now?.ino === stamp.ino && now.size === stamp.size && now.mtimeMs === stamp.mtimeMs;
+}
+
+/** A kept file as the message hands it on (the journal's own note left out). */
+function finished({ joining: _joining, ...file }: KeptFile): DeliveredFile {
+  return file;
 }
 
 /** A Buffer's join: written to a private temporary folder, joined there, read back. */
-async function joinInBuffer(
-  payload: Buffer,
-  join: (path: string) => Promise<unknown>,
-): Promise<{ payload: Buffer; episode: unknown }> {
+async function joinInBuffer(payload: Buffer, join: JoinInPlace): Promise<{ payload: Buffer; episode: unknown }> {
   const folder = await mkdtemp(joinPath(tmpdir(), 'media-enhance-episode-'));
   try {
     const path = joinPath(folder, 'episode');
     await writeFile(path, payload, { mode: 0o600 });
-    const episode = await join(path);
+    const episode = await join(path, () => Promise.resolve());
     return { payload: await readFile(path), episode };
   } finally {
     await rm(folder, { recursive: true, force: true });

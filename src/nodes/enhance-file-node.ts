@@ -8,7 +8,7 @@ import type { MediaMetadata } from '../client/types';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { SETTINGS_DEFAULTS } from '../contract/fields';
 import { enhancementOf, type Enhancement } from './enhancement';
-import { joinEpisode } from './episode-join';
+import { joinEpisode, type JoinKeeping } from './episode-join';
 import { readCrossfadeSeconds, readEpisodeParts, type EpisodeParts } from './episode-parts';
 import { engineTuning } from './local-engine';
 import { checkFileOutput, checkOutputTarget, fileNameProblem, readFileOutput, readIfExists } from './file-output';
@@ -65,6 +65,7 @@ async function joinParts(
   enhancement: Enhancement,
   ffmpegPath: string,
   uid: string,
+  keeping: JoinKeeping,
 ): Promise<Awaited<ReturnType<typeof joinEpisode>>> {
   const figure = (value: unknown, fallback: number) => (typeof value === 'number' ? value : fallback);
   const target = {
@@ -72,7 +73,7 @@ async function joinParts(
     ceilingDbtp: figure(enhancement.true_peak, SETTINGS_DEFAULTS.true_peak),
     maxLimitingDb: DEFAULT_MAX_LIMITING_DB,
   };
-  return joinEpisode(path, parts, target, ffmpegPath).catch((err: unknown) => {
+  return joinEpisode(path, parts, target, ffmpegPath, keeping).catch((err: unknown) => {
     throw new MediaEnhanceError(
       'FILE',
       t('media-enhance-file.error.notJoined', { uid, reason: (err as Error).message }),
@@ -191,7 +192,10 @@ export default mediaNode(
             ...place,
             ...keeper.deliveryKeeping(job),
           },
-          parts ? (path) => joinParts(t, path, parts, enhancement, ffmpegPath, media.uid) : undefined,
+          parts
+            ? (path, beforeReplace) =>
+                joinParts(t, path, parts, enhancement, ffmpegPath, media.uid, { signal: job.signal, beforeReplace })
+            : undefined,
           (err) => notWritten(t, err, media.uid),
         );
         if (inputPath !== undefined) msg.inputFilename = inputPath;

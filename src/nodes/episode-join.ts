@@ -47,13 +47,23 @@ interface PartReport {
   limiter_reduction_db: number;
 }
 
+/** How a join that can be cut by a restart keeps its place (the node's kept message). */
+export interface JoinKeeping {
+  /** A stopped join leaves the episode as it was (checked between steps and last just before the file is replaced). */
+  signal?: AbortSignal;
+  /** Told what the join did just before the joined file replaces the episode, so a restart in between still knows it. */
+  beforeReplace?: (report: EpisodeReport) => Promise<void>;
+}
+
 /** Joins `parts` to the episode at `episodePath` (a file the node wrote), replacing it when complete. */
 export async function joinEpisode(
   episodePath: string,
   parts: EpisodeParts,
   target: Required<LoudnessTarget>,
   ffmpegPath: string,
+  keeping: JoinKeeping = {},
 ): Promise<EpisodeReport> {
+  const goOn = () => keeping.signal?.throwIfAborted();
   const episodeType = await typeOf(episodePath, 'the enhanced episode');
   if (episodeType.kind === 'video')
     throw new Error(
@@ -86,13 +96,16 @@ export async function joinEpisode(
       };
     };
     const intro = parts.intro ? await level('intro', parts.intro) : undefined;
+    goOn();
     const outro = parts.outro ? await level('outro', parts.outro) : undefined;
+    goOn();
     const sequence = [...(intro ? [work('intro.wav')] : []), episodeWav, ...(outro ? [work('outro.wav')] : [])];
     const joined = await joinWavFiles(
       sequence,
       work('joined.wav'),
       Math.round(parts.crossfadeSeconds * shape.sampleRate),
     );
+    goOn();
     const seconds = (frames: number) => frames / joined.sampleRate;
     const episodePart = joined.parts[intro ? 1 : 0];
     const episodeStart = seconds(episodePart.startFrame);
@@ -144,8 +157,7 @@ export async function joinEpisode(
       );
       delivered = report.output;
     }
-    await rename(published, episodePath);
-    return {
+    const report: EpisodeReport = {
       episode_start_s: round(episodeStart, 3),
       duration_s: round(total, 3),
       crossfade_s: parts.crossfadeSeconds,
@@ -155,6 +167,11 @@ export async function joinEpisode(
       true_peak_dbtp: round(delivered.truePeakDbtp),
       chapters: episodeType.ext === 'wav' ? [] : chapters,
     };
+    goOn();
+    await keeping.beforeReplace?.(report);
+    goOn();
+    await rename(published, episodePath);
+    return report;
   } finally {
     await rm(folder, { recursive: true, force: true });
   }

@@ -12,7 +12,7 @@ import { promises as fsp, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { insideRoot } from '../contract/contained-path';
-import type { DeliveredFile } from './files-message';
+import type { FileStamp, KeptFile } from './deliver-outputs';
 import { idSegment } from './id-segment';
 import { MAX_ENTRY_DEPTH, jsonDepth, parseBoundedJson, readRegularFile, UnusableFile } from './journal-file';
 import type { NodeMessage, RuntimeSettings } from './red';
@@ -37,9 +37,10 @@ export interface JournalEntry {
   msg: NodeMessage;
   /**
    * Each file the message's delivery has put in place so far (several outputs, one after the other): a
-   * restart hands these on as they are instead of fetching them again beside themselves.
+   * restart hands these on as they are instead of fetching them again beside themselves (one whose intro
+   * and outro were being joined, and that the join has not replaced, is joined again).
    */
-  delivered?: DeliveredFile[];
+  delivered?: KeptFile[];
   /** Properties of the message that could not be kept (a Buffer payload, a live request object, one too large). */
   dropped: string[];
 }
@@ -51,7 +52,7 @@ export interface KeptMessage {
   /** Notes the part file of the message's download (the one noted before, if another, is removed). */
   recordPartFile(path: string): Promise<void>;
   /** Notes a file the message's delivery put in place (one of the same output noted before is replaced). */
-  recordDelivered(file: DeliveredFile): Promise<void>;
+  recordDelivered(file: KeptFile): Promise<void>;
   /** Ends the entry; synchronous, so it happens in the same tick as the message's send. */
   remove(): void;
 }
@@ -256,19 +257,26 @@ function parseEntry(text: string): JournalEntry {
     mediaSince,
     partFile,
     msg: entry.msg,
-    ...(Array.isArray(entry.delivered) ? { delivered: entry.delivered.filter(isDeliveredFile) } : {}),
+    ...(Array.isArray(entry.delivered) ? { delivered: entry.delivered.filter(isKeptFile).map(withSoundStamp) } : {}),
     dropped: Array.isArray(entry.dropped) ? entry.dropped.filter((d): d is string => typeof d === 'string') : [],
   };
 }
 
 /** A delivered file as an entry holds it: a written file's strings (a Buffer is never kept). */
-function isDeliveredFile(value: unknown): value is DeliveredFile {
-  const file = value as Partial<DeliveredFile> | null;
+function isKeptFile(value: unknown): value is KeptFile {
+  const file = value as Partial<KeptFile> | null;
   return (
     typeof file === 'object' &&
     file !== null &&
     (['name', 'path', 'contentType', 'file_name', 'format'] as const).every((key) => typeof file[key] === 'string')
   );
+}
+
+/** A file's `joining` stamp kept only when it is three numbers (any other: handed on as it is, never joined twice). */
+function withSoundStamp({ joining, ...file }: KeptFile): KeptFile {
+  const stamp = joining as Partial<FileStamp> | undefined;
+  const sound = (['ino', 'size', 'mtimeMs'] as const).every((key) => typeof stamp?.[key] === 'number');
+  return sound ? { ...file, joining } : file;
 }
 
 function removeQuietly(file: string): void {

@@ -3,9 +3,8 @@
 // at start resume every message kept by an earlier run of the same node. A node whose setting "keep across restarts"
 // is off keeps nothing, and drops what an earlier run kept, naming each media.
 import { join } from 'node:path';
-import type { DeliveryPlace } from './deliver-outputs';
+import type { DeliveryPlace, KeptFile } from './deliver-outputs';
 import { readFileOutput } from './file-output';
-import type { DeliveredFile } from './files-message';
 import { adoptLegacyFolder, idSegment } from './id-segment';
 import { noteRunningJournal } from './journal-sweep';
 import type { Job, MessageJobs } from './message-jobs';
@@ -101,14 +100,14 @@ export class MessageKeeper {
   }
 
   /** Notes a file the kept message's delivery put in place, so a restart hands it on rather than fetching it again. */
-  async noteDelivered(job: Job, file: DeliveredFile): Promise<void> {
+  async noteDelivered(job: Job, file: KeptFile): Promise<void> {
     const kept = this.kept.get(job.msg);
     if (!kept || job.signal.aborted || file.path === undefined) return;
     await kept.recordDelivered(file).catch((err: Error) => this.cannotKeep(kept.entry.mediaUid, err));
   }
 
   /** The files an earlier run of the node put in place for this message (none for a message taken on now). */
-  deliveredOf(job: Job): readonly DeliveredFile[] {
+  deliveredOf(job: Job): readonly KeptFile[] {
     return this.kept.get(job.msg)?.entry.delivered ?? [];
   }
 

@@ -25,7 +25,9 @@ import { editorValues, type EditorValues } from '../../src/editor/editor-values'
 import { fileNameProblem } from '../../src/nodes/file-output';
 import { readFilesChoice } from '../../src/nodes/files-choice';
 import { checkFurtherOutputs, readFurtherOutputs } from '../../src/nodes/output-list';
-import { LIMIT_FIELDS } from '../../src/nodes/config-options';
+import { LIMIT_FIELDS, readServiceConfig } from '../../src/nodes/config-options';
+import { english } from '../../src/nodes/texts';
+import { readWaitTimeoutMs } from '../../src/nodes/wait-node';
 import { AUDIO_FIELDS, UPLOAD_FIELDS, VIDEO_FIELDS } from '../../src/nodes/enhancement-fields';
 import type { NodeDef } from '../../src/nodes/red';
 import { enhancementOf, type EnhancementField, type Enhancement } from '../../src/nodes/enhancement';
@@ -117,11 +119,16 @@ function newNode(type: string, def: NodeDefinition): NodeDef {
 }
 
 function editorAccepts(type: string, def: NodeDefinition, prop: string, value: string): boolean {
+  return editorVerdict(type, def, prop, value) === true;
+}
+
+/** The dialog's check of `value`: true, or the reason it shows. */
+function editorVerdict(type: string, def: NodeDefinition, prop: string, value: string): unknown {
   const validate = def.defaults[prop].validate;
   assert.ok(validate, `${prop} has a check`);
   // Node-RED shows a returned reason only from a check declared (value, opt).
   assert.equal(validate.length, 2, `${prop}'s check takes (value, opt)`);
-  return validate.call({ ...newNode(type, def), [prop]: value }, value, {}) === true;
+  return validate.call({ ...newNode(type, def), [prop]: value }, value, {});
 }
 
 /** Each media node's settings as its runtime reads them, and the contract's check of the request they make. */
@@ -447,22 +454,45 @@ describe('the editor script and the node dialogs, against the contract', () => {
     }
   });
 
-  it('accepts as a timeout exactly the seconds a timer holds, or empty', () => {
+  it('takes as a timeout the values its runtime takes (seconds from 1 to the longest a timer holds, or empty), and both say so', () => {
     const seconds = Math.floor(MAX_TIMER_MS / 1000);
-    const values = ['', '1', '0.5', '60', '0', '-1', 'abc', String(seconds), String(seconds + 1)];
-    const runtimeAccepts = (value: string) =>
-      value === '' || (Number(value) > 0 && Number(value) * 1000 <= MAX_TIMER_MS);
-    for (const [type, prop] of [
-      ['media-enhance-wait', 'timeout'],
-      ['media-enhance-config', 'waitTimeout'],
-      ['media-enhance-config', 'requestTimeout'],
-    ]) {
-      for (const value of values)
-        assert.equal(
-          editorAccepts(type, definition(type), prop, value),
-          runtimeAccepts(value),
-          `${type} ${prop} ${value}`,
-        );
+    const rule = new RegExp(`from 1 to ${seconds}\\b`);
+    const values = [
+      ['', '  ', '1', ' 1.5 ', '60', '1e3', String(seconds)],
+      ['0', '0.5', '0.999', '-1', 'abc', 'Infinity', 'NaN', String(seconds + 1)],
+    ].flat();
+    // What deploying the value does: the runtime's reading of the same setting, its milliseconds or its error.
+    const runtimes: [string, string, (value: string) => number | undefined][] = [
+      ['media-enhance-wait', 'timeout', (value) => readWaitTimeoutMs(english, { id: 'w', type: 'w', timeout: value })],
+      [
+        'media-enhance-config',
+        'waitTimeout',
+        (value) => readServiceConfig(english, { id: 'c', type: 'c', waitTimeout: value }).waitTimeoutMs,
+      ],
+      [
+        'media-enhance-config',
+        'requestTimeout',
+        (value) => readServiceConfig(english, { id: 'c', type: 'c', requestTimeout: value }).requestTimeoutMs,
+      ],
+    ];
+    for (const [type, prop, atDeploy] of runtimes) {
+      for (const value of values) {
+        const what = `${type} ${prop} ${JSON.stringify(value)}`;
+        const verdict = editorVerdict(type, definition(type), prop, value);
+        let refused: string | undefined;
+        try {
+          const ms = atDeploy(value);
+          assert.equal(ms, value.trim() === '' ? undefined : Number(value) * 1000, `${what}: milliseconds`);
+        } catch (err) {
+          if (err instanceof assert.AssertionError) throw err;
+          refused = (err as Error).message;
+        }
+        assert.equal(verdict === true, refused === undefined, `${what}: editor ${String(verdict)}, runtime ${refused}`);
+        if (refused !== undefined) {
+          assert.match(String(verdict), rule, `${what}: the editor's reason`);
+          assert.match(refused, rule, `${what}: the runtime's reason`);
+        }
+      }
     }
   });
 

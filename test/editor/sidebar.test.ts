@@ -51,6 +51,23 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
 
   after(() => closeProduct(browser, product));
 
+  /** The built-in engine's media on disk: how many, and the bytes of their files. */
+  async function mediaFolders(): Promise<{ media: number; bytes: number }> {
+    const root = join(product.userDir, 'media-enhance-data');
+    const engines = await readdir(root);
+    assert.equal(engines.length, 1, `one engine's folder: ${engines.join(', ')}`);
+    const media = join(root, engines[0], 'media');
+    const { stdout } = await run('find', [media, '-type', 'f', '-printf', '%s\n']);
+    const uids = (await readdir(media)).filter((name) => /^[0-9a-f-]{36}$/.test(name));
+    return {
+      media: uids.length,
+      bytes: stdout
+        .split('\n')
+        .filter(Boolean)
+        .reduce((sum, n) => sum + Number(n), 0),
+    };
+  }
+
   it('adds a "media enhance" tab with its own icon, showing each deployed service and its operations', async () => {
     await page.evaluate(() => {
       RED.menu.setSelected('menu-item-sidebar', true);
@@ -456,22 +473,44 @@ describe('the media enhance sidebar in Chromium, started as npm start starts it'
     assert.match(await row.locator('.me-file').innerText(), /^empty\.wav$/);
   });
 
+  it('clears the results with the trash button, and only them: the services, the storage, the media and the written files stay', async () => {
+    await page.evaluate(() => RED.sidebar.show('media-enhance'));
+    if (await page.locator('.me-detail').isVisible()) await page.click('.me-detail-back');
+    const onDisk = await mediaFolders();
+    const outbox = (await readdir(join(product.userDir, 'outbox'))).sort();
+    await page.locator(`.me-storage[data-media="${onDisk.media}"][data-bytes="${onDisk.bytes}"]`).waitFor();
+    const shown = () =>
+      page.evaluate(() => ({
+        results: document.querySelectorAll('.me-results .me-result-row').length,
+        services: [...document.querySelectorAll('.me-service .me-service-name')].map((name) => name.textContent),
+        inFlight: document.querySelector('.me-sidebar .me-inflight')?.textContent ?? null,
+        // What it counts (its text also says how long ago the oldest media was made).
+        storage: ['media', 'finished', 'bytes'].map((what) =>
+          document.querySelector('.me-storage')?.getAttribute(`data-${what}`),
+        ),
+      }));
+    const before = await shown();
+    assert.ok(before.results >= 2, `voice.wav's result and the failed empty.wav's: ${JSON.stringify(before)}`);
+    // Cleared from the detail view too: it closes, since its result is gone.
+    await page.locator('.me-result-row', { hasText: 'voice.wav' }).first().click();
+    await page.waitForSelector('.me-detail', { state: 'visible', timeout: 20_000 });
+    await page.click('.me-clear-results');
+    await page.waitForSelector('.me-results .me-empty', { state: 'visible', timeout: 20_000 });
+    assert.ok(!(await page.locator('.me-detail').isVisible()), 'the detail view of a cleared result closes');
+    const after = await shown();
+    assert.equal(after.results, 0);
+    assert.equal(await page.locator('.me-results .me-empty').innerText(), 'No media finished yet.');
+    assert.deepEqual({ ...after, results: before.results }, before, 'services, in flight and storage as they were');
+    assert.deepEqual(await mediaFolders(), onDisk, "the engine's media stay");
+    assert.deepEqual((await readdir(join(product.userDir, 'outbox'))).sort(), outbox, 'the written files stay');
+    // The list goes on: the next media's result shows.
+    await writeFile(join(product.userDir, 'inbox', 'empty-again.wav'), '');
+    const row = page.locator('.me-result-row.me-result-failed', { hasText: 'empty-again.wav' });
+    await row.waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator('.me-results .me-result-row').count(), 1, 'only the new result');
+  });
+
   it("shows the built-in engine's disk use as its data folder holds it, and the button removes its finished media", async () => {
-    const mediaFolders = async () => {
-      const root = join(product.userDir, 'media-enhance-data');
-      const engines = await readdir(root);
-      assert.equal(engines.length, 1, `one engine's folder: ${engines.join(', ')}`);
-      const media = join(root, engines[0], 'media');
-      const { stdout } = await run('find', [media, '-type', 'f', '-printf', '%s\n']);
-      const uids = (await readdir(media)).filter((name) => /^[0-9a-f-]{36}$/.test(name));
-      return {
-        media: uids.length,
-        bytes: stdout
-          .split('\n')
-          .filter(Boolean)
-          .reduce((sum, n) => sum + Number(n), 0),
-      };
-    };
     await page.evaluate(() => RED.sidebar.show('media-enhance'));
     if (await page.locator('.me-detail').isVisible()) await page.click('.me-detail-back');
     const onDisk = await mediaFolders();

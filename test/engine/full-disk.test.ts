@@ -142,7 +142,10 @@ describe('a full disk under the data folder (tmpfs)', function () {
     const sent = await upload(engine, bomb, 'bomb.flac', settings('LOUDNESS_ONLY'));
     assert.equal(sent.status, 507, sent.text);
     assert.ok(Number(sent.headers['retry-after']) > 0, 'it says when to try again');
-    assert.match(detailText(sent.json), /decodes to 117\.2 MiB and the service has [\d.]+ MiB free/);
+    assert.match(
+      detailText(sent.json),
+      /decodes to 117\.2 MiB, its output takes 0\.0 MiB, and the service has [\d.]+ MiB free/,
+    );
     const left = await fsp.readdir(join(dataDir, 'media'));
     assert.deepEqual(
       left.filter((name) => name !== '.incoming'),
@@ -152,15 +155,35 @@ describe('a full disk under the data folder (tmpfs)', function () {
     assert.deepEqual(await fsp.readdir(join(dataDir, 'media', '.incoming')), [], 'the upload was removed');
   });
 
-  it('counts the further outputs in the room an upload needs: refused 507 when they do not fit, though its decoded audio would', async () => {
+  it('counts the output itself in the room an upload needs: refused 507 when it does not fit beside the decoded audio', async () => {
     engine = await startTestEngine({ workers: 1 }, dataDir);
-    const wav = makeWav(60, 48_000); // 5.5 MiB, read as it is
+    const wav = makeWav(60, 48_000); // 5.5 MiB, read as it is: its output in its own format is 5.5 MiB too
+    // About 7.5 MiB free once the upload is on the disk: room for its audio, not for its output too.
+    await fillUpTo(dataDir, 13 << 20);
+    const body = (extra: object) => ({
+      media_enhancement: JSON.stringify({ enhancement_model: 'LOUDNESS_ONLY', ...extra }),
+    });
+    const refused = await upload(engine, wav, 'talk.wav', body({}));
+    assert.equal(refused.status, 507, refused.text);
+    assert.match(
+      detailText(refused.json),
+      /decodes to 5\.5 MiB, its output takes 5\.5 MiB, and the service has [\d.]+ MiB free/,
+    );
+    assert.deepEqual(await fsp.readdir(join(dataDir, 'media', '.incoming')), [], 'the upload was removed');
+    // As an MP3 at 64 kb/s its output takes 0.5 MiB: the same file fits.
+    const accepted = await upload(engine, wav, 'talk.wav', body({ transcode: 'MP3', bitrate_kbps: 64 }));
+    assert.equal(accepted.status, 201, `the same file as a small MP3 fits: ${accepted.text}`);
+  });
+
+  it('counts the further outputs in the room an upload needs: refused 507 when they do not fit, though its audio and output would', async () => {
+    engine = await startTestEngine({ workers: 1 }, dataDir);
+    const wav = makeWav(60, 48_000); // 5.5 MiB, read as it is; its output 5.5 MiB
     const outputs = [
       { name: 'master', transcode: 'WAV' }, // the WAV's own format: 5.5 MiB
       { name: 'feed', transcode: 'MP3', bitrate_kbps: 320 }, // 60 s at 320 kb/s: 2.3 MiB
     ];
-    // About 10.5 MiB free once the upload is on the disk: room for its audio, not for its outputs too.
-    await fillUpTo(dataDir, 16 << 20);
+    // About 15 MiB free once the upload is on the disk: room for its audio and output, not for its outputs too.
+    await fillUpTo(dataDir, 20.5 * (1 << 20));
     const body = (extra: object) => ({
       media_enhancement: JSON.stringify({ enhancement_model: 'LOUDNESS_ONLY', ...extra }),
     });
@@ -168,7 +191,7 @@ describe('a full disk under the data folder (tmpfs)', function () {
     assert.equal(refused.status, 507, refused.text);
     assert.match(
       detailText(refused.json),
-      /decodes to 5\.5 MiB \(its 2 further outputs take 7\.8 MiB more\) and the service has [\d.]+ MiB free/,
+      /decodes to 5\.5 MiB, its output takes 5\.5 MiB, its 2 further outputs 7\.8 MiB, and the service has [\d.]+ MiB free/,
     );
     assert.deepEqual(await fsp.readdir(join(dataDir, 'media', '.incoming')), [], 'the upload was removed');
     const accepted = await upload(engine, wav, 'talk.wav', body({}));
@@ -176,8 +199,9 @@ describe('a full disk under the data folder (tmpfs)', function () {
   });
 
   it('never COMPLETES with an output shorter than its header: it waits for room, then delivers it whole', async () => {
-    // 60 s of tone (5.8 MB) and a 15.9 MiB LIST chunk: the output needs both; the disk has room for the samples only.
-    const { wav, list } = wavWithList(60, Math.round(15.9 * 1024 * 1024));
+    // 60 s of tone (5.8 MB) and a 14 MiB LIST chunk: the output needs both; the disk has room for the samples only.
+    // (Accepted on the empty disk: 44.5 MiB free once stored, for its 19.5 MiB read as it is and its output as large.)
+    const { wav, list } = wavWithList(60, 14 * 1024 * 1024);
     engine = await startTestEngine({ processingDelayMs: 1500, workers: 1 }, dataDir);
     const sent = await upload(engine, wav, 'long-tags.wav', settings('LOUDNESS_ONLY'));
     assert.equal(sent.status, 201, sent.text);

@@ -13,6 +13,7 @@ import { processMedia } from '../../src/engine/processors/enhance-processor';
 import type { MediaType } from '../../src/engine/storage/media-type';
 import { encodeWav } from '../fixtures/audio';
 import { ffmpeg, ffmpegLoudness } from '../fixtures/ffmpeg';
+import { loudnessReportOf } from '../fixtures/loudness-report';
 import { masteredMusic } from '../fixtures/mastered-music';
 import { SPEECH_SAMPLE } from '../enhance/speech-sample';
 
@@ -22,15 +23,6 @@ const CEILING = -1;
 const METER_TOLERANCE_DB = 0.1;
 /** What a podcaster accepts as on target through a lossy encoder. */
 const ON_TARGET_LU = 0.5;
-
-interface Reported {
-  output_loudness_lufs: number;
-  output_true_peak_dbtp: number;
-  limiter_reduction_db: number;
-  encoder_headroom_db?: number;
-  target_reached: boolean;
-  note?: string;
-}
 
 const TYPES: Record<string, MediaType> = {
   wav: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' },
@@ -72,7 +64,7 @@ describe('engine: loudness only on lossy files reaches the target the lossless p
       { ffmpegPath: 'ffmpeg', maxLimitingDb },
     );
     const measured = await ffmpegLoudness(join(media, `output.${input.ext}`));
-    return { params: result.params as unknown as Reported, measured };
+    return { params: loudnessReportOf(result.params), measured };
   }
 
   /**

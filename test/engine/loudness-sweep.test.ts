@@ -11,6 +11,7 @@ import { processMedia } from '../../src/engine/processors/enhance-processor';
 import type { ProcessSettings } from '../../src/engine/processors/processor';
 import { musicLike, writeWavFile } from '../fixtures/audio';
 import { ffmpegLoudness } from '../fixtures/ffmpeg';
+import { loudnessReportOf } from '../fixtures/loudness-report';
 import { SPEECH_SAMPLE } from '../enhance/speech-sample';
 import { whiteNoise, writeFloatWav } from '../enhance/test-media';
 
@@ -19,16 +20,6 @@ const METER_TOLERANCE_DB = 0.1;
 const ON_TARGET_LU = 0.1;
 
 type Case = [target: number, ceiling: number, transcode?: 'MP3'];
-
-/** The loudness part of a media's `enhancement_params`. */
-interface Reported {
-  output_loudness_lufs: number;
-  output_true_peak_dbtp: number;
-  limiter_reduction_db: number;
-  encoder_headroom_db?: number;
-  target_reached: boolean;
-  note?: string;
-}
 
 interface Signal {
   name: string;
@@ -124,7 +115,7 @@ describe('engine: loudness targets and true-peak ceilings, swept and measured by
           input: { kind: 'audio', ext: 'wav', contentType: 'audio/wav' },
           settings,
         });
-        const params = result.params as unknown as Reported;
+        const params = loudnessReportOf(result.params);
         const measured = await ffmpegLoudness(join(media, 'output'));
         if (process.env.SWEEP_LOG)
           console.log(

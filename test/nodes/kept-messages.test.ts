@@ -8,6 +8,7 @@ import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestEngine, type TestEngine } from '../fixtures/test-engine';
+import { probe } from '../fixtures/ffmpeg';
 import { makeWav } from '../fixtures/media';
 import type { EnhancementSettings } from '../../src/contract/fields';
 import {
@@ -28,11 +29,18 @@ describe('nodes: messages kept across redeploys', function () {
   this.timeout(90_000);
   let engine: TestEngine;
   let userDir: string;
+  /** ffmpeg, slowed by 3 s whenever it reads an intro, so a deploy can cut a join midway. */
+  let slowFfmpegFolder: string;
   const credentials = () => ({ svc: { apiKey: engine.apiKey } });
   const waitsOf = (nodeId: string) => join(userDir, 'media-enhance', 'svc', 'kept', nodeId);
 
   before(async () => {
-    userDir = await initHelper();
+    slowFfmpegFolder = await fsp.mkdtemp(join(tmpdir(), 'me-slow-ffmpeg-'));
+    const slowFfmpeg = join(slowFfmpegFolder, 'ffmpeg');
+    await fsp.writeFile(slowFfmpeg, '#!/bin/sh\ncase "$*" in *intro*) sleep 3 ;; esac\nexec ffmpeg "$@"\n', {
+      mode: 0o755,
+    });
+    userDir = await initHelper({ ffmpegPath: slowFfmpeg });
     engine = await startTestEngine({
       processingDelayMs: 2_500,
       limits: { uploadMedia: null, getMetadata: null },
@@ -41,6 +49,7 @@ describe('nodes: messages kept across redeploys', function () {
   after(async () => {
     await stopHelper();
     await engine.dispose();
+    await fsp.rm(slowFfmpegFolder, { recursive: true, force: true });
   });
   afterEach(unloadFlow);
 
@@ -350,6 +359,65 @@ describe('nodes: messages kept across redeploys', function () {
     } finally {
       await helper.unload();
       await slow.dispose();
+      await fsp.rm(inbox, { recursive: true, force: true });
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('enhance file cut by a full deploy while it joins an intro: the resumed message joins the file it downloaded, no second copy', async () => {
+    const inbox = await fsp.mkdtemp(join(tmpdir(), 'me-join-in-'));
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-join-out-'));
+    try {
+      const input = join(inbox, 'take.wav');
+      const intro = join(inbox, 'intro.wav');
+      await fsp.writeFile(input, makeWav(2, 48_000));
+      await fsp.writeFile(intro, makeWav(1, 48_000));
+      const fileFlow = () => [
+        TAB,
+        remoteConfig(engine.url),
+        {
+          id: 'file',
+          type: 'media-enhance-file',
+          z: 'tab',
+          service: 'svc',
+          model: 'LOUDNESS_ONLY',
+          output: 'file',
+          folder,
+          fileName: 'episode.wav',
+          intro,
+          wires: [['done']],
+        },
+        { id: 'done', type: 'helper', z: 'tab' },
+        ...catchAll(),
+      ];
+      const enhancedFetches = () =>
+        engine.requests().filter((r) => r.path.includes('/file') && r.path.endsWith('step=ENHANCED')).length;
+      const fetchedBefore = enhancedFetches();
+      await loadFlow(fileFlow(), credentials());
+      helper.getNode('file').receive({ filename: input, topic: 'take' });
+      const joining = async () => (await fsp.readdir(folder)).some((name) => name.startsWith('.episode.wav.episode-'));
+      await until(joining, 'the intro is being joined onto the downloaded episode', 60_000);
+      assert.ok((await fsp.readdir(folder)).includes('episode.wav'), 'the episode is downloaded before the deploy');
+
+      await helper.setFlows(placed(fileFlow()), 'full', credentials());
+      const done = collect(helper.getNode('done'));
+      const caught = collect(helper.getNode('caught'));
+      await until(() => done.length + caught.length >= 1, 'the message is delivered', 60_000);
+      await sleep(1_500); // a second message would arrive meanwhile
+      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+      assert.equal(done.length, 1, 'the message is sent once');
+      assert.equal(done[0].topic, 'take');
+      assert.equal(done[0].filename, join(folder, 'episode.wav'));
+      assert.deepEqual(await fsp.readdir(folder), ['episode.wav'], 'one file, no numbered copy, no work left');
+      assert.equal(enhancedFetches() - fetchedBefore, 1, 'the enhanced file is fetched once');
+      // Joined once: 1 s of intro and 2 s of episode, without a crossfade.
+      const episode = done[0].episode as { duration_s: number; episode_start_s: number };
+      assert.ok(Math.abs(episode.episode_start_s - 1) < 0.01, `episode starts at ${episode.episode_start_s} s`);
+      const probed = await probe(join(folder, 'episode.wav'));
+      assert.ok(Math.abs(Number(probed.format.duration) - 3) < 0.01, `${probed.format.duration} s, not 3`);
+      assert.deepEqual(await entries('file'), [], 'the kept message ended with its delivery');
+    } finally {
+      await helper.unload();
       await fsp.rm(inbox, { recursive: true, force: true });
       await fsp.rm(folder, { recursive: true, force: true });
     }

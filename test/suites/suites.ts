@@ -42,6 +42,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/lint.test.ts',
   'test/node-red-5/pinned.test.ts',
   'test/nodes/output-list.test.ts',
+  'test/nodes/resumed-join.test.ts',
   'test/nodes/texts.test.ts',
   'test/sidebar/play-cache.test.ts',
   'test/sidebar/play-tickets.test.ts',

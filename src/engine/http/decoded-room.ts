@@ -3,7 +3,7 @@
 // every other media. Checked before the upload is accepted: a refusal is a 507 the client retries later.
 import { statfs } from 'node:fs/promises';
 import { ffprobePathFor, probeAudioShape, type AudioShape } from '../../audio/source-encoding';
-import type { OutputSettings } from '../../contract/fields';
+import type { EnhancementSettings, OutputSettings } from '../../contract/fields';
 import { HttpError } from './http-error';
 import { decodedBytesOf } from '../processors/decode-limits';
 import type { MediaType } from '../storage/media-type';
@@ -28,33 +28,39 @@ export class DecodedRoom {
   constructor(private readonly options: DecodedRoomOptions) {}
 
   /**
-   * Refuses (507, Retry-After) an upload of `size` bytes, of `type`, whose decoded audio and further
-   * `outputs` the data folder has no room for. `localPath`: where the upload is, when on this machine (its
-   * headers are probed); an upload in remote storage is copied here first, so its own size counts too.
+   * Refuses (507, Retry-After) an upload of `size` bytes, of `type`, whose decoded audio, output and further
+   * outputs (as `settings` ask for them) the data folder has no room for. `localPath`: where the upload is,
+   * when on this machine (its headers are probed); an upload in remote storage is copied here first, so its
+   * own size counts too.
    */
   async check(
     type: MediaType,
     size: number,
     localPath: string | undefined,
-    outputs: readonly OutputSettings[] = [],
+    settings: EnhancementSettings = {},
   ): Promise<void> {
-    // A WAV is read as it is: only the further outputs need its length.
+    const outputs = settings.outputs ?? [];
+    // A WAV is read as it is and, unless transcoded or resampled, kept at its size: only then is its length needed.
+    const keptAsItIs =
+      outputs.length === 0 && settings.transcode === undefined && settings.sample_rate_hz === undefined;
+    const needsShape = type.ext !== 'wav' || !keptAsItIs;
     const shape =
-      localPath && (type.ext !== 'wav' || outputs.length > 0)
+      localPath && needsShape
         ? await probeAudioShape(ffprobePathFor(this.options.ffmpegPath), localPath, type.ext, PROBE_STALL_MS)
         : undefined;
     const decoded = this.decodedBytes(type, size, shape);
+    const main = mainOutputBytes(settings, type, size, shape, decoded);
     const further = outputs.reduce((sum, output) => sum + outputBytes(output, type, size, shape, decoded), 0);
-    const needed = decoded + further + (localPath === undefined ? size : 0);
+    const needed = decoded + main + further + (localPath === undefined ? size : 0);
     const free = await freeBytes(this.options.dataDir);
     if (free === undefined || free >= needed) return;
-    const withOutputs =
+    const furtherText =
       outputs.length > 0
-        ? ` (its ${outputs.length === 1 ? 'further output takes' : `${outputs.length} further outputs take`} ${mebibytes(further)} more)`
+        ? `, its ${outputs.length === 1 ? 'further output' : `${outputs.length} further outputs`} ${mebibytes(further)}`
         : '';
     throw new HttpError(
       507,
-      `the service has no room for this file now: it decodes to ${mebibytes(decoded)}${withOutputs} and the service has ${mebibytes(free)} free; retry later`,
+      `the service has no room for this file now: it decodes to ${mebibytes(decoded)}, its output takes ${mebibytes(main)}${furtherText}, and the service has ${mebibytes(free)} free; retry later`,
       { 'retry-after': String(NO_ROOM_RETRY_AFTER_S), connection: 'close' },
     );
   }
@@ -100,6 +106,22 @@ export function outputBytes(
   if (output.bitrate_kbps === undefined && keepsOwnEncoding) return size;
   if (seconds === undefined) return size;
   return Math.ceil(((output.bitrate_kbps ?? MOST_LOSSY_KBPS) * 1000 * seconds) / 8);
+}
+
+/**
+ * The bytes the job's own output (the ENHANCED file) is expected to take: a video's own size (its picture is
+ * copied); else as a further output of the job's transcode and encoding (outputBytes).
+ */
+export function mainOutputBytes(
+  settings: EnhancementSettings,
+  type: MediaType,
+  size: number,
+  shape: AudioShape | undefined,
+  decoded: number,
+): number {
+  if (type.kind === 'video') return size;
+  const { transcode, bitrate_kbps, sample_rate_hz } = settings;
+  return outputBytes({ name: 'enhanced', transcode, bitrate_kbps, sample_rate_hz }, type, size, shape, decoded);
 }
 
 async function freeBytes(dir: string): Promise<number | undefined> {

@@ -112,7 +112,7 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
       );
     const encodingIssues = checkEncodingForInput(settings, part, type);
     if (encodingIssues.length > 0) throw unprocessable(encodingIssues);
-    await ctx.room?.check(type, received.size, received.incoming.localPath, settings.outputs);
+    await ctx.room?.check(type, received.size, received.incoming.localPath, settings);
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
     await received.incoming.keep();
     const record = await ctx.records.create(uid, {

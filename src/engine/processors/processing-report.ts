@@ -3,13 +3,38 @@
 import type { TrimReport } from '../../audio/trim-pauses';
 import type { EncodedReport, LoudnessTarget } from './encode-normalized';
 
+/** A loudness figure in the report, to 0.01; null where it is not a finite number (silence's -inf LUFS). */
+export type Figure = number | null;
+
+/** The loudness part of a media's `enhancement_params` (docs/interface.md). */
+export interface LoudnessParams {
+  processing: 'none' | 'loudness' | 'speech enhancement' | 'speech enhancement, loudness';
+  input_loudness_lufs: Figure;
+  input_true_peak_dbtp: Figure;
+  input_loudness_range_lu: Figure;
+  output_loudness_lufs: Figure;
+  output_true_peak_dbtp: Figure;
+  output_loudness_range_lu: Figure;
+  gain_db: Figure;
+  limiter_reduction_db: Figure;
+  target_reached: boolean;
+  /** Only for a lossy output whose encoder pushed the true peak over the limit. */
+  encoder_headroom_db?: Figure;
+  /** When AAC's fast coder was used to land the true peak. */
+  aac_coder?: 'fast';
+  /** When the file is shorter than one gating block. */
+  loudness_measured_over?: string;
+  /** Why nothing was changed, or why the target was out of reach. */
+  note?: string;
+}
+
 export function loudnessParams(
   report: EncodedReport,
   returnedAsItCame: boolean,
   loudnessOnly: boolean,
   target: LoudnessTarget,
-): Record<string, unknown> {
-  const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
+): LoudnessParams {
+  const round = (value: number): Figure => (Number.isFinite(value) ? Math.round(value * 100) / 100 : null);
   return {
     processing: returnedAsItCame
       ? 'none'
@@ -30,7 +55,7 @@ export function loudnessParams(
     limiter_reduction_db: round(report.limiterReductionDb),
     target_reached: report.targetReached,
     ...(report.encoderRoomDb ? { encoder_headroom_db: round(report.encoderRoomDb) } : {}),
-    ...(report.fastCoder ? { aac_coder: 'fast' } : {}),
+    ...(report.fastCoder ? { aac_coder: 'fast' as const } : {}),
     ...(report.input.measuredWhole
       ? {
           loudness_measured_over: `the whole file (${report.input.seconds.toFixed(2)} s): it is shorter than one 400 ms gating block`,
