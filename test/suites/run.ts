@@ -1,19 +1,16 @@
 // Runs one suite of test files with mocha: `node dist/test/suites/run.js <suite> [--watch]`, where a suite
-// is `unit`, an area of suites.ts (`client`, `engine`, …), `rest` (every test not in the unit suite), one
-// of its two halves `rest-computing` and `rest-waiting` (which `npm test` runs side by side) or `all`. Files are taken from test/'s sources, so a built file whose source is gone does not run. With
+// is `unit`, an area of suites.ts (`client`, `engine`, …), `rest` (every test not in the unit suite) or
+// `all`. Files are taken from test/'s sources, so a built file whose source is gone does not run. With
 // --watch, tsc rebuilds on each change and mocha runs the suite again (`npm run test:watch -- client`).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { AREAS, ROOT, UNIT_TESTS, WAITING_TESTS, allTests, areaTests, builtPath } from './suites';
+import { AREAS, ROOT, UNIT_TESTS, allTests, areaTests, builtPath } from './suites';
 
-const SUITES = ['unit', ...Object.keys(AREAS), 'rest', 'rest-computing', 'rest-waiting', 'all'];
+const SUITES = ['unit', ...Object.keys(AREAS), 'rest', 'all'];
 
 function testsOf(suite: string): string[] {
   if (suite === 'unit') return [...UNIT_TESTS];
   if (suite === 'all') return allTests();
-  const rest = allTests().filter((file) => !UNIT_TESTS.includes(file));
-  if (suite === 'rest') return rest;
-  if (suite === 'rest-computing') return rest.filter((file) => !WAITING_TESTS.includes(file));
-  if (suite === 'rest-waiting') return rest.filter((file) => WAITING_TESTS.includes(file));
+  if (suite === 'rest') return allTests().filter((file) => !UNIT_TESTS.includes(file));
   return areaTests(suite);
 }
 

@@ -5,7 +5,7 @@ import childProcess from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { AREAS, ROOT, UNIT_TESTS, WAITING_TESTS, allTests, areaTests } from './suites';
+import { AREAS, ROOT, UNIT_TESTS, allTests, areaTests } from './suites';
 import { installUnitGuard } from './unit-guard';
 
 describe('test suites', function () {
@@ -23,16 +23,6 @@ describe('test suites', function () {
       [],
     );
     assert.equal(new Set(UNIT_TESTS).size, UNIT_TESTS.length);
-  });
-
-  it('names in the waiting half of the rest suite only test files of the rest suite, each once', () => {
-    const rest = new Set(allTests().filter((file) => !UNIT_TESTS.includes(file)));
-    assert.deepEqual(
-      WAITING_TESTS.filter((file) => !rest.has(file)),
-      [],
-      'a unit test or a file that is gone',
-    );
-    assert.equal(new Set(WAITING_TESTS).size, WAITING_TESTS.length);
   });
 
   it('has a test:<area> script for every area, and test:unit with the guard', () => {

@@ -50,18 +50,6 @@ export const UNIT_TESTS: readonly string[] = [
   'test/suites/suites.test.ts',
 ];
 
-/**
- * Tests of the rest suite (not in the unit suite) that spend their time waiting, not computing: on
- * timers, restarts, redeploys, Redis and Ceph. `npm test` runs them in a mocha process of their own
- * (`rest-waiting`) beside the others (`rest-computing`), which keep every test whose claim hangs on CPU
- * time or timing (a throughput floor, a poll interval, a realtime factor, a time bound, the browser) and
- * every test not listed here. A file belongs here only when it processes no media and asserts no pace,
- * and the whole rest suite passed twice in a row with it here. Empty for now: a first list of 19 files
- * (each 0.09 to 0.45 of a core over its run) failed in a whole `npm test` at load 5 to 7, where a video
- * enhancement of test/client/operations.test.ts ran past its 30 s beside the computing half.
- */
-export const WAITING_TESTS: readonly string[] = [];
-
 /** Each area's folders (and single files) under test/; `npm run test:<area>` runs the tests in them. */
 export const AREAS: Readonly<Record<string, readonly string[]>> = {
   client: ['test/client'],
