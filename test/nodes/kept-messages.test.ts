@@ -63,6 +63,33 @@ describe('nodes: messages kept across redeploys', function () {
     ];
   }
 
+  /** A flow of one enhance file node (`props` on top of its service) sending to `done`. */
+  function enhanceFileFlow(url: string, props: Record<string, unknown>): object[] {
+    return [
+      TAB,
+      remoteConfig(url),
+      { id: 'file', type: 'media-enhance-file', z: 'tab', service: 'svc', wires: [['done']], ...props },
+      { id: 'done', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ];
+  }
+
+  /** Deploys `flows` whole and returns the one message `done` then sends: none caught, no second within 1.5 s. */
+  async function sentOnceAfterFullDeploy(
+    flows: object[],
+    creds: Record<string, unknown>,
+    ms = 30_000,
+  ): Promise<Record<string, unknown>> {
+    await helper.setFlows(placed(flows), 'full', creds);
+    const done = collect(helper.getNode('done'));
+    const caught = collect(helper.getNode('caught'));
+    await until(() => done.length + caught.length >= 1, 'the message is delivered', ms);
+    await sleep(1_500); // a second message would arrive meanwhile
+    assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+    assert.equal(done.length, 1, 'the message is sent once');
+    return done[0];
+  }
+
   async function upload(count: number): Promise<string[]> {
     const { MediaEnhanceClient } = await import('../../src/client');
     const client = new MediaEnhanceClient({
@@ -306,25 +333,15 @@ describe('nodes: messages kept across redeploys', function () {
     try {
       const input = join(inbox, 'take.wav');
       await fsp.writeFile(input, makeWav(4, 48_000));
-      const fileFlow = () => [
-        TAB,
-        remoteConfig(slow.url),
-        {
-          id: 'file',
-          type: 'media-enhance-file',
-          z: 'tab',
-          service: 'svc',
+      const fileFlow = () =>
+        enhanceFileFlow(slow.url, {
           model: 'LOUDNESS_ONLY',
           output: 'file',
           folder,
           fileName: 'episode.wav',
           ifExists: 'error',
           furtherOutputs: [{ name: 'master', transcode: 'WAV' }],
-          wires: [['done']],
-        },
-        { id: 'done', type: 'helper', z: 'tab' },
-        ...catchAll(),
-      ];
+        });
       await loadFlow(fileFlow(), { svc: { apiKey: slow.apiKey } });
       helper.getNode('file').receive({ filename: input, topic: 'take' });
       const masterPart = async () =>
@@ -339,15 +356,9 @@ describe('nodes: messages kept across redeploys', function () {
       );
       assert.ok((await fsp.readdir(folder)).includes('episode.wav'), 'the enhanced file is written before the deploy');
 
-      await helper.setFlows(placed(fileFlow()), 'full', { svc: { apiKey: slow.apiKey } });
-      const done = collect(helper.getNode('done'));
-      const caught = collect(helper.getNode('caught'));
-      await until(() => done.length + caught.length >= 1, 'the message is delivered');
-      await sleep(1_500); // a second message would arrive meanwhile
-      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
-      assert.equal(done.length, 1, 'the message is sent once');
-      assert.equal(done[0].topic, 'take');
-      const files = done[0].files as { name: string; path: string }[];
+      const sent = await sentOnceAfterFullDeploy(fileFlow(), { svc: { apiKey: slow.apiKey } });
+      assert.equal(sent.topic, 'take');
+      const files = sent.files as { name: string; path: string }[];
       assert.deepEqual(
         files.map((file) => [file.name, file.path]),
         [
@@ -372,24 +383,8 @@ describe('nodes: messages kept across redeploys', function () {
       const intro = join(inbox, 'intro.wav');
       await fsp.writeFile(input, makeWav(2, 48_000));
       await fsp.writeFile(intro, makeWav(1, 48_000));
-      const fileFlow = () => [
-        TAB,
-        remoteConfig(engine.url),
-        {
-          id: 'file',
-          type: 'media-enhance-file',
-          z: 'tab',
-          service: 'svc',
-          model: 'LOUDNESS_ONLY',
-          output: 'file',
-          folder,
-          fileName: 'episode.wav',
-          intro,
-          wires: [['done']],
-        },
-        { id: 'done', type: 'helper', z: 'tab' },
-        ...catchAll(),
-      ];
+      const fileFlow = () =>
+        enhanceFileFlow(engine.url, { model: 'LOUDNESS_ONLY', output: 'file', folder, fileName: 'episode.wav', intro });
       const enhancedFetches = () =>
         engine.requests().filter((r) => r.path.includes('/file') && r.path.endsWith('step=ENHANCED')).length;
       const fetchedBefore = enhancedFetches();
@@ -399,19 +394,13 @@ describe('nodes: messages kept across redeploys', function () {
       await until(joining, 'the intro is being joined onto the downloaded episode', 60_000);
       assert.ok((await fsp.readdir(folder)).includes('episode.wav'), 'the episode is downloaded before the deploy');
 
-      await helper.setFlows(placed(fileFlow()), 'full', credentials());
-      const done = collect(helper.getNode('done'));
-      const caught = collect(helper.getNode('caught'));
-      await until(() => done.length + caught.length >= 1, 'the message is delivered', 60_000);
-      await sleep(1_500); // a second message would arrive meanwhile
-      assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
-      assert.equal(done.length, 1, 'the message is sent once');
-      assert.equal(done[0].topic, 'take');
-      assert.equal(done[0].filename, join(folder, 'episode.wav'));
+      const sent = await sentOnceAfterFullDeploy(fileFlow(), credentials(), 60_000);
+      assert.equal(sent.topic, 'take');
+      assert.equal(sent.filename, join(folder, 'episode.wav'));
       assert.deepEqual(await fsp.readdir(folder), ['episode.wav'], 'one file, no numbered copy, no work left');
       assert.equal(enhancedFetches() - fetchedBefore, 1, 'the enhanced file is fetched once');
       // Joined once: 1 s of intro and 2 s of episode, without a crossfade.
-      const episode = done[0].episode as { duration_s: number; episode_start_s: number };
+      const episode = sent.episode as { duration_s: number; episode_start_s: number };
       assert.ok(Math.abs(episode.episode_start_s - 1) < 0.01, `episode starts at ${episode.episode_start_s} s`);
       const probed = await probe(join(folder, 'episode.wav'));
       assert.ok(Math.abs(Number(probed.format.duration) - 3) < 0.01, `${probed.format.duration} s, not 3`);
