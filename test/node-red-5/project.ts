@@ -74,7 +74,16 @@ export function startNodeRed5Project(): NodeRed5Project {
     runMocha(suites) {
       execFileSync(join(binDir, 'node'), ['--version'], { cwd: project, env, stdio: 'inherit' });
       const mocha = join(project, 'node_modules', 'mocha', 'bin', 'mocha.js');
-      execFileSync(join(binDir, 'node'), [mocha, '--no-config', '--timeout', '60000', '--exit', ...suites], {
+      // Each file's times go to the checkout's test-artifacts/file-times/node-red-5.json.
+      const reporter = [
+        '--reporter',
+        'dist/test/suites/file-times-reporter.js',
+        '--reporter-option',
+        'name=node-red-5',
+      ];
+      reporter.push('--reporter-option', `folder=${join(ROOT, 'test-artifacts', 'file-times')}`);
+      const args = [mocha, '--no-config', '--timeout', '60000', '--exit', ...reporter, ...suites];
+      execFileSync(join(binDir, 'node'), args, {
         cwd: project,
         env,
         stdio: 'inherit',

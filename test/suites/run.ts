@@ -19,6 +19,8 @@ export function mochaArgs(suite: string, watch = false): string[] {
   const args = [require.resolve('mocha/bin/mocha.js')];
   if (suite === 'unit') args.push('--require', builtPath('test/suites/install-unit-guard.ts'));
   if (watch) args.push('--watch', '--watch-files', 'dist/src/**/*.js,dist/test/**/*.js');
+  // The spec reporter's output, and each file's wall and CPU time in test-artifacts/file-times/.
+  else args.push('--reporter', builtPath('test/suites/file-times-reporter.ts'), '--reporter-option', `name=${suite}`);
   return [...args, ...testsOf(suite).map(builtPath)];
 }
 
