@@ -3,7 +3,9 @@
 // is ignored as if absent: the limiters insert one entry per counted request, locally and in Redis, so
 // an unbounded count from one answer would cost memory and block a shared Redis for everyone.
 import { RATE_LIMIT_HEADERS } from '../contract/endpoints';
-import type { HeaderBag } from './rate-limiter';
+
+/** Response headers as Node and undici give them: a name's value, several values, or none. */
+export type HeaderBag = Record<string, string | string[] | undefined>;
 
 /** Largest request count (limit, used, remaining) believed from a header: far above any real window. */
 export const MAX_RATE_LIMIT_COUNT = 100_000;

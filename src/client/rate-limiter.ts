@@ -1,8 +1,6 @@
 import { RATE_LIMIT_HEADERS } from '../contract/endpoints';
 import type { Clock } from './clock';
-import { countHeader, serverUsedHeader, windowHeader } from './rate-limit-headers';
-
-export type HeaderBag = Record<string, string | string[] | undefined>;
+import { countHeader, serverUsedHeader, windowHeader, type HeaderBag } from './rate-limit-headers';
 
 /** What a caller is told while it waits for a place. */
 export interface WaitInfo {

@@ -1,10 +1,10 @@
-// A mocha reporter: the spec reporter's output, and a table of each test file's wall time and the
-// machine's CPU time over it, written to test-artifacts/file-times/<suite>.json when the run ends
-// (`--reporter-option name=<suite>`, and `folder=<path>` for another folder). The
-// CPU figure is the whole machine's busy time (/proc/stat) while the file ran, so it counts the Node-RED,
-// engine, ffmpeg and browser processes a test starts, and also anything else the machine runs: measure
-// on an otherwise quiet machine. `node dist/test/suites/file-times.js` prints the tables.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// A mocha reporter: the spec reporter's output, and a table of each test file's wall time and CPU time,
+// written to test-artifacts/file-times/<suite>.json when the run ends (`--reporter-option name=<suite>`,
+// and `folder=<path>` for another folder). The CPU time is the test process's and its descendants'
+// (the Node-RED, engine, ffmpeg, Redis and browser processes a test starts: a process that ended is
+// counted through its parent's reaped-children time), so other work on the machine does not enter it.
+// `node dist/test/suites/file-times.js` prints the tables.
+import { readFileSync, readdirSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Mocha from 'mocha';
 import { ROOT } from './suites';
@@ -13,21 +13,55 @@ import { ROOT } from './suites';
 export interface FileTime {
   file: string;
   wallSeconds: number;
-  /** The machine's busy CPU seconds (all cores) while the file ran. */
+  /** CPU seconds of the test process and every process under it while the file ran (all cores). */
   cpuSeconds: number;
   tests: number;
   failed: number;
 }
 
-/** The machine's busy CPU seconds since boot, all cores together; undefined where /proc/stat is not. */
-export function machineBusySeconds(): number | undefined {
+/** Linux's clock ticks per second for /proc's times (USER_HZ). */
+const TICKS = 100;
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  /** utime + stime + cutime + cstime, in ticks: its own time and that of the children it reaped. */
+  ticks: number;
+}
+
+function procStat(pid: string): ProcStat | undefined {
   try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
-    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-    return (user + nice + system + irq + softirq + steal) / 100; // USER_HZ is 100 on Linux
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (2nd field) may hold spaces: the fields after it start past its closing ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+    return { pid: Number(pid), ppid: Number(fields[1]), ticks: utime + stime + cutime + cstime };
   } catch {
-    return undefined;
+    return undefined; // gone, or no /proc
   }
+}
+
+/** CPU seconds of this process and all its live descendants, each with the children it reaped. */
+export function treeCpuSeconds(root = process.pid): number {
+  let stats: ProcStat[];
+  try {
+    stats = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .flatMap((pid) => procStat(pid) ?? []);
+  } catch {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  }
+  const children = new Map<number, ProcStat[]>();
+  for (const stat of stats) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat]);
+  let ticks = 0;
+  const walk = (stat: ProcStat): void => {
+    ticks += stat.ticks;
+    for (const child of children.get(stat.pid) ?? []) walk(child);
+  };
+  const self = stats.find((stat) => stat.pid === root);
+  if (self) walk(self);
+  return ticks / TICKS;
 }
 
 export default class FileTimesReporter extends Mocha.reporters.Spec {
@@ -38,7 +72,7 @@ export default class FileTimesReporter extends Mocha.reporters.Spec {
     const close = (): void => {
       if (!current) return;
       current.wallSeconds = (performance.now() - current.wallStart) / 1000;
-      current.cpuSeconds = (machineBusySeconds() ?? 0) - current.cpuStart;
+      current.cpuSeconds = treeCpuSeconds() - current.cpuStart;
       const { wallStart: _wall, cpuStart: _cpu, ...figures } = current;
       times.push(figures);
       current = undefined;
@@ -51,7 +85,7 @@ export default class FileTimesReporter extends Mocha.reporters.Spec {
       const file = relative(join(ROOT, 'dist'), suite.file).replace(/\.js$/, '.ts');
       if (current?.file === file) return;
       close();
-      const started = { wallStart: performance.now(), cpuStart: machineBusySeconds() ?? 0 };
+      const started = { wallStart: performance.now(), cpuStart: treeCpuSeconds() };
       current = { file, wallSeconds: 0, cpuSeconds: 0, tests: 0, failed: 0, ...started };
     });
     runner.on(Mocha.Runner.constants.EVENT_TEST_END, () => {

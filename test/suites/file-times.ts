@@ -14,7 +14,7 @@ function table(suite: string, times: FileTime[]): string {
   const lines = [
     `### ${suite}: ${rows.length} files, ${(wall / 60).toFixed(1)} min by the clock, ${(cpu / 60).toFixed(1)} min of CPU`,
     '',
-    '| file | tests | wall s | CPU s | cores busy |',
+    '| file | tests | wall s | CPU s | cores used |',
     '| --- | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (row) =>

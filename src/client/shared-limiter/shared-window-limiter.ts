@@ -1,7 +1,8 @@
 import { RATE_LIMIT_HEADERS } from '../../contract/endpoints';
 import type { Clock } from '../clock';
 import { serverUsedHeader } from '../rate-limit-headers';
-import type { AcquireOptions, HeaderBag, RollingWindowLimiter, Slot, WaitInfo, WindowLimiter } from '../rate-limiter';
+import type { HeaderBag } from '../rate-limit-headers';
+import type { AcquireOptions, RollingWindowLimiter, Slot, WaitInfo, WindowLimiter } from '../rate-limiter';
 import type { Sharing } from './sharing';
 
 /** Longest pause between two asks while only answers under way hold the window (they free no time known). */
