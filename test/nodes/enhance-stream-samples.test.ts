@@ -10,7 +10,7 @@ import { openStreams } from '../../src/stream/open-streams';
 import type { ToStreamWorker } from '../../src/stream/stream-messages';
 import { mix, whiteNoise } from '../enhance/test-media';
 import { readSpeechSample } from '../enhance/speech-sample';
-import { initHelper, stopHelper, unloadFlow } from './flow-helper';
+import { initHelper, statusTexts, stopHelper, unloadFlow } from './flow-helper';
 import {
   CHUNK,
   chunksOf,
@@ -21,7 +21,6 @@ import {
   largestDifference,
   load,
   RATE,
-  statusTexts,
   stream,
   toF32,
   toS16,

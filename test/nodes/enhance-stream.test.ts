@@ -10,7 +10,7 @@ import { LarkDenoiser } from '../../src/stream/lark-denoiser';
 import { mix, whiteNoise } from '../enhance/test-media';
 import { readSpeechSample } from '../enhance/speech-sample';
 import { openStreams } from '../../src/stream/open-streams';
-import { helper, initHelper, sleep, stopHelper, unloadFlow, type FlowNode } from './flow-helper';
+import { helper, initHelper, sleep, statusTexts, stopHelper, unloadFlow, type FlowNode } from './flow-helper';
 import {
   chunksOf,
   flow,
@@ -18,8 +18,8 @@ import {
   joined,
   largestDifference,
   load as loadFlow,
+  measuredLag,
   RATE,
-  statusTexts,
   stream,
   toS16,
   until,
@@ -30,18 +30,6 @@ import {
 /** Chunks come faster than real time in these tests: the backlog allows a minute unless a test sets it. */
 function load(settings: Msg = { backlog: '60000' }): Promise<{ stream: FlowNode; outputs: Msg[]; errors: Msg[] }> {
   return loadFlow(settings);
-}
-
-/** The lag (samples) at which `output` best matches `input`, searched from 0 to `range`. */
-function measuredLag(input: Float32Array, output: Float32Array, range: number): number {
-  let best = -Infinity;
-  let lag = 0;
-  for (let d = 0; d <= range; d++) {
-    let sum = 0;
-    for (let i = 0; i < input.length && i + d < output.length; i++) sum += input[i] * output[i + d];
-    if (sum > best) [best, lag] = [sum, d];
-  }
-  return lag;
 }
 
 describe('nodes: enhance stream', function () {

@@ -86,6 +86,18 @@ export async function stream(node: FlowNode, outputs: Msg[], chunks: Buffer[], e
   return outputs.slice(before);
 }
 
+/** The lag (samples) at which `output` best matches `input`, searched from 0 to `range`. */
+export function measuredLag(input: Float32Array, output: Float32Array, range: number): number {
+  let best = -Infinity;
+  let lag = 0;
+  for (let d = 0; d <= range; d++) {
+    let sum = 0;
+    for (let i = 0; i < input.length && i + d < output.length; i++) sum += input[i] * output[i + d];
+    if (sum > best) [best, lag] = [sum, d];
+  }
+  return lag;
+}
+
 /**
  * The largest difference between two outputs' samples. LARK's output depends, to float rounding, on how
  * many frames its network runs at once, which depends on how a stream's chunks waited (a burst runs
@@ -101,9 +113,4 @@ export function largestDifference(a: Float32Array, b: Float32Array): number {
 /** The error message a message caught by Catch carries. */
 export function errorText(msg: Msg): string {
   return (msg.error as { message: string }).message;
-}
-
-/** The status texts the node showed, in order. */
-export function statusTexts(node: FlowNode): string[] {
-  return node.status.getCalls().map((call) => (call.args[0] as { text?: string }).text ?? '');
 }
