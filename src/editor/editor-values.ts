@@ -24,7 +24,15 @@ import { LIMIT_FIELDS } from '../nodes/config-options';
 import { DOWNLOAD_SWITCH_DEFAULTS } from '../nodes/download-settings';
 import { MAX_CROSSFADE_SECONDS } from '../nodes/episode-parts';
 import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS } from '../nodes/file-settle';
-import { BACKLOG_MS, DEFAULT_BACKLOG_MS, DEFAULT_GAP_SECONDS, GAP_SECONDS, LEVEL } from '../nodes/stream-settings';
+import {
+  BACKLOG_MS,
+  DEFAULT_BACKLOG_MS,
+  DEFAULT_GAP_SECONDS,
+  DEFAULT_MAX_STREAMS,
+  GAP_SECONDS,
+  LEVEL,
+  MAX_STREAMS,
+} from '../nodes/stream-settings';
 import { STREAM_MODELS } from '../stream/live-stream';
 import { DEFAULT_FORMAT, ENCODINGS, STREAM_CHANNELS, STREAM_RATE } from '../stream/pcm-format';
 import type { Bounds, OutputRules } from './validators';
@@ -86,6 +94,7 @@ export interface EditorValues {
     level: Bounds;
     gapSeconds: Bounds;
     backlogMs: Bounds;
+    maxStreams: Bounds;
     defaults: {
       model: string;
       rate: number;
@@ -94,6 +103,7 @@ export interface EditorValues {
       level: number;
       gapSeconds: number;
       backlogMs: number;
+      maxStreams: number;
     };
   };
 }
@@ -175,12 +185,14 @@ export function editorValues(): EditorValues {
       level: { ...LEVEL },
       gapSeconds: { ...GAP_SECONDS },
       backlogMs: { ...BACKLOG_MS },
+      maxStreams: { ...MAX_STREAMS },
       defaults: {
         model: STREAM_MODELS[0],
         ...DEFAULT_FORMAT,
         level: LEVEL.max,
         gapSeconds: DEFAULT_GAP_SECONDS,
         backlogMs: DEFAULT_BACKLOG_MS,
+        maxStreams: DEFAULT_MAX_STREAMS,
       },
     },
   };

@@ -74,6 +74,12 @@ export class ChannelDenoiser {
     return this.aligned.giveLast(tail);
   }
 
+  /** Bytes of the buffers and RNNoise state it holds (a live stream's memory). */
+  memoryBytes(): number {
+    const own = this.frame.byteLength + this.previous.byteLength + this.denoised.byteLength + this.mixed.byteLength;
+    return own + this.denoiser.memoryBytes + (this.up?.memoryBytes() ?? 0) + (this.down?.memoryBytes() ?? 0);
+  }
+
   destroy(): void {
     this.denoiser.destroy();
     this.up?.destroy();

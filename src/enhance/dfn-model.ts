@@ -252,6 +252,15 @@ export class DfnNetwork {
     });
   }
 
+  /** Bytes of this signal's state (and, native, of its spare state and output buffers). */
+  stateBytes(): number {
+    let bytes = 0;
+    for (const states of [this.state, this.spareState ?? new Map<string, Tensor>()])
+      for (const tensor of states.values()) bytes += (tensor.data as Float32Array).byteLength;
+    const outputs = this.outputBuffers?.outputs;
+    return bytes + (outputs ? outputs.mask.byteLength + outputs.coefs.byteLength + outputs.lsnr.byteLength : 0);
+  }
+
   /** The state the next run takes, by input name (for a batch's run). */
   stateTensors(): ReadonlyMap<string, Tensor> {
     return this.state;

@@ -156,6 +156,12 @@ export class DfnStream {
     return this.emit();
   }
 
+  /** Bytes of its frame rings and buffers and of the network's state for this signal. */
+  memoryBytes(): number {
+    const arrays = [this.erb, this.re, this.im, this.spectra, this.erbInput, this.specInput, this.output];
+    return arrays.reduce((sum, array) => sum + array.byteLength, 0) + this.network.stateBytes();
+  }
+
   destroy(): void {
     this.fft.destroy();
   }

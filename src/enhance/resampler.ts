@@ -94,6 +94,11 @@ export class StreamResampler {
     return this.run(zeros, zeros.length, target);
   }
 
+  /** Bytes of its buffers (Speex's own filter state, a few KiB inside the library, is not counted). */
+  memoryBytes(): number {
+    return this.out.byteLength + (this.input.length + this.output.length) * 4;
+  }
+
   destroy(): void {
     this.module._speex_resampler_destroy(this.state);
     this.input.free();

@@ -16,6 +16,7 @@ const SCALE = 32768;
 
 interface RnnoiseModule extends EmscriptenModule {
   _rnnoise_create(model: number): number;
+  _rnnoise_get_size(): number;
   _rnnoise_destroy(state: number): void;
   _rnnoise_process_frame(state: number, out: number, input: number): number;
 }
@@ -23,6 +24,8 @@ interface RnnoiseModule extends EmscriptenModule {
 export interface FrameDenoiser {
   /** Denoises one frame of RNNOISE_FRAME samples (full scale ±1); returns its voice probability 0..1. */
   process(input: Float32Array, output: Float32Array): number;
+  /** Bytes of WebAssembly memory it holds: its state and its frame buffers. */
+  readonly memoryBytes: number;
   destroy(): void;
 }
 
@@ -48,6 +51,7 @@ function createDenoiser(module: RnnoiseModule): FrameDenoiser {
   const output = new HeapFloats(module, RNNOISE_FRAME);
   let destroyed = false;
   return {
+    memoryBytes: module._rnnoise_get_size() + 2 * RNNOISE_FRAME * 4,
     process(samples, out) {
       const heapIn = input.view();
       for (let i = 0; i < RNNOISE_FRAME; i++) heapIn[i] = samples[i] * SCALE;

@@ -13,14 +13,27 @@ export interface StreamNodeSettings {
   level: number;
   /** A stream idle this long ends: its next chunk starts it afresh. */
   gapMs: number;
-  /** The most audio a stream may have waiting for its thread before a chunk is refused. */
+  /**
+   * The longest a chunk may wait for its thread (the time the audio ahead of it takes this machine to
+   * clear, by the model's measured speed): a chunk that would wait longer is refused.
+   */
   backlogMs: number;
+  /** The most streams open at once: a new topic past it is refused. */
+  maxStreams: number;
 }
 
 export const DEFAULT_GAP_SECONDS = 5;
-export const DEFAULT_BACKLOG_MS = 1000;
+/**
+ * 5 s: a 10 s burst (a replayed recording, a file read in chunks) is taken whole by either model before
+ * this process has measured it (KNOWN_SPEEDS in wait-estimate.ts), and a live source on a machine too
+ * slow for it is refused before its output runs more than a few seconds late. Until the backlog was a
+ * wait, it was 1000 ms of audio, which refused everything after a burst's first second.
+ */
+export const DEFAULT_BACKLOG_MS = 5000;
+export const DEFAULT_MAX_STREAMS = 64;
 export const GAP_SECONDS = { min: 0.1, max: 3600 } as const;
 export const BACKLOG_MS = { min: 20, max: 60000 } as const;
+export const MAX_STREAMS = { min: 1, max: 1000 } as const;
 export const LEVEL = { min: 1, max: 100 } as const;
 
 /** Each setting's label as errors name it. */
@@ -33,6 +46,7 @@ function labels(t: Translate): Record<string, string> {
     encoding: t('media-enhance-stream.setting.encoding'),
     gap: t('media-enhance-stream.setting.gap'),
     backlog: t('media-enhance-stream.setting.backlog'),
+    maxStreams: t('media-enhance-stream.setting.maxStreams'),
   };
 }
 
@@ -40,7 +54,7 @@ function setting(t: Translate, prop: string): InputField {
   return { prop, label: labels(t)[prop] };
 }
 
-/** A setting left empty takes its default; else a number within bounds. */
+/** A setting left empty (or blank, as the editor takes it) takes its default; else a number within bounds. */
 function numberSetting(
   t: Translate,
   def: NodeDef,
@@ -50,7 +64,7 @@ function numberSetting(
   integer: boolean,
 ): number {
   const raw = def[prop];
-  if (raw === undefined || raw === null || raw === '') return fallback;
+  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return fallback;
   const value = typeof raw === 'string' ? Number(raw.trim()) : raw;
   if (
     typeof value !== 'number' ||
@@ -119,6 +133,7 @@ export function readStreamSettings(t: Translate, def: NodeDef): StreamNodeSettin
     level: numberSetting(t, def, 'enhancementLevel', 100, LEVEL, true),
     gapMs: numberSetting(t, def, 'gap', DEFAULT_GAP_SECONDS, GAP_SECONDS, false) * 1000,
     backlogMs: numberSetting(t, def, 'backlog', DEFAULT_BACKLOG_MS, BACKLOG_MS, true),
+    maxStreams: numberSetting(t, def, 'maxStreams', DEFAULT_MAX_STREAMS, MAX_STREAMS, true),
   };
 }
 

@@ -76,6 +76,10 @@ export class LarkDenoiser implements AlignedDenoiser {
     return this.aligned.giveLast(tail);
   }
 
+  memoryBytes(): number {
+    return this.stream.memoryBytes() + (this.up?.memoryBytes() ?? 0) + (this.down?.memoryBytes() ?? 0);
+  }
+
   destroy(): void {
     this.stream.destroy();
     this.up?.destroy();

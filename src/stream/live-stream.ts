@@ -3,6 +3,9 @@
 // the stream's output starts with `latency` samples of silence, at least the most a denoiser can trail,
 // so every chunk's output is there when its message goes on. Dropping the first `latency` samples of
 // the joined output gives the enhanced input, sample for sample; the end hands over the held tail.
+// A denoiser whose output turns non-finite (its state has: every later output would be NaN) is replaced
+// by a fresh one at once: its non-finite samples and the tail it held become silence, and the output
+// stays in step with the input.
 import type { Planar } from '../audio/pcm-codec';
 import { ChannelDenoiser } from '../enhance/channel-denoiser';
 import { loadRnnoise } from '../enhance/rnnoise';
@@ -30,6 +33,8 @@ export interface AlignedDenoiser {
   /** The rest of the output, up to the input's length. */
   flush(): Float32Array | Promise<Float32Array>;
   maxLag(): number;
+  /** Bytes of the buffers and model state it holds for its signal (not what it shares with others). */
+  memoryBytes(): number;
   destroy(): void;
 }
 
@@ -46,23 +51,38 @@ export function latencyFor(lag: number, rate: number): number {
   return Math.ceil(lag / perMs) * perMs;
 }
 
+/** Sets every sample of `samples` that is NaN or infinite to 0; whether there was one. */
+function silenceNonFinite(samples: Float32Array): boolean {
+  let found = false;
+  for (let i = 0; i < samples.length; i++) {
+    const x = samples[i];
+    if (x - x !== 0) {
+      samples[i] = 0;
+      found = true;
+    }
+  }
+  return found;
+}
+
 export class LiveStream {
+  /** Per channel, samples fed to its denoiser and samples it gave back (since its start). */
+  private readonly fed: number[];
+  private readonly given: number[];
+  private restarts = 0;
+
   private constructor(
     readonly settings: StreamSettings,
     private readonly denoisers: AlignedDenoiser[],
     /** Samples of silence the output starts with. */
     readonly latency: number,
     private readonly queues: SampleQueue[],
-  ) {}
+  ) {
+    this.fed = denoisers.map(() => 0);
+    this.given = denoisers.map(() => 0);
+  }
 
   static async create(settings: StreamSettings): Promise<LiveStream> {
-    const denoisers: AlignedDenoiser[] = [];
-    try {
-      for (let c = 0; c < settings.channels; c++) denoisers.push(await createDenoiser(settings));
-    } catch (err) {
-      for (const denoiser of denoisers) denoiser.destroy();
-      throw err;
-    }
+    const denoisers = await createDenoisers(settings);
     const latency = latencyFor(Math.max(...denoisers.map((d) => d.maxLag())), settings.rate);
     return new LiveStream(
       settings,
@@ -70,6 +90,11 @@ export class LiveStream {
       latency,
       denoisers.map(() => new SampleQueue(latency)),
     );
+  }
+
+  /** How many times a denoiser's output turned non-finite and the stream's state started afresh. */
+  get resets(): number {
+    return this.restarts;
   }
 
   /** A chunk's output: as many samples per channel as it brought. */
@@ -81,8 +106,16 @@ export class LiveStream {
   /** The last chunk's output followed by the held tail: `frames + latency` samples per channel. */
   async end(chunk: Planar, frames: number): Promise<Planar> {
     await this.feed(chunk, frames);
-    for (let c = 0; c < this.denoisers.length; c++) this.queues[c].push(await this.denoisers[c].flush());
+    for (let c = 0; c < this.denoisers.length; c++) this.keep(c, await this.denoisers[c].flush());
     return this.queues.map((queue) => queue.take(queue.length));
+  }
+
+  /** Bytes the stream holds: its denoisers' buffers and state, and its queues. */
+  memoryBytes(): number {
+    let bytes = 0;
+    for (const denoiser of this.denoisers) bytes += denoiser.memoryBytes();
+    for (const queue of this.queues) bytes += queue.memoryBytes();
+    return bytes;
   }
 
   destroy(): void {
@@ -90,10 +123,44 @@ export class LiveStream {
   }
 
   private async feed(chunk: Planar, frames: number): Promise<void> {
+    let broken = false;
     for (let c = 0; c < this.denoisers.length; c++) {
-      const out = await this.denoisers[c].push(chunk[c], frames);
-      // The denoiser's view is valid until its next call: the queue copies it.
-      this.queues[c].push(out);
+      this.fed[c] += frames;
+      broken = this.keep(c, await this.denoisers[c].push(chunk[c], frames)) || broken;
     }
+    if (broken) await this.restart();
   }
+
+  /** Queues a denoiser's output (a view, valid until its next call: the queue copies it); whether it was broken. */
+  private keep(c: number, out: Float32Array): boolean {
+    this.given[c] += out.length;
+    return silenceNonFinite(this.queues[c].push(out));
+  }
+
+  /**
+   * Fresh denoisers for every channel (they stay in step): what the old ones still held becomes silence,
+   * so the fresh one's first output sample lines up with the next input sample, as before.
+   */
+  private async restart(): Promise<void> {
+    const fresh = await createDenoisers(this.settings);
+    for (let c = 0; c < this.denoisers.length; c++) {
+      this.denoisers[c].destroy();
+      this.denoisers[c] = fresh[c];
+      this.queues[c].push(new Float32Array(this.fed[c] - this.given[c]));
+      this.fed[c] = 0;
+      this.given[c] = 0;
+    }
+    this.restarts++;
+  }
+}
+
+async function createDenoisers(settings: StreamSettings): Promise<AlignedDenoiser[]> {
+  const denoisers: AlignedDenoiser[] = [];
+  try {
+    for (let c = 0; c < settings.channels; c++) denoisers.push(await createDenoiser(settings));
+  } catch (err) {
+    for (const denoiser of denoisers) denoiser.destroy();
+    throw err;
+  }
+  return denoisers;
 }

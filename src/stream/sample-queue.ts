@@ -17,10 +17,17 @@ export class SampleQueue {
     return this.end - this.start;
   }
 
-  push(samples: Float32Array): void {
+  /** Copies `samples` in; returns where they now are (a view, valid until the next push). */
+  push(samples: Float32Array): Float32Array {
     if (this.end + samples.length > this.data.length) this.makeRoom(samples.length);
     this.data.set(samples, this.end);
     this.end += samples.length;
+    return this.data.subarray(this.end - samples.length, this.end);
+  }
+
+  /** Bytes the queue holds (its buffer, which grows to the most it has held and stays). */
+  memoryBytes(): number {
+    return this.data.byteLength;
   }
 
   /** Takes the first `count` samples (a copy). */

@@ -36,8 +36,16 @@ export interface ChunkDone {
   bytes?: ArrayBuffer;
   /** The stream's latency in samples at its rate. */
   latency?: number;
-  /** Time the thread spent on this chunk, in ms. */
+  /** The thread's time spent on this chunk, in ms: its share (by length) of its group's, the model's loading left out. */
   busyMs?: number;
+  /** Audio of the group the chunk ran in (chunks of its stream that waited together), in ms. */
+  groupMs?: number;
+  /** How many times the stream's state started afresh because its output turned non-finite. */
+  resets?: number;
+  /** Bytes the stream's state holds on the thread (buffers and model state). */
+  memoryBytes?: number;
+  /** Streams the thread holds after this chunk. */
+  threadStreams?: number;
   error?: string;
 }
 

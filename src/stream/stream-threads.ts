@@ -14,7 +14,16 @@ export interface ChunkResult {
   bytes: Buffer;
   /** The stream's latency in samples at its rate. */
   latency: number;
+  /** The thread's time spent on the chunk (its share of its group's), in ms. */
   busyMs: number;
+  /** Audio of the group it ran in, in ms. */
+  groupMs: number;
+  /** Times the stream's state started afresh because its output turned non-finite. */
+  resets: number;
+  /** Bytes the stream's state holds on its thread. */
+  memoryBytes: number;
+  /** Streams its thread holds now. */
+  threadStreams: number;
 }
 
 interface Pending {
@@ -23,6 +32,8 @@ interface Pending {
 }
 
 interface Thread {
+  /** Unique among this node's threads, for as long as the node runs. */
+  id: number;
   worker: Worker;
   streams: Set<number>;
   pending: Map<number, Pending>;
@@ -31,6 +42,8 @@ interface Thread {
 /** A stream open on one of the threads. */
 export interface ThreadStream {
   readonly id: number;
+  /** The thread it runs on (Thread.id). */
+  readonly thread: number;
   /** Enhances one chunk (raw PCM in the stream's format); `end` closes the stream after it. */
   chunk(bytes: Buffer, end: boolean): Promise<ChunkResult>;
   /** Drops the stream's state; chunks already sent are still answered. */
@@ -46,6 +59,7 @@ export class StreamThreads {
   private readonly threads: Thread[] = [];
   private nextStream = 1;
   private nextChunk = 1;
+  private nextThread = 1;
   private closed = false;
 
   constructor(private readonly maxThreads = defaultThreadCount()) {}
@@ -59,6 +73,7 @@ export class StreamThreads {
     let open = true;
     return {
       id: stream,
+      thread: thread.id,
       chunk: (bytes, end) => {
         if (!open) return Promise.reject(new Error('the stream is closed'));
         // A thread that failed took its streams with it.
@@ -76,6 +91,11 @@ export class StreamThreads {
         if (!this.closed) post(thread, { type: 'close', stream });
       },
     };
+  }
+
+  /** The thread the next stream opened would run on; undefined when it would start a new one. */
+  threadForNext(): number | undefined {
+    return this.least()?.id;
   }
 
   /** Threads running now. */
@@ -102,17 +122,21 @@ export class StreamThreads {
   }
 
   private pick(): Thread {
+    return this.least() ?? this.spawn();
+  }
+
+  /** The running thread with the fewest streams, if a new stream goes to it rather than to a new thread. */
+  private least(): Thread | undefined {
     const least = this.threads.reduce<Thread | undefined>(
       (best, thread) => (!best || thread.streams.size < best.streams.size ? thread : best),
       undefined,
     );
-    if (least && (least.streams.size === 0 || this.threads.length >= this.maxThreads)) return least;
-    return this.spawn();
+    return least && (least.streams.size === 0 || this.threads.length >= this.maxThreads) ? least : undefined;
   }
 
   private spawn(): Thread {
     const worker = new Worker(join(__dirname, 'stream-worker.js'));
-    const thread: Thread = { worker, streams: new Set(), pending: new Map() };
+    const thread: Thread = { id: this.nextThread++, worker, streams: new Set(), pending: new Map() };
     worker.on('message', (message: FromStreamWorker) => {
       const pending = thread.pending.get(message.id);
       if (!pending) return;
@@ -123,6 +147,10 @@ export class StreamThreads {
           bytes: Buffer.from(message.bytes),
           latency: message.latency ?? 0,
           busyMs: message.busyMs ?? 0,
+          groupMs: message.groupMs ?? 0,
+          resets: message.resets ?? 0,
+          memoryBytes: message.memoryBytes ?? 0,
+          threadStreams: message.threadStreams ?? 0,
         });
     });
     const fail = (reason: string) => {

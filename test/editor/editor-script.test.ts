@@ -28,6 +28,13 @@ import { checkFurtherOutputs, readFurtherOutputs } from '../../src/nodes/output-
 import { LIMIT_FIELDS, readServiceConfig } from '../../src/nodes/config-options';
 import { english } from '../../src/nodes/texts';
 import { readWaitTimeoutMs } from '../../src/nodes/wait-node';
+import {
+  BACKLOG_MS,
+  DEFAULT_BACKLOG_MS,
+  DEFAULT_MAX_STREAMS,
+  MAX_STREAMS,
+  readStreamSettings,
+} from '../../src/nodes/stream-settings';
 import { AUDIO_FIELDS, UPLOAD_FIELDS, VIDEO_FIELDS } from '../../src/nodes/enhancement-fields';
 import type { NodeDef } from '../../src/nodes/red';
 import { enhancementOf, type EnhancementField, type Enhancement } from '../../src/nodes/enhancement';
@@ -492,6 +499,42 @@ describe('the editor script and the node dialogs, against the contract', () => {
           assert.match(String(verdict), rule, `${what}: the editor's reason`);
           assert.match(refused, rule, `${what}: the runtime's reason`);
         }
+      }
+    }
+  });
+
+  it("takes in enhance stream's backlog and streams settings what its runtime takes, empty as the default", () => {
+    const stream = definition('media-enhance-stream');
+    for (const [prop, bounds, fallback, read] of [
+      ['backlog', BACKLOG_MS, DEFAULT_BACKLOG_MS, 'backlogMs'],
+      ['maxStreams', MAX_STREAMS, DEFAULT_MAX_STREAMS, 'maxStreams'],
+    ] as const) {
+      const values = [
+        '',
+        ' ',
+        String(bounds.min),
+        String(bounds.max),
+        '100',
+        String(bounds.min - 1),
+        String(bounds.max + 1),
+      ];
+      for (const value of [...values, '1.5', 'abc', '-3']) {
+        const what = `${prop} ${JSON.stringify(value)}`;
+        const verdict = editorVerdict('media-enhance-stream', stream, prop, value);
+        let taken: number | undefined;
+        let refused: string | undefined;
+        try {
+          taken = readStreamSettings(english, { id: 's', type: 's', [prop]: value })[read];
+        } catch (err) {
+          refused = (err as Error).message;
+        }
+        assert.equal(verdict === true, refused === undefined, `${what}: editor ${String(verdict)}, runtime ${refused}`);
+        if (refused === undefined) assert.equal(taken, value.trim() === '' ? fallback : Number(value), what);
+        else
+          assert.match(
+            String(verdict),
+            new RegExp(`a whole number from ${bounds.min} to ${bounds.max}, or empty for ${fallback}`),
+          );
       }
     }
   });

@@ -373,11 +373,12 @@ describe('the editor in Chromium, started as npm start starts it', function () {
       ['f32le', streamOption.f32le],
     ]);
     assert.deepEqual(
-      [stream.enhancementLevel, stream.gap, stream.backlog].map((f) => [f.placeholder, f.hint]),
+      [stream.enhancementLevel, stream.gap, stream.backlog, stream.maxStreams].map((f) => [f.placeholder, f.hint]),
       [
         ['100', '% (1 to 100)'],
         ['5', labels('media-enhance-stream', 'hint').gap],
-        ['1000', labels('media-enhance-stream', 'hint').backlog],
+        ['5000', labels('media-enhance-stream', 'hint').backlog],
+        ['64', labels('media-enhance-stream', 'hint').maxStreams],
       ],
     );
     const config = shown['media-enhance-config'];

@@ -270,7 +270,7 @@ describe('sidebar: what the tab shows', () => {
     assert.doesNotMatch(textOf(renderInFlight(t, [row], NOW, 0)), /more/);
   });
 
-  it('lists the live streams: node, topic, model and format, latency and realtime factor, how far behind', () => {
+  it('lists the live streams: node, topic, model and format, latency, realtime factor and memory, the wait, a shared thread, resets', () => {
     const stream = {
       nodeId: 'n1',
       nodeName: 'enhance stream',
@@ -281,16 +281,21 @@ describe('sidebar: what the tab shows', () => {
       model: 'FINCH',
       latencyMs: 24,
       realtimeFactor: 0.0412,
-      behindMs: 0,
+      waitMs: 0,
+      memoryBytes: 190_464,
+      threadStreams: 1,
+      resets: 0,
       chunks: 10,
       since: NOW - 80_000,
     };
-    const html = renderStreams(t, [stream, { ...stream, topic: '', behindMs: 340, latencyMs: null }], NOW);
+    const waiting = { ...stream, topic: '', waitMs: 340, latencyMs: null, threadStreams: 3, resets: 2 };
+    const html = renderStreams(t, [stream, waiting], NOW);
     assert.equal(html.match(/class="me-stream-row"/g)?.length, 2);
     assert.equal(
       textOf(html),
-      'enhance stream kitchen FINCH · 16 kHz, 1 ch, s16le 24 ms latency · 0.04x realtime 1m20s ' +
-        'enhance stream default stream FINCH · 16 kHz, 1 ch, s16le – ms latency · 0.04x realtime 340 ms behind 1m20s',
+      'enhance stream kitchen FINCH · 16 kHz, 1 ch, s16le 24 ms latency · 0.04x realtime · 186.0 KiB 1m20s ' +
+        'enhance stream default stream FINCH · 16 kHz, 1 ch, s16le – ms latency · 0.04x realtime · 186.0 KiB ' +
+        '3 streams on its thread chunks wait 340 ms state started afresh 2x (its output turned non-finite) 1m20s',
     );
     assert.match(textOf(renderStreams(t, [], NOW)), /No live stream open/);
   });

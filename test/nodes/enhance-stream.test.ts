@@ -3,7 +3,6 @@
 // the alignment measured on the joined output, the quality of the same model run over the whole file,
 // independent topics, every kind of bad chunk named and skipped, complete, reset, and a redeploy.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { segmentalSiSdr } from '../../bench/quality-metrics';
 import { ChannelDenoiser } from '../../src/enhance/channel-denoiser';
 import { loadRnnoise } from '../../src/enhance/rnnoise';
@@ -11,91 +10,26 @@ import { LarkDenoiser } from '../../src/stream/lark-denoiser';
 import { mix, whiteNoise } from '../enhance/test-media';
 import { readSpeechSample } from '../enhance/speech-sample';
 import { openStreams } from '../../src/stream/open-streams';
-import { collect, helper, initHelper, placed, sleep, stopHelper, TAB, unloadFlow, type FlowNode } from './flow-helper';
-
-const RATE = 16000;
-const CHUNK = 320; // 20 ms
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by path, the way Node-RED loads them
-const STREAM_NODE = require(join(__dirname, '..', '..', '..', 'nodes', 'media-enhance-stream.js')) as unknown;
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core Catch node
-const CATCH_NODE = require('@node-red/nodes/core/common/25-catch.js') as unknown;
-
-type Msg = Record<string, unknown>;
-
-function toS16(samples: Float32Array): Buffer {
-  const out = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++)
-    out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i] * 32768))), i * 2);
-  return out;
-}
-
-function fromS16(bytes: Buffer): Float32Array {
-  const out = new Float32Array(bytes.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = bytes.readInt16LE(i * 2) / 32768;
-  return out;
-}
-
-function chunksOf(bytes: Buffer, size = CHUNK * 2): Buffer[] {
-  const chunks: Buffer[] = [];
-  for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, Math.min(bytes.length, at + size)));
-  return chunks;
-}
-
-/** The lag (samples) at which `output` best matches `input`, searched from 0 to `range`. */
-function measuredLag(input: Float32Array, output: Float32Array, range: number): number {
-  let best = -Infinity;
-  let lag = 0;
-  for (let d = 0; d <= range; d++) {
-    let sum = 0;
-    for (let i = 0; i < input.length && i + d < output.length; i++) sum += input[i] * output[i + d];
-    if (sum > best) [best, lag] = [sum, d];
-  }
-  return lag;
-}
-
-function flow(settings: Msg = {}): object[] {
-  return placed([
-    TAB,
-    { id: 'stream', type: 'media-enhance-stream', z: 'tab', name: '', ...settings, wires: [['out']] },
-    { id: 'out', type: 'helper', z: 'tab' },
-    { id: 'catch', type: 'catch', z: 'tab', scope: null, uncaught: false, wires: [['caught']] },
-    { id: 'caught', type: 'helper', z: 'tab' },
-  ]);
-}
+import { helper, initHelper, sleep, statusTexts, stopHelper, unloadFlow, type FlowNode } from './flow-helper';
+import {
+  chunksOf,
+  flow,
+  fromS16,
+  joined,
+  largestDifference,
+  load as loadFlow,
+  measuredLag,
+  RATE,
+  stream,
+  toS16,
+  until,
+  CHUNK,
+  type Msg,
+} from './stream-flow';
 
 /** Chunks come faster than real time in these tests: the backlog allows a minute unless a test sets it. */
-async function load(
-  settings: Msg = { backlog: '60000' },
-): Promise<{ stream: FlowNode; outputs: Msg[]; errors: Msg[] }> {
-  await helper.load([STREAM_NODE, CATCH_NODE], flow(settings));
-  return {
-    stream: helper.getNode('stream'),
-    outputs: collect(helper.getNode('out')),
-    errors: collect(helper.getNode('caught')),
-  };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** Sends the chunks as a microphone would (without waiting on the node), the last with msg.complete. */
-async function stream(node: FlowNode, outputs: Msg[], chunks: Buffer[], extra: Msg = {}): Promise<Msg[]> {
-  const before = outputs.length;
-  chunks.forEach((payload, i) =>
-    node.receive({ payload, ...extra, ...(i === chunks.length - 1 ? { complete: true } : {}) }),
-  );
-  await until(() => outputs.length - before >= chunks.length, `${chunks.length} outputs`);
-  return outputs.slice(before);
-}
-
-function joined(messages: Msg[]): Buffer {
-  return Buffer.concat(messages.map((m) => m.payload as Buffer));
+function load(settings: Msg = { backlog: '60000' }): Promise<{ stream: FlowNode; outputs: Msg[]; errors: Msg[] }> {
+  return loadFlow(settings);
 }
 
 describe('nodes: enhance stream', function () {
@@ -176,7 +110,8 @@ describe('nodes: enhance stream', function () {
     );
   });
 
-  // LARK: two streams on one thread run the network as one batch (src/enhance/dfn-model.ts).
+  // LARK: two streams on one thread run the network as one batch (src/enhance/dfn-model.ts), each stream's
+  // waiting chunks as one group (stream-worker.ts).
   for (const model of ['FINCH', 'LARK'])
     it(`two topics interleaved give the same outputs as each alone (${model})`, async () => {
       const { stream: node, outputs } = await load({ model, backlog: '60000' });
@@ -197,7 +132,12 @@ describe('nodes: enhance stream', function () {
         ['a', alone[0]],
         ['b', alone[1]],
       ] as const)
-        assert.ok(joined(together.filter((m) => m.topic === topic)).equals(expected), `topic ${topic}`);
+        // LARK: a sample may round to the next 16-bit step when its chunks ran in other groups.
+        assert.ok(
+          largestDifference(fromS16(joined(together.filter((m) => m.topic === topic))), fromS16(expected)) <=
+            (model === 'LARK' ? 1 / 32768 : 0),
+          `topic ${topic}`,
+        );
     });
 
   it('bad chunks go to Catch naming the property, the value and the rule; the stream keeps its state', async () => {
@@ -282,7 +222,7 @@ describe('nodes: enhance stream', function () {
     await until(() => outputs.length === 3, 'three outputs');
     assert.equal((outputs[2].payload as Buffer).length, f32.length);
     await sleep(600);
-    const texts = node.status.getCalls().map((call) => (call.args[0] as { text?: string }).text ?? '');
+    const texts = statusTexts(node);
     // Idle past the gap, the stream ended by itself before the next chunk started it afresh.
     assert.ok(texts.includes('ended the default stream: idle longer than the gap'), texts.join(' | '));
     assert.ok(texts.includes('restarted the default stream: its format changed'), texts.join(' | '));
@@ -307,31 +247,6 @@ describe('nodes: enhance stream', function () {
       const expected = Math.max(-32768, Math.min(32767, Math.round(float[i] * 32768)));
       assert.equal(Math.round(int16[i] * 32768) + 0, expected + 0, `sample ${i}: rounded, clipped to the 16-bit range`);
     }
-  });
-
-  it('chunks past the backlog are refused to Catch, naming the stream and how far behind; none is reordered', async () => {
-    const { stream: node, outputs, errors } = await load({ backlog: '100' });
-    const chunks = chunksOf(noisyBytes.subarray(0, RATE * 2 * 2));
-    chunks.forEach((payload, i) => node.receive({ payload, topic: 'mic', index: i }));
-    await until(() => outputs.length + errors.length === chunks.length, 'every chunk answered');
-    assert.ok(errors.length > 0, 'a hundred chunks at once pass a backlog of 100 ms');
-    for (const msg of errors)
-      assert.match(
-        (msg.error as { message: string }).message,
-        /^stream "mic" is \d+ ms behind real time, more than the 100 ms that may wait: this chunk was refused/,
-      );
-    const sent = outputs.map((msg) => msg.index as number);
-    assert.deepEqual(
-      sent,
-      [...sent].sort((a, b) => a - b),
-      'in order',
-    );
-    const refused = new Set(errors.map((msg) => msg.index as number));
-    assert.deepEqual(
-      sent,
-      chunks.map((_, i) => i).filter((i) => !refused.has(i)),
-      'every chunk is sent or refused',
-    );
   });
 
   it('a redeploy ends the streams: their chunks are done and nothing is sent after close', async () => {

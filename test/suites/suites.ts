@@ -38,6 +38,8 @@ export const UNIT_TESTS: readonly string[] = [
   'test/enhance/leveler.test.ts',
   'test/enhance/live-stream.test.ts',
   'test/enhance/resampler.test.ts',
+  'test/enhance/sample-check.test.ts',
+  'test/enhance/wait-estimate.test.ts',
   'test/examples/example-flows.test.ts',
   'test/lint.test.ts',
   'test/node-red-5/pinned.test.ts',

@@ -28,6 +28,19 @@ export function signedDecibels(value: number | null | undefined): string {
   return typeof value === 'number' && value > 0 ? `+${text}` : text;
 }
 
+/** 812 B, 3.4 KiB, 12.0 MiB, 1.5 GiB: binary units, as the retention's size limit is set. */
+export function bytesText(bytes: number): string {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  if (bytes < 1024) return `${bytes} B`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
 /** A rate limit's window as a person says it: "1 min", "30 s". */
 export function windowLength(ms: number): string {
   return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;

@@ -1,22 +1,9 @@
 // The storage block: per built-in engine, the media it keeps on disk (how many, how many finished, the
 // bytes, the oldest), the rule by which it removes finished media on its own, in words, and the button
 // that removes the finished ones now.
-import { clockTime, duration, type Translate } from './format';
+import { bytesText, clockTime, duration, type Translate } from './format';
 import { element, openTag } from './markup';
 import type { ServiceStorageState, StorageRule, StorageState } from './shapes';
-
-/** 812 B, 3.4 KiB, 12.0 MiB, 1.5 GiB: binary units, as the retention's size limit is set. */
-export function bytesText(bytes: number): string {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  if (bytes < 1024) return `${bytes} B`;
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
 
 /** 7 days, 12 h, 30 min: a retention period as a person says it, in the sidebar's language. */
 function period(t: Translate, ms: number): string {

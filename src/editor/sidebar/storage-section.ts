@@ -2,11 +2,11 @@
 // The tab's storage section: each service's disk use, fetched when the results change, and its button
 // that removes the finished media after the user confirms.
 import { adminJson, adminPost } from './admin-fetch';
-import type { Translate } from './format';
+import { bytesText, type Translate } from './format';
 import { escapeHtml } from './markup';
 import { oneAtATime } from './one-fetch-at-a-time';
 import type { RedForSidebar } from './red-for-sidebar';
-import { bytesText, renderStorage } from './render-storage';
+import { renderStorage } from './render-storage';
 import type { StorageState } from './shapes';
 
 export function storageSection(element: HTMLElement, red: RedForSidebar, t: Translate): { refresh(): Promise<void> } {
