@@ -7,6 +7,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { planJobs, readCosts, type Runner, type SuiteJobs } from '../suites/lanes';
+import { builtPath } from '../suites/suites';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 /** The pinned project: test/node-red-5/ in the checkout (this file runs from dist/test/node-red-5/). */
@@ -23,8 +25,30 @@ const PACKAGE_ENTRIES = [
   'README.md',
   'LICENSE',
 ];
-/** The node tests and the browser tests: what `npm test` runs on Node-RED 5. */
-export const ALL_SUITES = ['dist/test/nodes/**/*.test.js', 'dist/test/editor/**/*.test.js'];
+/**
+ * What `npm test` runs on Node-RED 5 (and Node 22): the tests of what differs between Node-RED 4 and 5.
+ * The editor (its dialogs, palette, import, deploy warnings, the sidebar plugin), loading (the package
+ * installed as a user installs it, several Node-RED processes), the runtime's APIs the nodes use (create,
+ * input/send/done, status, close on redeploy and removal, full deploys and restarts, config nodes shared,
+ * settings, Catch), the admin routes a plugin adds, and the worker threads of live streams. The other
+ * node tests check the package's own logic through the same APIs, so they run on Node-RED 4 only.
+ */
+export const NODE_RED_5_TESTS: readonly string[] = [
+  'test/editor/editor.test.ts',
+  'test/editor/sidebar.test.ts',
+  'test/editor/deploy-warning.test.ts',
+  'test/nodes/installed-package.test.ts',
+  'test/nodes/shared-limits-node-red.test.ts',
+  'test/nodes/lifecycle.test.ts',
+  'test/nodes/kept-messages.test.ts',
+  'test/nodes/enhance-file.test.ts',
+  'test/nodes/bad-input.test.ts',
+  'test/nodes/progress-status.test.ts',
+  'test/nodes/shared-client.test.ts',
+  'test/nodes/settings-once.test.ts',
+  'test/nodes/enhance-stream.test.ts',
+  'test/sidebar/admin-routes-node-red.test.ts',
+];
 
 interface Manifest {
   dependencies: Record<string, string>;
@@ -36,8 +60,10 @@ export interface NodeRed5Project {
   work: string;
   /** Resolves with its seconds once `npm ci` has installed the project; rejects, with npm's output, when it failed. */
   installed: Promise<number>;
-  /** Runs mocha on the project's Node 22 with the given globs (under dist/); throws when a test failed. */
+  /** Runs mocha on the project's Node 22 with the given globs (under dist/), in one process; throws when a test failed. */
   runMocha(suites: readonly string[]): void;
+  /** How lanes run mocha there on built test files (lanes.ts); ready once the project is installed. */
+  runner: Runner;
   /** Removes the folder after a run that passed; keeps it, saying where, after one that failed. */
   finish(passed: boolean): void;
   /** Stops the install if it still runs and removes the folder: the run will not happen. */
@@ -65,6 +91,7 @@ export function startNodeRed5Project(): NodeRed5Project {
   // Awaited later (after the rest suite, in `npm test`): a failure is reported then, not as unhandled now.
   installed.catch(() => undefined);
 
+  let installFailureTold = false;
   const binDir = join(project, 'node_modules', 'node', 'bin');
   // Every child process of the tests finds Node 22 first.
   const env = { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}` };
@@ -73,21 +100,19 @@ export function startNodeRed5Project(): NodeRed5Project {
     installed,
     runMocha(suites) {
       execFileSync(join(binDir, 'node'), ['--version'], { cwd: project, env, stdio: 'inherit' });
-      const mocha = join(project, 'node_modules', 'mocha', 'bin', 'mocha.js');
-      // Each file's times go to the checkout's test-artifacts/file-times/node-red-5.json.
-      const reporter = [
-        '--reporter',
-        'dist/test/suites/file-times-reporter.js',
-        '--reporter-option',
-        'name=node-red-5',
-      ];
-      reporter.push('--reporter-option', `folder=${join(ROOT, 'test-artifacts', 'file-times')}`);
-      const args = [mocha, '--no-config', '--timeout', '60000', '--exit', ...reporter, ...suites];
-      execFileSync(join(binDir, 'node'), args, {
-        cwd: project,
-        env,
-        stdio: 'inherit',
-      });
+      execFileSync(join(binDir, 'node'), mochaArgs(suites, 'node-red-5'), { cwd: project, env, stdio: 'inherit' });
+    },
+    runner: {
+      command: join(binDir, 'node'),
+      args: (files, timesName) => mochaArgs(files, timesName),
+      cwd: project,
+      env,
+      // npm's output is told once, by the first job to wait; the others only name the failure.
+      ready: installed.catch((err: Error) => {
+        if (!installFailureTold) console.error(err.message);
+        installFailureTold = true;
+        throw new Error('the Node-RED 5 project did not install (npm ci failed: its output is above)');
+      }),
     },
     finish(passed) {
       // Kept when it failed: the screenshots and the installed tree say why.
@@ -99,6 +124,27 @@ export function startNodeRed5Project(): NodeRed5Project {
       rmSync(work, { recursive: true, force: true });
     },
   };
+}
+
+/** NODE_RED_5_TESTS as jobs for lanes, run in the project (lanes.ts). */
+export function nodeRed5Suite(project: NodeRed5Project): SuiteJobs {
+  const jobs = planJobs(NODE_RED_5_TESTS, readCosts('node-red-5'));
+  return {
+    suite: 'node-red-5',
+    jobs: jobs.map((job) => ({ ...job, files: job.files.map(builtPath) })),
+    runner: project.runner,
+  };
+}
+
+/**
+ * Node 22's arguments for the project's mocha on `files` (or globs, under dist/): each file's times go
+ * to the checkout's test-artifacts/file-times/ as `timesName`.
+ */
+function mochaArgs(files: readonly string[], timesName: string): string[] {
+  const mocha = join('node_modules', 'mocha', 'bin', 'mocha.js');
+  const reporter = ['--reporter', 'dist/test/suites/file-times-reporter.js', '--reporter-option', `name=${timesName}`];
+  reporter.push('--reporter-option', `folder=${join(ROOT, 'test-artifacts', 'file-times')}`);
+  return [mocha, '--no-config', '--timeout', '60000', '--exit', ...reporter, ...files];
 }
 
 /** `npm ci` in the project, its output kept for the error (it would otherwise cut into the tests' report). */

@@ -49,7 +49,16 @@ export const UNIT_TESTS: readonly string[] = [
   'test/sidebar/play-cache.test.ts',
   'test/sidebar/play-tickets.test.ts',
   'test/sidebar/registry.test.ts',
+  'test/suites/lanes.test.ts',
   'test/suites/suites.test.ts',
+];
+
+/**
+ * Files that must never run beside each other when a suite runs in lanes (lanes.ts): each group's files
+ * run in one mocha process, one after another. Each of these starts a single-node Ceph (4 GB of memstore).
+ */
+export const SERIAL_GROUPS: readonly (readonly string[])[] = [
+  ['test/cluster/redis-and-s3.test.ts', 'test/storage/s3-leftovers.test.ts', 'test/storage/s3-storage.test.ts'],
 ];
 
 /** Each area's folders (and single files) under test/; `npm run test:<area>` runs the tests in them. */
