@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { boundaryOf, partHeaderMender } from './part-headers';
+import { boundaryOf, partHeaderMender, PartHeadersTooLong } from './part-headers';
 import { HttpError, isDiskFull, insufficientStorage, partUnavailable, unprocessable } from './http-error';
 import { SNIFF_BYTES } from '../storage/media-type';
 import { FILE_WRITE_BUFFER } from '../storage/local-media-files';
@@ -148,6 +148,13 @@ export async function receiveUpload(
       written.catch((err: unknown) => fail(notStored(err)));
     });
     parser.on('error', (err) => fail(malformed(err)));
+    mender?.on('error', (err) =>
+      fail(
+        err instanceof PartHeadersTooLong
+          ? unprocessable([{ loc: ['body'], msg: err.message, type: 'value_error.multipart.limit' }])
+          : malformed(err),
+      ),
+    );
     parser.on('close', () => {
       if (settled) return;
       if (!written)
