@@ -11,14 +11,19 @@ import { appliedOutputsOf, type DownloadStep } from '../contract/fields';
 import { downloadAsBuffer, downloadIntoFolder } from './file-output';
 import { formatOf, type DeliveredFile } from './files-message';
 import type { Job } from './message-jobs';
-import { FIRST_OUTPUT_NAME, patternedName, type FurtherOutputs } from './output-list';
+import { FIRST_OUTPUT_NAME, patternedName, patternField, type ChosenName, type FurtherOutputs } from './output-list';
+import type { InputField } from './input-error';
 import type { Translate } from './texts';
 
-/** One file to fetch: its output's name, the step the service serves it as, and its name in the folder ('' : the service's). */
+/**
+ * One file to fetch: its output's name, the step the service serves it as, its name in the folder ('' :
+ * the service's) and the field that name comes from, where the node chose it.
+ */
 export interface OutputToDeliver {
   name: string;
   step: DownloadStep;
   fileName: string;
+  field?: InputField;
 }
 
 /** Where the files go: a folder (with the node's place settings) or Buffers. */
@@ -63,15 +68,21 @@ export type JoinInPlace = (path: string, beforeReplace: (episode: unknown) => Pr
  */
 export function outputsToDeliver(
   t: Translate,
-  firstName: string,
+  first: ChosenName,
   outputs: FurtherOutputs,
   media: MediaMetadata,
 ): OutputToDeliver[] {
   return [
-    { name: FIRST_OUTPUT_NAME, step: 'ENHANCED', fileName: firstName },
+    { name: FIRST_OUTPUT_NAME, step: 'ENHANCED', fileName: first.name, field: first.field },
     ...appliedOutputsOf(media).map(({ name }) => {
       const index = outputs.request.findIndex((wanted) => wanted.name === name);
-      return { name, step: name, fileName: index < 0 ? '' : patternedName(t, outputs, index, name, media) };
+      if (index < 0) return { name, step: name, fileName: '' };
+      return {
+        name,
+        step: name,
+        fileName: patternedName(t, outputs, index, name, media),
+        field: patternField(t, outputs.from, index),
+      };
     }),
   ];
 }
