@@ -16,7 +16,12 @@ export async function stampOf(path: string): Promise<FileStamp> {
 /** Whether the name `path` (a link there is not followed) holds the file `stamp` describes. */
 export async function bearsStamp(path: string, stamp: FileStamp): Promise<boolean> {
   const now = await fsp.lstat(path).catch(() => undefined);
-  return now?.ino === stamp.ino && now.size === stamp.size && now.mtimeMs === stamp.mtimeMs;
+  return now !== undefined && isStamped(now, stamp);
+}
+
+/** Whether a file's stat is the one `stamp` describes. */
+export function isStamped(stat: FileStamp, stamp: FileStamp): boolean {
+  return stat.ino === stamp.ino && stat.size === stamp.size && stat.mtimeMs === stamp.mtimeMs;
 }
 
 /** Whether `value` is a stamp as a journal kept it: three numbers. */

@@ -3,7 +3,7 @@
 import { constants, promises as fsp } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { MediaEnhanceError } from './errors';
-import { bearsStamp, type FileStamp } from './file-stamp';
+import { isStamped, type FileStamp } from './file-stamp';
 import { isOurPart, type PartFile } from './part-file';
 import { MAX_FILE_NAME_BYTES, truncateUtf8 } from './safe-file-name';
 
@@ -68,14 +68,9 @@ export async function placeFile(
 export async function findPlaced(wanted: string, stamp: FileStamp): Promise<string | undefined> {
   for (let n = 0; n <= MAX_NUMBERED_NAMES; n++) {
     const candidate = n === 0 ? wanted : numberedName(wanted, n);
-    if (await bearsStamp(candidate, stamp)) return candidate;
-    if (
-      !(await fsp.lstat(candidate).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return undefined;
+    const found = await fsp.lstat(candidate).catch(() => undefined);
+    if (found === undefined) return undefined;
+    if (isStamped(found, stamp)) return candidate;
   }
   return undefined;
 }
