@@ -13,6 +13,7 @@ import type { DownloadStep } from '../contract/fields';
 import type { RetryPolicy } from './backoff';
 import { sleep, type Clock } from './clock';
 import { fileError, MediaEnhanceError } from './errors';
+import { stampOf, type FileStamp } from './file-stamp';
 import { placeFile, type IfExists } from './final-name';
 import { claimPartFile, isOurPart, openPart, partLocation, partSize } from './part-file';
 import type { Slot } from './rate-limiter';
@@ -41,6 +42,12 @@ export interface DownloadOptions {
   ifExists?: IfExists;
   /** Paths never replaced, even with `overwrite` (the file being processed): same file, code FILE. */
   neverReplace?: readonly string[];
+  /**
+   * For `downloadToFile`: told where the complete file goes and its stamp just before it is put there.
+   * A caller that journals the files it delivered notes it, so that after a crash between the two it
+   * finds the file in place (`findPlaced`) rather than fetching a second copy beside it.
+   */
+  beforePlace?: (placing: { path: string; contentType: string; stamp: FileStamp }) => Promise<void>;
   signal?: AbortSignal;
   onProgress?: ProgressCallback;
   onWait?: (event: WaitEvent) => void;
@@ -193,6 +200,7 @@ export async function downloadToFile(
         continue;
       }
       const wanted = intoFolder ? join(target, info.fileName) : target;
+      await options.beforePlace?.({ path: wanted, contentType: info.contentType, stamp: await stampOf(part.path) });
       const finalPath = await placeFile(part, wanted, options, uid);
       return {
         path: finalPath,

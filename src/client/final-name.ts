@@ -3,6 +3,7 @@
 import { constants, promises as fsp } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { MediaEnhanceError } from './errors';
+import { isStamped, type FileStamp } from './file-stamp';
 import { isOurPart, type PartFile } from './part-file';
 import { MAX_FILE_NAME_BYTES, truncateUtf8 } from './safe-file-name';
 
@@ -57,6 +58,21 @@ export async function placeFile(
   throw new MediaEnhanceError('FILE', `${wanted} and ${MAX_NUMBERED_NAMES} numbered names beside it are taken`, {
     mediaUid: uid,
   });
+}
+
+/**
+ * Where the file `stamp` describes was put for `wanted`: that name or a numbered one beside it (they are
+ * taken in order, so the search ends at the first free one); undefined when none holds it. For a caller
+ * whose journal noted the file just before it was put in place (`beforePlace`), after a crash.
+ */
+export async function findPlaced(wanted: string, stamp: FileStamp): Promise<string | undefined> {
+  for (let n = 0; n <= MAX_NUMBERED_NAMES; n++) {
+    const candidate = n === 0 ? wanted : numberedName(wanted, n);
+    const found = await fsp.lstat(candidate).catch(() => undefined);
+    if (found === undefined) return undefined;
+    if (isStamped(found, stamp)) return candidate;
+  }
+  return undefined;
 }
 
 async function createExclusively(from: string, to: string): Promise<void> {

@@ -305,6 +305,11 @@ export function outputList(rules: OutputRules): Validator {
     if (!Array.isArray(rows)) return say('a list of outputs');
     if (rows.length > rules.max) return say(`at most ${rules.max} further outputs (got ${rows.length})`);
     const seen: string[] = [];
+    // As the runtime checks it (output-list.ts checkDistinctNames): into a folder, a pattern without a
+    // placeholder is one file's name, which no other file of the message may have.
+    const toFile = this.output !== 'buffer';
+    const ownName = textOf(this.fileName as FieldValue).trim();
+    const namedFiles: string[] = [];
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] || {};
       const where = `row ${i + 2}`;
@@ -365,6 +370,14 @@ export function outputList(rules: OutputRules): Validator {
           row.file_name,
           `a file name of at most 255 bytes in UTF-8, placeholders counted as one`,
         );
+      const literal = pattern.trim();
+      if (toFile && literal !== '' && !/\{(stem|name|ext)\}/.test(literal)) {
+        if (literal === ownName)
+          return bad('file name', row.file_name, "a name other than the node's file name: two files cannot share one");
+        if (namedFiles.indexOf(literal) !== -1)
+          return bad('file name', row.file_name, 'a name no other row has: two files cannot share one');
+        namedFiles.push(literal);
+      }
     }
     if (rows.length === 0 || typeof RED === 'undefined') return true;
     const service = RED.nodes.node(currentService(this));

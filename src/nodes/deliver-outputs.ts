@@ -3,22 +3,29 @@
 // its own encoding, the status saying which file it is at.
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join as joinPath } from 'node:path';
+import { basename, join as joinPath } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
-import type { IfExists } from '../client/final-name';
+import type { DownloadOptions } from '../client/download';
+import { bearsStamp, stampOf, type FileStamp } from '../client/file-stamp';
+import { findPlaced, type IfExists } from '../client/final-name';
 import type { MediaMetadata } from '../client/types';
 import { appliedOutputsOf, type DownloadStep } from '../contract/fields';
-import { downloadAsBuffer, downloadIntoFolder } from './file-output';
+import { downloadAsBuffer, downloadIntoFolder, removeLinkedPart } from './file-output';
 import { formatOf, type DeliveredFile } from './files-message';
 import type { Job } from './message-jobs';
-import { FIRST_OUTPUT_NAME, patternedName, type FurtherOutputs } from './output-list';
+import { FIRST_OUTPUT_NAME, patternedName, patternField, type ChosenName, type FurtherOutputs } from './output-list';
+import type { InputField } from './input-error';
 import type { Translate } from './texts';
 
-/** One file to fetch: its output's name, the step the service serves it as, and its name in the folder ('' : the service's). */
+/**
+ * One file to fetch: its output's name, the step the service serves it as, its name in the folder ('' :
+ * the service's) and the field that name comes from, where the node chose it.
+ */
 export interface OutputToDeliver {
   name: string;
   step: DownloadStep;
   fileName: string;
+  field?: InputField;
 }
 
 /** Where the files go: a folder (with the node's place settings) or Buffers. */
@@ -41,15 +48,16 @@ export interface DeliveryPlace {
   delivered?: readonly KeptFile[];
 }
 
-/** A file as a download left it: told apart from the joined file that replaces it (a new file, renamed over it). */
-export interface FileStamp {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-}
+/** What the client tells just before it puts a downloaded file in place. */
+type Placing = Parameters<NonNullable<DownloadOptions['beforePlace']>>[0];
 
-/** A delivered file as a kept message records it; `joining` while the intro and outro are joined onto it. */
+/**
+ * A delivered file as a kept message records it. `placing`: noted just before the download put it in
+ * place (at `path` or a numbered name beside it), with the stamp a restart finds it by. `joining`: once
+ * there, while the intro and outro are joined onto it (the joined file is a new one, renamed over it).
+ */
 export interface KeptFile extends DeliveredFile {
+  placing?: FileStamp;
   joining?: FileStamp;
 }
 
@@ -63,15 +71,21 @@ export type JoinInPlace = (path: string, beforeReplace: (episode: unknown) => Pr
  */
 export function outputsToDeliver(
   t: Translate,
-  firstName: string,
+  first: ChosenName,
   outputs: FurtherOutputs,
   media: MediaMetadata,
 ): OutputToDeliver[] {
   return [
-    { name: FIRST_OUTPUT_NAME, step: 'ENHANCED', fileName: firstName },
+    { name: FIRST_OUTPUT_NAME, step: 'ENHANCED', fileName: first.name, field: first.field },
     ...appliedOutputsOf(media).map(({ name }) => {
       const index = outputs.request.findIndex((wanted) => wanted.name === name);
-      return { name, step: name, fileName: index < 0 ? '' : patternedName(t, outputs, index, name, media) };
+      if (index < 0) return { name, step: name, fileName: '' };
+      return {
+        name,
+        step: name,
+        fileName: patternedName(t, outputs, index, name, media),
+        field: patternField(t, outputs.from, index),
+      };
     }),
   ];
 }
@@ -107,15 +121,33 @@ export async function deliverOutputs(
         }
       : undefined;
     if (place.toFile) {
+      const folderPlace = { ...place, name: fileName };
       const earlier = await stillThere(place.delivered?.find((file) => file.name === name));
-      // A file whose join a restart cut before it replaced the file is joined again; any other is handed on.
-      if (earlier && !(joinThis && earlier.joining && (await unchanged(earlier.path, earlier.joining)))) {
+      if (earlier?.placing) await removeLinkedPart(folderPlace, uid, step, earlier.placing);
+      // A file a restart cut right after it was put in place goes on from there (its join, if any, still to
+      // come); one whose join a restart cut before it replaced the file is joined again; any other is handed on.
+      const unfinished =
+        earlier?.placing !== undefined ||
+        (joinThis && earlier?.joining && (await bearsStamp(earlier.path, earlier.joining)));
+      if (earlier && !unfinished) {
         files.push(finished(earlier));
         continue;
       }
+      // Noted just before the download puts it in place, so that a crash right after finds it there.
+      const beforePlace = place.keepDelivered
+        ? ({ path, contentType, stamp }: Placing) =>
+            place.keepDelivered!({
+              name,
+              path,
+              contentType,
+              file_name: basename(path),
+              format: formatOf(path),
+              placing: stamp,
+            })
+        : undefined;
       const written = earlier
         ? { path: earlier.path, contentType: earlier.contentType, fileName: earlier.file_name }
-        : await downloadIntoFolder(client, uid, step, job, { ...place, name: fileName }).catch((err: unknown) => {
+        : await downloadIntoFolder(client, uid, step, job, { ...folderPlace, beforePlace }).catch((err: unknown) => {
             throw notWritten(err);
           });
       const { path, contentType } = written;
@@ -138,26 +170,22 @@ export async function deliverOutputs(
   return files;
 }
 
-/** A file an earlier run delivered, while it is still in its place (removed since: fetched again). */
+/**
+ * A file an earlier run delivered, while it is still in its place (removed since: fetched again); one
+ * noted as it was being put in place, where it was put (never put there: fetched again).
+ */
 async function stillThere(file: KeptFile | undefined): Promise<(KeptFile & { path: string }) | undefined> {
   if (file?.path === undefined) return undefined;
+  if (file.placing) {
+    const placed = await findPlaced(file.path, file.placing);
+    return placed === undefined ? undefined : { ...file, path: placed, file_name: basename(placed) };
+  }
   const found = await stat(file.path).catch(() => undefined);
   return found?.isFile() ? { ...file, path: file.path } : undefined;
 }
 
-async function stampOf(path: string): Promise<FileStamp> {
-  const { ino, size, mtimeMs } = await stat(path);
-  return { ino, size, mtimeMs };
-}
-
-/** Whether the file at `path` is still the one `stamp` describes (the join did not replace it). */
-async function unchanged(path: string, stamp: FileStamp): Promise<boolean> {
-  const now = await stampOf(path).catch(() => undefined);
-  return now?.ino === stamp.ino && now.size === stamp.size && now.mtimeMs === stamp.mtimeMs;
-}
-
-/** A kept file as the message hands it on (the journal's own note left out). */
-function finished({ joining: _joining, ...file }: KeptFile): DeliveredFile {
+/** A kept file as the message hands it on (the journal's own notes left out). */
+function finished({ placing: _placing, joining: _joining, ...file }: KeptFile): DeliveredFile {
   return file;
 }
 

@@ -7,14 +7,7 @@ import type { MediaMetadata } from '../client/types';
 import type { LoudnessReport } from '../contract/loudness-report';
 import { appliedOutputsOf, STEPS, type Step } from '../contract/fields';
 import { DOWNLOAD_SWITCH_DEFAULTS } from './download-settings';
-import {
-  checkFileOutput,
-  checkOutputTarget,
-  downloadAsBuffer,
-  downloadIntoFolder,
-  readFileOutput,
-  readIfExists,
-} from './file-output';
+import { checkFileOutput, checkOutputTarget, downloadAsBuffer, readFileOutput, readIfExists } from './file-output';
 import { mediaNode } from './media-node';
 import { deliverOutputs } from './deliver-outputs';
 import { filesMessages } from './files-message';
@@ -96,13 +89,18 @@ export default mediaNode(
           job.msg.payload = payload;
           job.msg.contentType = contentType;
         } else {
-          const written = await downloadIntoFolder(client, uid, wanted, job, {
-            folder,
-            name,
-            ifExists,
-            workingDirectory,
-            keepPart: keeper.keeping ? (path) => keeper.notePartFile(job, path) : undefined,
-          });
+          // As enhance file delivers its files: kept with the message as it is put in place, so a restart
+          // right after hands it on rather than fetching a second copy beside it.
+          const place = { toFile, folder, ifExists, workingDirectory, ...keeper.deliveryKeeping(job) };
+          const [written] = await deliverOutputs(
+            job,
+            client,
+            uid,
+            [{ name: wanted, step: wanted, fileName: name }],
+            place,
+            undefined,
+            (err) => err,
+          );
           job.msg.filename = written.path;
           job.msg.contentType = written.contentType;
         }

@@ -17,7 +17,7 @@ import { readSettleMs, waitForInputToSettle } from './file-settle';
 import { mediaNode } from './media-node';
 import { showMediaStatus, type Job } from './message-jobs';
 import { filesMessages, readSendFiles } from './files-message';
-import { checkFurtherOutputs, readFurtherOutputs } from './output-list';
+import { checkDistinctNames, checkFurtherOutputs, namesBeforeUpload, readFurtherOutputs } from './output-list';
 import { remainingMs } from './message-keeper';
 import { checkNodeEnhancement, messageEnhancement, sendMessageFile, UPLOAD } from './file-request';
 import { inputError } from './input-error';
@@ -109,6 +109,7 @@ export default mediaNode(
   ({ RED, def, service, keeper, t }) => {
     const configured = enhancementOf(def, UPLOAD.fields);
     const output = readFileOutput(def);
+    const fileNameSetting = { prop: 'fileName', label: t('media-enhance.setting.fileName') };
     // The intro and outro are joined here, with the engine's ffmpeg when the config node says where it is.
     const ffmpegPath = engineTuning(RED.settings).ffmpegPath ?? 'ffmpeg';
     const checkSettings = () => {
@@ -117,7 +118,10 @@ export default mediaNode(
       readSettleMs(t, def);
       readCrossfadeSeconds(t, def);
       readSendFiles(t, def);
-      checkFurtherOutputs(t, readFurtherOutputs(t, def, {}), configured);
+      const outputs = readFurtherOutputs(t, def, {});
+      checkFurtherOutputs(t, outputs, configured);
+      if (output.toFile)
+        checkDistinctNames(t, namesBeforeUpload(t, { name: output.name, field: fileNameSetting }, outputs));
     };
     return {
       checkSettings,
@@ -135,6 +139,8 @@ export default mediaNode(
         // Checked before the upload: an intro or outro that is not there fails before anything is sent.
         const parts = await readEpisodeParts(t, def, msg, RED.settings.fileWorkingDirectory);
         const target = output.toFile ? outputName(t, msg, output.name) : '';
+        const targetField = msg.outputFilename !== undefined ? 'msg.outputFilename' : fileNameSetting;
+        if (output.toFile) checkDistinctNames(t, namesBeforeUpload(t, { name: target, field: targetField }, outputs));
         const ifExists = output.toFile ? readIfExists(t, msg, output.ifExists) : output.ifExists;
         // The input's path, so a flow can move the file it handled (msg.filename becomes the output's).
         const inputPath = typeof msg.filename === 'string' && !Buffer.isBuffer(msg.payload) ? msg.filename : undefined;
@@ -147,13 +153,7 @@ export default mediaNode(
           workingDirectory: RED.settings.fileWorkingDirectory,
         };
         // A delivery resumed after a restart was checked when it started: the file in place may be its own.
-        if (output.toFile && keeper.deliveredOf(job).length === 0) {
-          const field =
-            msg.outputFilename !== undefined
-              ? 'msg.outputFilename'
-              : { prop: 'fileName', label: t('media-enhance.setting.fileName') };
-          await checkOutputTarget(t, place, field);
-        }
+        if (output.toFile && keeper.deliveredOf(job).length === 0) await checkOutputTarget(t, place, targetField);
         let uid = keeper.mediaUidOf(msg);
         if (uid === undefined) {
           await keeper.keepBeforeUpload(job);
@@ -182,11 +182,18 @@ export default mediaNode(
         });
         // Processed: a failure from here on leaves an enhanced file that the sidebar's result row offers.
         job.media = media;
+        // The patterns filled in from the media: two names that meet now fail the message before any file is written.
+        const wanted = outputsToDeliver(t, { name: target, field: targetField }, outputs, media);
+        if (output.toFile)
+          checkDistinctNames(
+            t,
+            wanted.map(({ fileName, field }) => ({ name: fileName, field })),
+          );
         const files = await deliverOutputs(
           job,
           client,
           media.uid,
-          outputsToDeliver(t, target, outputs, media),
+          wanted,
           {
             toFile: output.toFile,
             ...place,

@@ -4,6 +4,8 @@
 import { constants, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MediaEnhanceClient } from '../client/client';
+import type { DownloadOptions } from '../client/download';
+import { bearsStamp, type FileStamp } from '../client/file-stamp';
 import { DEFAULT_IF_EXISTS, IF_EXISTS, type IfExists } from '../client/final-name';
 import { resumablePartPath } from '../client/part-file';
 import { MAX_FILE_NAME_BYTES } from '../client/safe-file-name';
@@ -178,22 +180,45 @@ export async function downloadIntoFolder(
     input?: string;
     workingDirectory?: string;
     keepPart?: (path: string) => Promise<void>;
+    /** Told where the complete file goes and its stamp just before it is put there (the client's `beforePlace`). */
+    beforePlace?: DownloadOptions['beforePlace'];
   },
 ): Promise<{ path: string; contentType: string; fileName: string }> {
   const dir = resolvePath(place.folder, place.workingDirectory);
   await fsp.mkdir(dir, { recursive: true }).catch((err: unknown) => {
     throw fileError(err, `creating the folder ${dir}`, uid);
   });
-  const target = place.name ? join(dir, place.name) : dir;
+  const target = downloadTarget(place);
   await place.keepPart?.(await resumablePartPath(target, uid, step));
   const written = await client.downloadToFile(uid, target, {
     step,
     ifExists: place.ifExists,
     neverReplace: place.input === undefined ? [] : [place.input],
+    beforePlace: place.beforePlace,
     resumable: place.keepPart !== undefined,
     signal: job.signal,
     onWait: job.onWait,
     onProgress: job.progress('downloading'),
   });
   return { path: written.path, contentType: written.contentType, fileName: written.fileName };
+}
+
+/** What a download into the folder is given as its target: the named file, or the folder for the service's name. */
+function downloadTarget(place: { folder: string; name: string; workingDirectory?: string }): string {
+  const dir = resolvePath(place.folder, place.workingDirectory);
+  return place.name ? join(dir, place.name) : dir;
+}
+
+/**
+ * Removes the part file a resumable download of this file kept, when it is still a second name of the
+ * file put in place from it (`placed`): a crash came between the two, and the part is no longer needed.
+ */
+export async function removeLinkedPart(
+  place: { folder: string; name: string; workingDirectory?: string },
+  uid: string,
+  step: DownloadStep,
+  placed: FileStamp,
+): Promise<void> {
+  const part = await resumablePartPath(downloadTarget(place), uid, step);
+  if (await bearsStamp(part, placed)) await fsp.rm(part, { force: true });
 }

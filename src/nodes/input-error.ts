@@ -17,7 +17,7 @@ export interface NodeSetting {
 export class InputError extends MediaEnhanceError {
   constructor(
     lines: string[],
-    /** The field of each line. */
+    /** The fields the lines name (a line about two fields names both). */
     readonly fields: InputField[],
   ) {
     super('VALIDATION', lines.join('; '), { details: lines });
@@ -43,9 +43,16 @@ export function describeValue(t: Translate, value: unknown): string {
   return describeContractValue(value);
 }
 
-export function inputError(t: Translate, field: InputField, value: unknown, rule: string): InputError {
+/** `field`'s value and the rule it breaks; `alsoNamed`: the other fields the rule names (two that clash). */
+export function inputError(
+  t: Translate,
+  field: InputField,
+  value: unknown,
+  rule: string,
+  alsoNamed: InputField[] = [],
+): InputError {
   const line = t('media-enhance.input.line', { field: fieldName(t, field), rule, value: describeValue(t, value) });
-  return new InputError([line], [field]);
+  return new InputError([line], [field, ...alsoNamed]);
 }
 
 /** Issues from the contract's checks (their rules in its words), with `loc` turned into the field the user wrote. */

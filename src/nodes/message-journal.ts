@@ -12,7 +12,8 @@ import { promises as fsp, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { insideRoot } from '../contract/contained-path';
-import type { FileStamp, KeptFile } from './deliver-outputs';
+import { isFileStamp } from '../client/file-stamp';
+import type { KeptFile } from './deliver-outputs';
 import { idSegment } from './id-segment';
 import { MAX_ENTRY_DEPTH, jsonDepth, parseBoundedJson, readRegularFile, UnusableFile } from './journal-file';
 import type { NodeMessage, RuntimeSettings } from './red';
@@ -257,7 +258,9 @@ function parseEntry(text: string): JournalEntry {
     mediaSince,
     partFile,
     msg: entry.msg,
-    ...(Array.isArray(entry.delivered) ? { delivered: entry.delivered.filter(isKeptFile).map(withSoundStamp) } : {}),
+    ...(Array.isArray(entry.delivered)
+      ? { delivered: entry.delivered.filter(isKeptFile).flatMap(withSoundStamps) }
+      : {}),
     dropped: Array.isArray(entry.dropped) ? entry.dropped.filter((d): d is string => typeof d === 'string') : [],
   };
 }
@@ -272,11 +275,14 @@ function isKeptFile(value: unknown): value is KeptFile {
   );
 }
 
-/** A file's `joining` stamp kept only when it is three numbers (any other: handed on as it is, never joined twice). */
-function withSoundStamp({ joining, ...file }: KeptFile): KeptFile {
-  const stamp = joining as Partial<FileStamp> | undefined;
-  const sound = (['ino', 'size', 'mtimeMs'] as const).every((key) => typeof stamp?.[key] === 'number');
-  return sound ? { ...file, joining } : file;
+/**
+ * A file's stamps kept only when each is three numbers. A file with an unsound `joining` is handed on as
+ * it is (never joined twice); one with an unsound `placing` is left out (it may never have been put in
+ * place: it is fetched again).
+ */
+function withSoundStamps({ joining, placing, ...file }: KeptFile): KeptFile[] {
+  if (placing !== undefined) return isFileStamp(placing) ? [{ ...file, placing }] : [];
+  return [isFileStamp(joining) ? { ...file, joining } : file];
 }
 
 function removeQuietly(file: string): void {

@@ -8,7 +8,7 @@ import { extname } from 'node:path';
 import { stemOf } from '../contract/attachment';
 import { appliedOutputsOf, checkEnhancementSettings, type FieldIssue } from '../contract/fields';
 import { fileNameProblem } from './file-output';
-import { issuesError, inputError, type InputField } from './input-error';
+import { fieldName, issuesError, inputError, type InputField } from './input-error';
 import type { NodeDef, NodeMessage } from './red';
 import type { Translate } from './texts';
 
@@ -82,10 +82,49 @@ export function checkFurtherOutputs(t: Translate, outputs: FurtherOutputs, enhan
   outputs.patterns.forEach((pattern, index) => {
     if (pattern === undefined) return;
     if (typeof pattern !== 'string')
-      throw inputError(t, entryField(t, outputs.from, index, PATTERN), pattern, t('media-enhance-file.rule.pattern'));
+      throw inputError(t, patternField(t, outputs.from, index), pattern, t('media-enhance-file.rule.pattern'));
     const problem = patternProblem(t, pattern);
-    if (problem !== undefined) throw inputError(t, entryField(t, outputs.from, index, PATTERN), pattern, problem);
+    if (problem !== undefined) throw inputError(t, patternField(t, outputs.from, index), pattern, problem);
   });
+}
+
+/** A name the node gives one of a message's files in the folder ('': the service's), and the field it comes from. */
+export interface ChosenName {
+  name: string;
+  /** None for a name the service gives. */
+  field?: InputField;
+}
+
+/**
+ * Throws when two files of one message would get one name in the folder: the later would replace the
+ * earlier ("overwrite"), fail after it ("error") or be numbered beside it, and msg.files would not tell
+ * which is which. The error names both fields and the name. Names left to the service are its own.
+ */
+export function checkDistinctNames(t: Translate, chosen: readonly ChosenName[]): void {
+  const taken = new Map<string, InputField>();
+  for (const { name, field } of chosen) {
+    if (name === '' || field === undefined) continue;
+    const earlier = taken.get(name);
+    if (earlier === undefined) {
+      taken.set(name, field);
+      continue;
+    }
+    const rule = t('media-enhance-file.rule.sameFileName', { other: fieldName(t, earlier) });
+    throw inputError(t, field, name, rule, [earlier]);
+  }
+}
+
+/**
+ * The names known before anything is sent: the first file's, and each further output's pattern that has
+ * no placeholder (one with placeholders is filled in from the media, and checked again then).
+ */
+export function namesBeforeUpload(t: Translate, first: ChosenName, outputs: FurtherOutputs): ChosenName[] {
+  const literal = outputs.patterns.flatMap((pattern, index) =>
+    typeof pattern === 'string' && !PLACEHOLDER.test(pattern)
+      ? [{ name: pattern, field: patternField(t, outputs.from, index) }]
+      : [],
+  );
+  return [first, ...literal];
 }
 
 /**
@@ -103,9 +142,12 @@ export function patternProblem(t: Translate, pattern: string): string | undefine
   return fileNameProblem(t, fillPattern(pattern, { stem: 'x', name: 'x', ext: 'x' }));
 }
 
+/** A placeholder a pattern's name is filled in from. */
+const PLACEHOLDER = /\{(stem|name|ext)\}/;
+
 /** The pattern with its placeholders filled in. */
 export function fillPattern(pattern: string, values: Record<(typeof PATTERN_PLACEHOLDERS)[number], string>): string {
-  return pattern.replace(/\{(stem|name|ext)\}/g, (_whole, word: keyof typeof values) => values[word]);
+  return pattern.replace(new RegExp(PLACEHOLDER, 'g'), (_whole, word: keyof typeof values) => values[word]);
 }
 
 function numberOr(text: string): unknown {
@@ -134,6 +176,11 @@ function entryField(t: Translate, from: FurtherOutputs['from'], index: number, m
   };
 }
 
+/** Where an output's file-name pattern came from. */
+export function patternField(t: Translate, from: FurtherOutputs['from'], index: number): InputField {
+  return entryField(t, from, index, PATTERN);
+}
+
 function issueField(t: Translate, from: FurtherOutputs['from'], loc: FieldIssue['loc']): InputField {
   const [, , , index, member] = loc;
   if (typeof index !== 'number') return from === 'msg.outputs' ? 'msg.outputs' : outputsSetting(t);
@@ -160,6 +207,6 @@ export function patternedName(
   const ext = extname(made).slice(1);
   const filled = fillPattern(pattern, { stem: stemOf(media.file_name ?? ''), name, ext });
   const problem = fileNameProblem(t, filled);
-  if (problem !== undefined) throw inputError(t, entryField(t, outputs.from, index, PATTERN), filled, problem);
+  if (problem !== undefined) throw inputError(t, patternField(t, outputs.from, index), filled, problem);
   return filled;
 }

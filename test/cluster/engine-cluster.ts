@@ -30,8 +30,13 @@ export interface EngineInstance {
   output(): string;
   /** Everything it printed on standard error. */
   errors(): string;
+  /** Its process id (in the name it gives itself in the media it processes). */
+  pid: number;
   /** As a machine dying: SIGKILL, no clean-up. */
   kill9(): Promise<void>;
+  /** As a machine that stands still (swapped out, its VM paused): SIGSTOP, then SIGCONT. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -93,9 +98,12 @@ function watch(child: ChildProcess, url: string): EngineInstance {
   };
   return {
     url,
+    pid: child.pid!,
     output: () => out,
     errors: () => err,
     kill9: () => end('SIGKILL'),
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     stop: () => end('SIGTERM'),
   };
 }

@@ -24,7 +24,12 @@ import { EDITOR_GLOBAL, EDITOR_SCRIPT_FILE, editorScriptSrc, renderEditorScript 
 import { editorValues, type EditorValues } from '../../src/editor/editor-values';
 import { fileNameProblem } from '../../src/nodes/file-output';
 import { readFilesChoice } from '../../src/nodes/files-choice';
-import { checkFurtherOutputs, readFurtherOutputs } from '../../src/nodes/output-list';
+import {
+  checkDistinctNames,
+  checkFurtherOutputs,
+  namesBeforeUpload,
+  readFurtherOutputs,
+} from '../../src/nodes/output-list';
 import { LIMIT_FIELDS, readServiceConfig } from '../../src/nodes/config-options';
 import { english } from '../../src/nodes/texts';
 import { readWaitTimeoutMs } from '../../src/nodes/wait-node';
@@ -336,23 +341,34 @@ describe('the editor script and the node dialogs, against the contract', () => {
       ].map((file_name) => [row({ file_name })]),
       ['a', 'b', 'c', 'd', 'e'].map((name) => row({ name })),
       ['a', 'b', 'c', 'd'].map((name) => row({ name })),
+      // Two files of one message under one name (a row's and the node's file name ep.wav below).
+      [row({ file_name: 'a.wav' }), row({ name: 'master', file_name: ' a.wav' })],
+      [row({ file_name: '{stem}.wav' }), row({ name: 'master', file_name: '{stem}.wav' })],
+      [row({ file_name: 'ep.wav' })],
+      [row({ file_name: 'ep.wav ' })],
+      [row({ file_name: '{stem}.wav' })],
     ];
     const disagreements: string[] = [];
-    for (const list of lists) {
-      const node = { ...newNode('media-enhance-file', def), furtherOutputs: list };
-      const editor = validate.call(node, list as never, {}) === true;
-      let runtime = true;
-      try {
-        checkFurtherOutputs(
-          (key) => key,
-          readFurtherOutputs((key) => key, node, {}),
-          {},
-        );
-      } catch {
-        runtime = false;
+    for (const output of ['file', 'buffer'])
+      for (const list of lists) {
+        const node = { ...newNode('media-enhance-file', def), output, fileName: 'ep.wav', furtherOutputs: list };
+        const editor = validate.call(node, list as never, {}) === true;
+        let runtime = true;
+        try {
+          // As the node checks its settings at deploy.
+          const outputs = readFurtherOutputs((key) => key, node, {});
+          checkFurtherOutputs((key) => key, outputs, {});
+          const first = { name: node.fileName, field: 'fileName' };
+          if (output === 'file')
+            checkDistinctNames(
+              (key) => key,
+              namesBeforeUpload((key) => key, first, outputs),
+            );
+        } catch {
+          runtime = false;
+        }
+        if (editor !== runtime) disagreements.push(`${output} ${JSON.stringify(list)}: runtime ${runtime}`);
       }
-      if (editor !== runtime) disagreements.push(`${JSON.stringify(list)}: runtime ${runtime}`);
-    }
     assert.deepEqual(disagreements, []);
   });
 

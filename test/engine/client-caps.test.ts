@@ -6,9 +6,35 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { makeWav } from '../fixtures/media';
-import { KEY, metadata, startTestEngine, upload, type TestEngine } from './helpers';
+import { KEY, metadata, multipart, startTestEngine, upload, type TestEngine } from './helpers';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the media's metadata on disk says PROCESSING (held requests are woken once it is written). */
+async function processing(engine: TestEngine, uid: string): Promise<void> {
+  const meta = join(engine.dataDir, 'media', uid, 'meta.json');
+  while (!(await fsp.readFile(meta, 'utf8').catch(() => '')).includes('"PROCESSING"')) await sleep(50);
+  await sleep(200);
+}
+
+/** A `?wait=` metadata request of `uid`, as its head on the wire. */
+const waitHead = (uid: string, waitS: number) =>
+  `GET /v2/medias/${uid}/metadata?wait=${waitS} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n\r\n`;
+
+/** A whole small upload, as it goes on the wire. */
+function wholeUpload(): Buffer {
+  const { body, headers } = multipart(makeWav(0.2, 8_000), 'queued.wav');
+  const head = `POST /v2/medias HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Type: ${headers['content-type']}\r\nContent-Length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), body]);
+}
+
+/** Whether a `?wait=` request was held (it declares the engine's wait) or answered at once as the media stands (0). */
+async function wasHeld(engine: TestEngine, uid: string): Promise<boolean> {
+  const res = await request(`${engine.url}/v2/medias/${uid}/metadata?wait=1`, { headers: { 'x-api-key': KEY } });
+  await res.body.dump();
+  assert.equal(res.statusCode, 200);
+  return res.headers['x-metadata-wait'] !== '0';
+}
 
 /** A connection from `localAddress` (any of 127.0.0.0/8 is this machine) that sends one byte and then nothing. */
 function slowConnection(
@@ -67,10 +93,7 @@ describe('engine: what one client may hold', function () {
       server: { maxHeldWaitsPerKey: 2 },
     });
     const uid = String((await upload(engine, makeWav(0.2, 16_000), 'a.wav')).json.uid);
-    // PROCESSING for 30 s once its metadata on disk says so (the change wakes held requests once written).
-    const meta = join(engine.dataDir, 'media', uid, 'meta.json');
-    while (!(await fsp.readFile(meta, 'utf8').catch(() => '')).includes('"PROCESSING"')) await sleep(50);
-    await sleep(200);
+    await processing(engine, uid); // and so for 30 s
     const held = [0, 1].map(() =>
       request(`${engine!.url}/v2/medias/${uid}/metadata?wait=20`, { headers: { 'x-api-key': KEY } }),
     );
@@ -91,5 +114,42 @@ describe('engine: what one client may hold', function () {
     await engine.close();
     for (const answer of await Promise.allSettled(held))
       if (answer.status === 'fulfilled') await answer.value.body.dump();
+  });
+
+  it('gives back the places of requests pipelined behind a held wait once their connection drops', async () => {
+    engine = await startTestEngine({
+      metadataWaitS: 20,
+      processingDelayMs: 30_000,
+      server: { maxUploadsPerKey: 2, maxHeldWaitsPerKey: 4 },
+    });
+    const uid = String((await upload(engine, makeWav(0.2, 16_000), 'a.wav')).json.uid);
+    await processing(engine, uid);
+    // On each of two connections a held wait, then a second wait and an upload queued behind its answer.
+    const pipelined = [];
+    for (let i = 0; i < 2; i++) {
+      const socket = connect(Number(new URL(engine.url).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      sockets.push(socket);
+      socket.write(Buffer.concat([Buffer.from(waitHead(uid, 20) + waitHead(uid, 20)), wholeUpload()]));
+      pipelined.push(socket);
+    }
+    // The queued uploads are stored (their answers wait their turn), so every request on them was read.
+    const medias = () =>
+      fsp.readdir(join(engine!.dataDir, 'media')).then((names) => names.filter((n) => n !== '.incoming'));
+    while ((await medias()).length < 3) await sleep(50);
+    await sleep(200);
+    // Both uploads and all four waits hold their places, so the key has none left of either.
+    assert.equal((await upload(engine, makeWav(0.2, 8_000), 'more.wav')).status, 503);
+    assert.equal(await wasHeld(engine, uid), false);
+    for (const socket of pipelined) socket.destroy();
+    // The client is gone: every place comes back (the engine learns of the close a moment later).
+    for (let i = 0; (await upload(engine, makeWav(0.2, 8_000), 'later.wav')).status !== 201; i++) {
+      if (i > 100) assert.fail('an upload queued on a dropped connection kept its place');
+      await sleep(50);
+    }
+    // All four places of waits are back, and no more than four (none was given back twice).
+    const held = await Promise.all([0, 1, 2, 3, 4].map(() => wasHeld(engine!, uid)));
+    assert.equal(held.filter(Boolean).length, 4, 'a wait queued on a dropped connection kept its place');
+    await engine.close();
   });
 });

@@ -257,6 +257,35 @@ describe('engine: hostile bodies', function () {
     });
   });
 
+  describe('a part header longer than the parser reads', function () {
+    it('is refused 422 naming the bound, on both upload routes, with nothing stored', async () => {
+      // 127 KB of `; filename="` with no closing quote: a search for the closing quote that backtracks
+      // would take a second on it.
+      const boundary = 'b0undary7e1f';
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"${'; filename="'.repeat(10_600)}x\r\n\r\n`,
+        ),
+        wav,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-api-key': KEY };
+      for (const path of ['/v2/medias', '/v1/videos']) {
+        const before = await stored(engine);
+        const res = await call(`${engine.url}${path}`, { method: 'POST', headers, body });
+        assert.equal(res.status, 422, res.text);
+        assert.deepEqual(issues(res.json), [
+          {
+            loc: ['body'],
+            msg: "a form part's headers are longer than the 16384 bytes this service reads",
+            type: 'value_error.multipart.limit',
+          },
+        ]);
+        assert.deepEqual(await stored(engine), before);
+      }
+    });
+  });
+
   describe('a disk that fills during an upload', function () {
     it('answers 507 with Retry-After and the rate-limit headers, naming the cause, and keeps no partial file', async () => {
       const full = await startTestEngine({ faults: { diskFullRate: 1 }, limits: { uploadMedia: 10 } });

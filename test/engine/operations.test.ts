@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { encodeWav, speechLike } from '../fixtures/audio';
 import { makeMp4, makeWav } from '../fixtures/media';
@@ -261,6 +261,32 @@ describe('engine: operations and the status table of decisions.md', function () 
     const res = await upload(engine, makeWav(10, 48_000), 'big.wav');
     assert.equal(res.status, 413);
     assert.equal(typeof res.json.detail, 'string');
+    assert.deepEqual(await fsp.readdir(join(engine.dataDir, 'media', '.incoming')), []);
+  });
+
+  it('413 for a chunked body that passes the size limit before its file part, read no further', async () => {
+    // No length declared: the engine must count what comes. The body is a preamble without end; the
+    // client stops at 16 times the limit (4 MiB) if nothing has answered by then.
+    const socket = connect(Number(new URL(engine.url).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('error', () => undefined); // cut once its answer is out: what it received is what is looked at
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      `POST /v2/medias HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\n` +
+        'Content-Type: multipart/form-data; boundary=xyz\r\nTransfer-Encoding: chunked\r\n\r\n',
+    );
+    const piece = Buffer.alloc(16 * 1024, 'p');
+    const chunk = Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]);
+    let sent = 0;
+    while (answer === '' && !socket.destroyed && sent < 16 * 256 * 1024) {
+      sent += piece.length;
+      if (!socket.write(chunk)) await new Promise((resolve) => socket.once('drain', resolve));
+    }
+    if (!socket.destroyed) socket.end('0\r\n\r\n'); // the body ends: the engine has no more to drain
+    await closed;
+    assert.match(answer, /^HTTP\/1\.1 413 /, `answered after ${sent} bytes: ${answer.slice(0, 300)}`);
+    assert.match(answer, /larger than the 262144 bytes this service accepts/);
     assert.deepEqual(await fsp.readdir(join(engine.dataDir, 'media', '.incoming')), []);
   });
 

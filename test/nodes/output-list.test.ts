@@ -4,11 +4,16 @@
 import assert from 'node:assert/strict';
 import { outputsToDeliver } from '../../src/nodes/deliver-outputs';
 import { readFilesChoice } from '../../src/nodes/files-choice';
-import { readFurtherOutputs } from '../../src/nodes/output-list';
+import { english } from '../../src/nodes/texts';
+import type { InputError } from '../../src/nodes/input-error';
+import { checkDistinctNames, namesBeforeUpload, readFurtherOutputs } from '../../src/nodes/output-list';
 import type { MediaMetadata } from '../../src/client/types';
 
 /** The key with its values, so a test can see what a message would say. */
 const t = (key: string, values?: Record<string, unknown>) => (values ? `${key} ${JSON.stringify(values)}` : key);
+
+/** The first file named as the service names it. */
+const SERVICE_NAMES = { name: '' };
 
 function processed(fileName: string): MediaMetadata {
   return {
@@ -22,14 +27,17 @@ describe('nodes: further outputs, names and choices', () => {
   it("fails a pattern that the media's name fills in as a folder (an upload named '..x' has the stem '.'), naming the field, the name and the rule", () => {
     const outputs = readFurtherOutputs(t, { furtherOutputs: [{ name: 'master', file_name: '{stem}' }] } as never, {});
     assert.throws(
-      () => outputsToDeliver(t, '', outputs, processed('..x')),
+      () => outputsToDeliver(t, SERVICE_NAMES, outputs, processed('..x')),
       (err: Error) =>
         /outputRow/.test(err.message) && err.message.includes('\\".\\"') && /plainFileName/.test(err.message),
     );
     const long = processed(`${'a'.repeat(250)}.mp3`);
-    assert.throws(() => outputsToDeliver(t, '', outputs, { ...long, file_name: `${'é'.repeat(200)}.mp3` }), /TooLong/);
-    assert.throws(() => outputsToDeliver(t, '', outputs, processed('a\nb.mp3')), /fileNameControl/);
-    assert.equal(outputsToDeliver(t, '', outputs, processed('episode.mp3'))[1].fileName, 'episode');
+    assert.throws(
+      () => outputsToDeliver(t, SERVICE_NAMES, outputs, { ...long, file_name: `${'é'.repeat(200)}.mp3` }),
+      /TooLong/,
+    );
+    assert.throws(() => outputsToDeliver(t, SERVICE_NAMES, outputs, processed('a\nb.mp3')), /fileNameControl/);
+    assert.equal(outputsToDeliver(t, SERVICE_NAMES, outputs, processed('episode.mp3'))[1].fileName, 'episode');
   });
 
   it("keeps the download node's choice for a message from enhance file, and takes its own msg.outputNames", () => {
@@ -92,10 +100,60 @@ describe('nodes: further outputs, names and choices', () => {
         ],
       },
     } as unknown as MediaMetadata;
-    assert.deepEqual(outputsToDeliver(t, 'out.mp3', outputs, media), [
-      { name: 'enhanced', step: 'ENHANCED', fileName: 'out.mp3' },
-      { name: 'master', step: 'master', fileName: 'episode-m.wav' },
+    assert.deepEqual(outputsToDeliver(t, { name: 'out.mp3', field: 'msg.outputFilename' }, outputs, media), [
+      { name: 'enhanced', step: 'ENHANCED', fileName: 'out.mp3', field: 'msg.outputFilename' },
+      {
+        name: 'master',
+        step: 'master',
+        fileName: 'episode-m.wav',
+        field: { prop: 'furtherOutputs', label: 'media-enhance-file.label.outputRow {"row":3,"member":"file_name"}' },
+      },
       { name: 'stems', step: 'stems', fileName: '' },
     ]);
+  });
+
+  it('refuses two files of one message under one name, naming both fields and the name; names the service gives never clash', () => {
+    const t = english; // the words a user reads
+    const rows = (...patterns: string[]) =>
+      readFurtherOutputs(
+        t,
+        { furtherOutputs: patterns.map((file_name, i) => ({ name: `out${i}`, file_name })) } as never,
+        {},
+      );
+    const first = { name: 'ep.wav', field: 'msg.outputFilename' };
+    const row2 = { prop: 'furtherOutputs', label: 'Outputs, row 2 file_name' };
+    // Known before the upload: the first file's name and the patterns without a placeholder.
+    assert.throws(
+      () => checkDistinctNames(t, namesBeforeUpload(t, first, rows('ep.wav'))),
+      (err: InputError) => {
+        assert.match(
+          err.message,
+          /^setting "Outputs, row 2 file_name": is also the file name of msg\.outputFilename: .* \(got "ep\.wav"\)$/,
+        );
+        assert.deepEqual(err.fields, [row2, 'msg.outputFilename']);
+        return true;
+      },
+    );
+    assert.throws(
+      () => checkDistinctNames(t, namesBeforeUpload(t, { name: '' }, rows('a.wav', 'a.wav'))),
+      /^setting "Outputs, row 3 file_name": is also the file name of setting "Outputs, row 2 file_name"/,
+    );
+    checkDistinctNames(t, namesBeforeUpload(t, first, rows('{stem}.wav', '{stem}.wav', 'b.wav')));
+    checkDistinctNames(t, namesBeforeUpload(t, { name: '' }, rows('', '')));
+    // Filled in from the media: `{stem}.wav` of episode.mp3 is the first file's episode.wav.
+    const media = {
+      uid: 'u1',
+      file_name: 'episode.mp3',
+      enhancement_params: { outputs: [{ name: 'out0', file_name: 'episode_out0.wav' }] },
+    } as unknown as MediaMetadata;
+    const wanted = outputsToDeliver(t, { ...first, name: 'episode.wav' }, rows('{stem}.wav'), media);
+    assert.throws(
+      () =>
+        checkDistinctNames(
+          t,
+          wanted.map(({ fileName, field }) => ({ name: fileName, field })),
+        ),
+      /row 2 file_name": is also the file name of msg\.outputFilename: .*\(got "episode\.wav"\)$/,
+    );
   });
 });

@@ -18,6 +18,7 @@ import {
   NODE_MODULES,
   placed,
   remoteConfig,
+  statusTexts,
   stopHelper,
   TAB,
 } from './flow-helper';
@@ -356,5 +357,53 @@ describe('nodes: several outputs from one job', function () {
       assert.equal(error.code, 'VALIDATION', error.message);
       for (const pattern of says) assert.match(error.message, pattern, JSON.stringify(outputs));
     }
+  });
+
+  it('refuses two files of one message under one name, at deploy and once filled in, naming both; no file is written', async () => {
+    // The issue as a user met it: file name ep.wav, an output whose pattern is ep.wav too, "overwrite".
+    const outbox = join(userDir, 'outbox');
+    const master = (file_name: string) => [{ name: 'master', transcode: 'WAV', file_name }];
+    await load([
+      fileNode({ fileName: 'ep.wav', ifExists: 'overwrite', furtherOutputs: master('ep.wav'), wires: [['out']] }),
+      { id: 'out', type: 'helper', z: 'tab' },
+    ]);
+    const sameName =
+      /setting "Outputs, row 2 file_name": is also the file name of setting "file name": .*\(got "ep\.wav"\)/;
+    const logged = helper
+      .log()
+      .getCalls()
+      .map((call) => call.args[0] as { level: number; msg: string; id?: string })
+      .filter((entry) => entry.id === 'file' && entry.level === 20);
+    assert.equal(logged.length, 1, 'refused at deploy');
+    assert.match(String(logged[0].msg), sameName);
+    assert.deepEqual(statusTexts(helper.getNode('file')), ['invalid settings']);
+    let caught = nextInput(helper.getNode('caught'), 30_000);
+    helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
+    let { error } = (await caught) as unknown as Caught;
+    assert.equal(error.code, 'VALIDATION');
+    assert.match(error.message, sameName);
+    await helper.unload();
+    // `{stem}.wav` meets the node's episode.wav only once the media's name fills it in: refused then,
+    // before either file is written.
+    await load([
+      fileNode({
+        fileName: 'episode.wav',
+        ifExists: 'overwrite',
+        furtherOutputs: master('{stem}.wav'),
+        wires: [['out']],
+      }),
+      { id: 'out', type: 'helper', z: 'tab' },
+    ]);
+    const before = await fsp.readdir(outbox).catch(() => []);
+    caught = nextInput(helper.getNode('caught'), 240_000);
+    const out = collect(helper.getNode('out'));
+    helper.getNode('file').receive({ filename: join(media, 'episode.mp3') });
+    ({ error } = (await caught) as unknown as Caught);
+    assert.match(
+      error.message,
+      /setting "Outputs, row 2 file_name": is also the file name of setting "file name": .*\(got "episode\.wav"\)/,
+    );
+    assert.deepEqual(out, [], 'no message with two files at one path');
+    assert.deepEqual(await fsp.readdir(outbox).catch(() => []), before, 'no file written');
   });
 });

@@ -24,6 +24,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/engine/cli-flags.test.ts',
   'test/engine/download-names.test.ts',
   'test/engine/ffmpeg-need.test.ts',
+  'test/engine/part-headers.test.ts',
   'test/engine/storage-shape.test.ts',
   'test/docs/links.test.ts',
   'test/editor/deploy-reasons.test.ts',

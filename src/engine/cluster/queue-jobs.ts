@@ -1,11 +1,12 @@
 // The jobs of instances sharing the work, on BullMQ: an upload on any instance adds a job named by the
 // media's uid; every instance's worker takes jobs, as many at once as it has worker threads, and runs
 // them as one process does (jobs/jobs.ts). An instance that dies mid-job stops renewing the job's lock:
-// once it lapses, BullMQ's stalled-job check gives the job to another instance.
+// once it lapses, BullMQ's stalled-job check gives the job to another instance. One that only stood still
+// past the lock learns it lost the job before it writes again (JobFence), and stops.
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type Redis from 'ioredis';
 import { LeftForAnotherInstance } from '../jobs/ffmpeg-need';
-import type { JobStarter, Jobs } from '../jobs/jobs';
+import type { JobFence, JobStarter, Jobs } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';
 import type { MediaRecord } from '../storage/media-record';
 import { isFinished } from '../storage/disk-use';
@@ -34,13 +35,15 @@ export class QueueJobs implements JobStarter {
   private readonly queue: Queue<MediaJob>;
   private readonly worker: Worker<MediaJob>;
   private readonly connections: Redis[] = [];
+  /** The runs under way here, by job id: each told when its lock's renewal fails (another instance may hold it now). */
+  private readonly runs = new Map<string, AbortController>();
 
   constructor(
     /** The connection the records use: adding a job fails at once while Redis is away, as they do. */
     private readonly commands: Redis,
     private readonly records: MediaRecords,
     private readonly jobs: Jobs,
-    options: QueueOptions,
+    private readonly options: QueueOptions,
     onError: (line: string) => void,
   ) {
     this.queue = new Queue<MediaJob>(QUEUE, { connection: commands, prefix: QUEUE_PREFIX });
@@ -65,6 +68,9 @@ export class QueueJobs implements JobStarter {
       if (workerConnection.status === 'ready') told.failed(err.message);
     });
     this.worker.on('active', () => told.ok());
+    this.worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const id of jobIds) this.runs.get(id)?.abort();
+    });
   }
 
   /** Adds the media's job (its uid names it, so adding it twice is one job). */
@@ -94,13 +100,26 @@ export class QueueJobs implements JobStarter {
   private async run(job: Job<MediaJob>, token?: string): Promise<void> {
     const record = await this.records.get(job.data.uid);
     if (!record || isFinished(record.enhancement_status)) return; // removed, or ended by an earlier run
+    const lost = new AbortController();
+    const id = job.id!;
+    this.runs.set(id, lost);
+    // Before each write the run asks whether it still holds the job, renewing its lock as it does: an
+    // instance that stood still past the lock (paused, swapped out) finds another one running the job.
+    const fence: JobFence = {
+      lost: lost.signal,
+      holds: async () =>
+        token !== undefined &&
+        (await shared(this.commands, () => job.extendLock(token, this.options.lockDurationMs))) === 1,
+    };
     try {
-      await this.jobs.process(record);
+      await this.jobs.process(record, fence);
     } catch (err) {
       if (!(err instanceof LeftForAnotherInstance)) throw err;
       // Back in the queue a moment later, for any instance (not an attempt of the media's: it never fails for this).
       await job.moveToDelayed(Date.now() + LEFT_JOB_DELAY_MS, token);
       throw new DelayedError();
+    } finally {
+      if (this.runs.get(id) === lost) this.runs.delete(id);
     }
     // Stopped by this instance's close, not ended: failing the job hands it on at once (a retry).
     if (this.jobs.closing) throw new Error('the instance stopped; the job goes on elsewhere');

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { boundaryOf, partHeaderMender } from './part-headers';
+import { boundaryOf, partHeaderMender, PartHeadersTooLong } from './part-headers';
 import { HttpError, isDiskFull, insufficientStorage, partUnavailable, unprocessable } from './http-error';
 import { SNIFF_BYTES } from '../storage/media-type';
 import { FILE_WRITE_BUFFER } from '../storage/local-media-files';
@@ -27,6 +27,8 @@ export interface ReceivedUpload {
 const FORM = { files: 1, fields: 10, fieldSize: 64 * 1024, fieldNameSize: 100 } as const;
 /** busboy's `parts` event fires when the count is reached, not passed: one more than the form may hold. */
 const PARTS_REACHED = FORM.files + FORM.fields + 1;
+/** What a body may hold beside the file's bytes: part headers, the settings part, the delimiters. */
+const FORM_ALLOWANCE_BYTES = 64 * 1024;
 /**
  * Streams a multipart body to the storage: the `file` part goes to an incoming file (`store()` starts
  * one) as it arrives, never whole in memory. A body over `maxBytes` is a 413, a body without `file`,
@@ -49,8 +51,9 @@ export async function receiveUpload(
       },
     ]);
   }
+  const maxBodyBytes = maxBytes + FORM_ALLOWANCE_BYTES;
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(maxBytes);
 
   let parser: busboy.Busboy;
   try {
@@ -148,6 +151,13 @@ export async function receiveUpload(
       written.catch((err: unknown) => fail(notStored(err)));
     });
     parser.on('error', (err) => fail(malformed(err)));
+    mender?.on('error', (err) =>
+      fail(
+        err instanceof PartHeadersTooLong
+          ? unprocessable([{ loc: ['body'], msg: err.message, type: 'value_error.multipart.limit' }])
+          : malformed(err),
+      ),
+    );
     parser.on('close', () => {
       if (settled) return;
       if (!written)
@@ -163,6 +173,13 @@ export async function receiveUpload(
     });
     req.on('close', () => {
       if (!req.complete) fail(malformed(new Error('the request was cut off before its end')));
+    });
+    // A body of undeclared length (chunked) is counted as it comes: the parser bounds only the file part,
+    // and would read a preamble or a part it skips without end.
+    let bodyBytes = 0;
+    req.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > maxBodyBytes) fail(tooLarge(maxBytes));
     });
     (mender ? req.pipe(mender) : req).pipe(parser);
   });

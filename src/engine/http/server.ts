@@ -12,6 +12,7 @@ import type { AccessLogEntry } from './access-log';
 import type { ServerLimits } from './server-limits';
 import type { RateLimiter } from './rate-limit';
 import { writeAnswer } from './write-answer';
+import { whenAnswerGone } from './answer-gone';
 import {
   HttpError,
   insufficientStorage,
@@ -130,7 +131,7 @@ export function createEngineServer(parts: ServerParts): Server {
       const started = process.hrtime.bigint();
       const url = parseTarget(req.url);
       answering.set(req.socket, { req, res });
-      res.on('close', () => {
+      whenAnswerGone(res, req.socket, () => {
         if (answering.get(req.socket)?.res === res) answering.delete(req.socket);
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         const aborted = !res.writableFinished;
@@ -288,7 +289,7 @@ async function handleRoute(req: IncomingMessage, res: ServerResponse, url: URL, 
           },
         );
       }
-      res.once('close', release);
+      whenAnswerGone(res, req.socket, release);
     }
     if (parts.limits.isLimited(route.endpoint)) {
       const decision = await parts.limits.take(keyIndex, route.endpoint, parts.faults.takeForced429());
@@ -350,12 +351,12 @@ async function dispatch(
     case 'getMetadata': {
       // A held answer ends when the caller leaves (or the engine closes every connection as it stops).
       const left = new AbortController();
-      res.once('close', () => left.abort());
+      whenAnswerGone(res, req.socket, () => left.abort());
       // A key holds at most so many waits at once; beyond, a wait is answered at once, as the media stands.
       // Such an answer declares no wait (0): the client polls plainly once rather than asking again at once.
       const hold = () => {
         const release = parts.capacity.holdWait(keyIndex);
-        if (release) res.once('close', release);
+        if (release) whenAnswerGone(res, req.socket, release);
         else headers = { ...headers, [METADATA_WAIT_HEADER]: '0' };
         return release !== undefined;
       };

@@ -43,6 +43,21 @@ export interface JobOptions {
 /** How long a finished job keeps trying to write its end while the shared state refuses writes. */
 const SHARED_STATE_PATIENCE_MS = 60_000;
 
+/**
+ * A run of a job that another engine may take over (the shared queue's lock, cluster/queue-jobs.ts): an
+ * engine that stood still past the lock (paused, swapped out) finds on waking that another one runs the
+ * job. Such a run writes nothing more: no file of the media, no state, no progress.
+ */
+export interface JobFence {
+  /** Aborted once this run is known to have lost the job (the lock's renewal failed). */
+  readonly lost: AbortSignal;
+  /** Whether this run still holds the job, asked (and the hold renewed) before each write; rejects while the queue is away. */
+  holds(): Promise<boolean>;
+}
+
+/** The run lost its job to another engine: it stops here, having written nothing more. */
+class JobLost extends Error {}
+
 /** What the routes hand an accepted media to: in-process Jobs, or the shared queue (cluster/queue-jobs.ts). */
 export interface JobStarter {
   /** Resolves once the media is sure to be processed (a shared queue has it). */
@@ -86,8 +101,8 @@ export class Jobs implements JobStarter {
    * Runs the media's job here; resolves when it has ended, or stopped because the engine is closing;
    * rejects when the shared state could not be reached (the job is to run again).
    */
-  process(record: MediaRecord): Promise<void> {
-    const run = this.run(record).finally(() => {
+  process(record: MediaRecord, fence?: JobFence): Promise<void> {
+    const run = this.run(record, fence).finally(() => {
       this.running.delete(run);
       if (!this.stopping.signal.aborted) this.onFinished();
     });
@@ -107,17 +122,24 @@ export class Jobs implements JobStarter {
     await Promise.allSettled([...this.running]);
   }
 
-  private async run(record: MediaRecord): Promise<void> {
+  private async run(record: MediaRecord, fence?: JobFence): Promise<void> {
     let work: WorkFiles | undefined;
+    /** Before each write: throws JobLost once another engine holds the job (waiting while the shared state is away). */
+    const stillHeld = () =>
+      this.whileSharedStateAway(async () => {
+        if (fence && (fence.lost.aborted || !(await fence.holds()))) throw new JobLost();
+      });
     try {
+      await stillHeld(); // a run taken over as it started must not clear the files of the one that took it
       work = await this.files.work(record.uid);
-      if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record, work);
+      if (record.internal.downloadUrl && !record.internal.input) await this.fetch(record, work, stillHeld);
       else await work.loadInput();
       if (this.stopping.signal.aborted) return;
       if (this.options.leaveWhatNeedsFfmpeg && needsFfmpeg(record.internal.input!, record.internal.settings))
         throw new LeftForAnotherInstance(record.uid);
       const takenOver = this.takeOver(record);
       const { engineName } = this.options;
+      await stillHeld();
       await this.records.update(record, {
         enhancement_status: 'PROCESSING',
         ...(engineName ? { internal: { ...record.internal, engine: engineName } } : {}),
@@ -142,7 +164,7 @@ export class Jobs implements JobStarter {
             : {}),
         },
         (share) => {
-          if (record.enhancement_status === 'PROCESSING')
+          if (record.enhancement_status === 'PROCESSING' && !fence?.lost.aborted)
             this.records.setProgress(record, {
               ...estimate.update(share),
               ...(takenOver && { taken_over: takenOver }),
@@ -152,6 +174,7 @@ export class Jobs implements JobStarter {
       if (this.stopping.signal.aborted) return;
       const outputs = madeOutputs(asked, result);
       // Stored before the state says so: a media COMPLETED has its outputs and report wherever it is read.
+      await stillHeld();
       await work.saveOutput();
       for (const { name } of outputs) await work.saveNamedOutput(name);
       if (result.loudness) {
@@ -166,6 +189,7 @@ export class Jobs implements JobStarter {
       }
       // The work is done and stored: while the shared state refuses writes (away, at its memory limit),
       // its end is written again after a pause, rather than the whole work being run again.
+      await stillHeld();
       await this.whileSharedStateAway(() =>
         this.records.update(record, {
           enhancement_status: 'COMPLETED',
@@ -184,6 +208,7 @@ export class Jobs implements JobStarter {
     } catch (err) {
       if (this.stopping.signal.aborted) return; // not a failure of the media: it resumes on restart
       if (err instanceof MediaEndedError) return; // another instance ran it to its end: its result stands
+      if (err instanceof JobLost) return this.lostJob(record);
       // The storage or the shared state is away, or the disk is full: not a failure of the media; it stays
       // where it is, its metadata saying why, and starts over once they answer or room is made (start()
       // above, or the shared queue's retry; a restart resumes it too).
@@ -196,6 +221,9 @@ export class Jobs implements JobStarter {
         this.waiting(record, `${err.message}; the job is tried again every ${STORAGE_RETRY_AFTER_S} s`);
       if (err instanceof PartUnavailableError) throw err;
       if (err instanceof LeftForAnotherInstance) throw err;
+      // Another engine runs the job now: what this run met (its files removed as that run started, say) is
+      // no failure of the media. (A queue that cannot tell leaves the failure to be written, as before.)
+      if (fence && (fence.lost.aborted || !(await fence.holds().catch(() => true)))) return this.lostJob(record);
       const code = err instanceof ProcessingError ? err.code : 'PROCESSING_FAILED';
       const message = publicMessage(err instanceof Error ? err.message : String(err), this.options.dataDir);
       await this.records
@@ -204,6 +232,12 @@ export class Jobs implements JobStarter {
     } finally {
       await work?.close();
     }
+  }
+
+  private lostJob(record: MediaRecord): void {
+    this.options.onErrorLine(
+      `media ${record.uid}: another engine has taken this job over (this engine stood still past the job's lock); this run stops without writing anything more`,
+    );
   }
 
   /**
@@ -228,7 +262,7 @@ export class Jobs implements JobStarter {
     this.records.setProgress(record, { percent: record.progress?.percent ?? 0, seconds_left: null, waiting: reason });
   }
 
-  private async fetch(record: MediaRecord, work: WorkFiles): Promise<void> {
+  private async fetch(record: MediaRecord, work: WorkFiles, stillHeld: () => Promise<void>): Promise<void> {
     const path = work.inputPath;
     await fetchInput(record.internal.downloadUrl!, path, {
       timeoutMs: this.options.fetchTimeoutMs,
@@ -246,6 +280,7 @@ export class Jobs implements JobStarter {
         'UNSUPPORTED_MEDIA',
         'file_download_url: the fetched file is not a recognised audio or video container',
       );
+    await stillHeld();
     await work.saveInput();
     await this.records.update(record, { internal: { ...record.internal, input: type } });
   }

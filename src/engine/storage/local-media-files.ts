@@ -1,6 +1,8 @@
 // Media files in the data folder (the default, one engine on one machine): one folder per media, named
-// by its uid, holding `input`, `output` (and each extra output, `output-<name>`) and `loudness.json`; uploads arrive in `.incoming` and are moved
-// into place when accepted. Folders are 700 and files 600: only the account running the engine reads them.
+// by its uid, holding `input`, `output` (and each extra output, `output-<name>`) and `loudness.json`, and
+// while a job runs, its run's folder; uploads arrive in `.incoming` and are moved into place when accepted.
+// Folders are 700 and files 600: only the account running the engine reads them.
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +42,34 @@ export const FILE_WRITE_BUFFER = 1024 * 1024;
  * the socket's buffer per download.
  */
 const FILE_READ_CHUNK = 1024 * 1024;
+/** A job run's own folder in its media's folder: `.run-<random>`, gone when the run ends. */
+const RUN_FOLDER_PREFIX = '.run-';
+
+/** When a run's folder or any file in it last changed (ms since the epoch). */
+async function lastChange(folder: string): Promise<number> {
+  const names = await fsp.readdir(folder).catch(() => [] as string[]);
+  const times = await Promise.all(
+    [folder, ...names.map((name) => join(folder, name))].map((path) =>
+      fsp.lstat(path).then(
+        (stat) => stat.mtimeMs,
+        () => 0,
+      ),
+    ),
+  );
+  return Math.max(...times);
+}
+
+/** A second name for a file (a hard link; a copy where the file system has none). */
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  try {
+    await fsp.link(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EXDEV')
+      throw err;
+    await fsp.copyFile(from, to);
+  }
+}
 
 export class LocalMediaFiles implements MediaFiles {
   /**
@@ -117,19 +147,44 @@ export class LocalMediaFiles implements MediaFiles {
     return Promise.resolve(createReadStream(this.pathOf(uid, file), { start, end, highWaterMark: FILE_READ_CHUNK }));
   }
 
-  work(uid: string): Promise<WorkFiles> {
-    const outputPath = this.pathOf(uid, 'output');
-    return Promise.resolve({
-      inputPath: this.pathOf(uid, 'input'),
-      outputPath,
-      loadInput: () => Promise.resolve(), // the files are where they are kept
-      saveInput: () => Promise.resolve(),
-      // Whatever wrote it (a processor module, ffmpeg), the result is for the media's owner only.
-      saveOutput: () => fsp.chmod(outputPath, PRIVATE_FILE),
-      namedOutputPath: (name) => this.pathOf(uid, namedOutputFile(name)),
-      saveNamedOutput: (name) => fsp.chmod(this.pathOf(uid, namedOutputFile(name)), PRIVATE_FILE),
-      close: () => Promise.resolve(),
-    });
+  /**
+   * A folder of the run's own in the media's folder (`.run-<random>`): a job run again while an earlier run
+   * has not stopped (an engine that stood still past its lock, on a shared folder) never writes or removes
+   * the other's files. The input is linked in; each result is renamed into place when saved.
+   */
+  async work(uid: string): Promise<WorkFiles> {
+    const folder = this.folderOf(uid);
+    // What runs stopped mid-job left (a crash) goes. With instances sharing the folder, another run may be
+    // one that has not yet learnt it lost the job: only one untouched for STALE_INCOMING_MS goes.
+    for (const name of await fsp.readdir(folder).catch(() => [] as string[])) {
+      if (!name.startsWith(RUN_FOLDER_PREFIX)) continue;
+      const left = join(folder, name);
+      if (!this.shared || (await lastChange(left)) < Date.now() - STALE_INCOMING_MS)
+        await fsp.rm(left, { recursive: true, force: true });
+    }
+    const run = join(folder, `${RUN_FOLDER_PREFIX}${randomBytes(6).toString('hex')}`);
+    await fsp.mkdir(run, { mode: PRIVATE_DIR });
+    const inRun = (file: MediaFileName) => join(run, file);
+    // Whatever wrote it (a processor module, ffmpeg), the result is for the media's owner only.
+    const save = async (file: MediaFileName) => {
+      await fsp.chmod(inRun(file), PRIVATE_FILE);
+      await fsp.rename(inRun(file), this.pathOf(uid, file));
+    };
+    return {
+      inputPath: inRun('input'),
+      outputPath: inRun('output'),
+      loadInput: () => linkOrCopy(this.pathOf(uid, 'input'), inRun('input')),
+      // A second name first, renamed into place: the run goes on reading its own.
+      saveInput: async () => {
+        const kept = join(run, 'input.kept');
+        await linkOrCopy(inRun('input'), kept);
+        await fsp.rename(kept, this.pathOf(uid, 'input'));
+      },
+      saveOutput: () => save('output'),
+      namedOutputPath: (name) => inRun(namedOutputFile(name)),
+      saveNamedOutput: (name) => save(namedOutputFile(name)),
+      close: () => fsp.rm(run, { recursive: true, force: true }).catch(() => undefined),
+    };
   }
 
   async saveLoudnessReport(uid: string, report: LoudnessReport): Promise<void> {
