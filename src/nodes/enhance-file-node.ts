@@ -63,7 +63,7 @@ async function joinParts(
   path: string,
   parts: EpisodeParts,
   enhancement: Enhancement,
-  ffmpegPath: string,
+  engine: { ffmpegPath: string; maxDecodedBytes?: number },
   uid: string,
   keeping: JoinKeeping,
 ): Promise<Awaited<ReturnType<typeof joinEpisode>>> {
@@ -73,7 +73,7 @@ async function joinParts(
     ceilingDbtp: figure(enhancement.true_peak, SETTINGS_DEFAULTS.true_peak),
     maxLimitingDb: DEFAULT_MAX_LIMITING_DB,
   };
-  return joinEpisode(path, parts, target, ffmpegPath, keeping).catch((err: unknown) => {
+  return joinEpisode(path, parts, target, engine.ffmpegPath, keeping, engine.maxDecodedBytes).catch((err: unknown) => {
     throw new MediaEnhanceError(
       'FILE',
       t('media-enhance-file.error.notJoined', { uid, reason: (err as Error).message }),
@@ -109,8 +109,9 @@ export default mediaNode(
   ({ RED, def, service, keeper, t }) => {
     const configured = enhancementOf(def, UPLOAD.fields);
     const output = readFileOutput(def);
-    // The intro and outro are joined here, with the engine's ffmpeg when the config node says where it is.
-    const ffmpegPath = engineTuning(RED.settings).ffmpegPath ?? 'ffmpeg';
+    // The intro and outro are joined here, with the engine's ffmpeg and limit on decoded audio when settings.js sets them.
+    const tuning = engineTuning(RED.settings);
+    const joining = { ffmpegPath: tuning.ffmpegPath ?? 'ffmpeg', maxDecodedBytes: tuning.maxDecodedBytes };
     const checkSettings = () => {
       checkNodeEnhancement(t, UPLOAD, configured);
       checkFileOutput(t, output, def);
@@ -194,7 +195,7 @@ export default mediaNode(
           },
           parts
             ? (path, beforeReplace) =>
-                joinParts(t, path, parts, enhancement, ffmpegPath, media.uid, { signal: job.signal, beforeReplace })
+                joinParts(t, path, parts, enhancement, joining, media.uid, { signal: job.signal, beforeReplace })
             : undefined,
           (err) => notWritten(t, err, media.uid),
         );
