@@ -8,7 +8,7 @@ import type { MediaMetadata } from '../client/types';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { SETTINGS_DEFAULTS } from '../contract/fields';
 import { enhancementOf, type Enhancement } from './enhancement';
-import { joinEpisode, type JoinKeeping } from './episode-join';
+import { joinEpisode, sweepCutJoins, type JoinKeeping } from './episode-join';
 import { readCrossfadeSeconds, readEpisodeParts, type EpisodeParts } from './episode-parts';
 import { engineTuning } from './local-engine';
 import { checkFileOutput, checkOutputTarget, fileNameProblem, readFileOutput, readIfExists } from './file-output';
@@ -106,9 +106,12 @@ function withOutputCount(job: Job, count: number): Job {
 export default mediaNode(
   'media-enhance-file',
   { keepsMessages: true, finishesMedia: true },
-  ({ RED, def, service, keeper, t }) => {
+  ({ RED, node, def, service, keeper, t }) => {
     const configured = enhancementOf(def, UPLOAD.fields);
     const output = readFileOutput(def);
+    // What a crash left of a join in the node's folder goes at its start (the joins of this process stay).
+    if (output.toFile && output.folder !== '')
+      void sweepCutJoins(resolvePath(output.folder, RED.settings.fileWorkingDirectory), (line) => node.log(line));
     // The intro and outro are joined here, with the engine's ffmpeg and limit on decoded audio when settings.js sets them.
     const tuning = engineTuning(RED.settings);
     const joining = { ffmpegPath: tuning.ffmpegPath ?? 'ffmpeg', maxDecodedBytes: tuning.maxDecodedBytes };
