@@ -105,7 +105,7 @@ function withOutputCount(job: Job, count: number): Job {
 
 export default mediaNode(
   'media-enhance-file',
-  { keepsMessages: true, finishesMedia: true },
+  { keepsMessages: true, finishesMedia: true, uploads: true },
   ({ RED, node, def, service, keeper, t }) => {
     const configured = enhancementOf(def, UPLOAD.fields);
     const output = readFileOutput(def);
