@@ -131,8 +131,8 @@ export interface EncodedReport extends NormalizeReport {
  * A lossy encoder pushes true peaks over the limiter's ceiling (by more on dense music than on speech) and
  * shifts the loudness a little (an MP3's low-pass takes 0.3-0.5 LU off speech). The first normalization
  * learns both from the encoder; when either misses, a second is made with the ceiling lowered for that
- * overshoot and the aim moved by that shift, and at most one more from what the second encode shows (still
- * over, or more than UNUSED_ROOM_DB under: the overshoot moved with the limiting), the better kept. A file
+ * overshoot and the aim moved by that shift, and at most one more from what the second encode shows (more
+ * than UNUSED_ROOM_DB under, or still over but for AAC: the overshoot moved with the limiting), the better kept. A file
  * of a minute or more learns them from a 20 s excerpt of its loudest stretch, so the whole file is usually
  * encoded once; a shorter one (or a video) from its whole encode, then encoded again when it missed. The
  * room left for the encoder, and up to MAX_ENCODER_LIMITING_DB of limiting that makes up the loudness it
@@ -309,10 +309,11 @@ export async function encodeNormalized(
   let second = await encoderRound(firstRoomDb, [0.45, 0.25]);
   // The room was guessed from an encode at another ceiling, and the encoder's overshoot moves with the
   // limiting (on music it can shrink as well as grow): a second guess from what this encode shows, when it
-  // is still over the ceiling, or under it by more than UNUSED_ROOM_DB (limiting, or loudness, given up
-  // for nothing).
+  // is under the ceiling by more than UNUSED_ROOM_DB (limiting, or loudness, given up for nothing), or
+  // still over it (ffmpeg's AAC encoder gets its fast coder for that instead, below).
+  const steadier = steadierEncoder(encoder);
   const unused = -overBy(second);
-  const thirdRound = overBy(second) > 0 || (unused > UNUSED_ROOM_DB && second.roomDb > 0);
+  const thirdRound = (overBy(second) > 0 && !steadier) || (unused > UNUSED_ROOM_DB && second.roomDb > 0);
   if (thirdRound) {
     const roomDb = Math.min(MAX_ENCODER_ROOM_DB, Math.max(0, second.roomDb - unused + AIM_UNDER_CEILING_DB));
     await rename(work('encoded'), work('encoded.before'));
@@ -331,7 +332,6 @@ export async function encodeNormalized(
   // fraction of a dB of gain or ceiling, so no correction lands on them (a 96 kb/s soundtrack: -1.24 dBTP
   // asked, +1.21 written). Its fast coder follows the peaks it is given: the same audio is encoded with it
   // before any loudness is given up.
-  const steadier = steadierEncoder(encoder);
   let lastEncoder = encoder;
   let overDelivered = secondDelivered;
   if (steadier) {
