@@ -6,7 +6,9 @@
 // written to bench/RESULTS.md ("## Soak"); the exit code is 1 when anything was lost, hung, sent twice,
 // left behind or wrong. Everything listens on loopback; the whole run is bounded to 15 minutes.
 //
-// Environment: SOAK_MEDIA (default 300), SOAK_DROP_SECONDS (default 360), SOAK_KEEP=1 keeps its folder.
+// Environment: SOAK_MEDIA (default 300), SOAK_DROP_SECONDS (default 360), SOAK_KEEP=1 keeps its folder;
+// SOAK_DISTURBANCES=deploys: four full deploys and no kill (the short soak that npm run soak:deploys
+// repeats, bench/soak-deploys.ts), its summary printed and not written to bench/RESULTS.md.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,6 +66,9 @@ const DEPLOY_1 = 0.2;
 const ENGINE_RESTART = 0.4;
 const NODE_RED_RESTART = 0.6;
 const DEPLOY_2 = 0.8;
+/** Full deploys only, at each of those moments: a message in flight at a deploy is the risk under test. */
+const DEPLOYS_ONLY = process.env.SOAK_DISTURBANCES === 'deploys';
+const DEPLOYS_ONLY_AT = [DEPLOY_1, ENGINE_RESTART, NODE_RED_RESTART, DEPLOY_2];
 /**
  * A folder of this many files copied in at once: at the start, and where a new client of the flow (after
  * a deploy or a restart of Node-RED) finds them all at once, before it has learnt the engine's counts:
@@ -71,7 +76,13 @@ const DEPLOY_2 = 0.8;
  * Node-RED is down.
  */
 const BATCH = 30;
-const BATCHES_AT_MS = [0, DEPLOY_1 * DROP_MS - 1_500, NODE_RED_RESTART * DROP_MS + 1_000, DEPLOY_2 * DROP_MS - 1_500];
+const BATCHES_AT_MS = DEPLOYS_ONLY
+  ? [0, ...DEPLOYS_ONLY_AT.map((at) => at * DROP_MS - 1_500)]
+  : [0, DEPLOY_1 * DROP_MS - 1_500, NODE_RED_RESTART * DROP_MS + 1_000, DEPLOY_2 * DROP_MS - 1_500];
+
+const DISTURBANCES = DEPLOYS_ONLY
+  ? `${DEPLOYS_ONLY_AT.length} full deploys and no kill`
+  : 'two full deploys and a kill -9 of the engine and of Node-RED';
 
 const t0 = Date.now();
 const say = (line: string) => {
@@ -186,13 +197,15 @@ async function dropAndDisturb(run: Run, inputs: SoakInput[]): Promise<void> {
     }
     say(`all ${inputs.length} inputs dropped`);
   })();
-  const schedule: Array<[number, string, () => Promise<void>]> = [
-    [DEPLOY_1, 'full deploy 1', () => redeploy(run)],
-    [ENGINE_RESTART, 'engine kill -9 and start', () => restartEngine(run)],
-    [(ENGINE_RESTART + NODE_RED_RESTART) / 2, '', () => sample(run, 'middle')],
-    [NODE_RED_RESTART, 'Node-RED kill -9 and start', () => restartNodeRed(run)],
-    [DEPLOY_2, 'full deploy 2', () => redeploy(run)],
-  ];
+  const schedule: Array<[number, string, () => Promise<void>]> = DEPLOYS_ONLY
+    ? DEPLOYS_ONLY_AT.map((at, i) => [at, `full deploy ${i + 1}`, () => redeploy(run)])
+    : [
+        [DEPLOY_1, 'full deploy 1', () => redeploy(run)],
+        [ENGINE_RESTART, 'engine kill -9 and start', () => restartEngine(run)],
+        [(ENGINE_RESTART + NODE_RED_RESTART) / 2, '', () => sample(run, 'middle')],
+        [NODE_RED_RESTART, 'Node-RED kill -9 and start', () => restartNodeRed(run)],
+        [DEPLOY_2, 'full deploy 2', () => redeploy(run)],
+      ];
   const disturbances = (async () => {
     for (const [fraction, name, action] of schedule) {
       await sleep(start + fraction * DROP_MS - Date.now());
@@ -296,9 +309,7 @@ async function main(): Promise<number> {
   await sleep(3_000);
   await sample(run, 'start (flows deployed, nothing dropped)');
 
-  say(
-    `dropping ${MEDIA} inputs over ${DROP_MS / 1000} s, with two full deploys and a kill -9 of the engine and of Node-RED ...`,
-  );
+  say(`dropping ${MEDIA} inputs over ${DROP_MS / 1000} s, with ${DISTURBANCES} ...`);
   await dropAndDisturb(run, inputs);
   const drained = await drain(run, t0 + RUN_LIMIT_MS - FINISH_RESERVE_MS);
   say(`drained: ${drained}`);
@@ -345,7 +356,7 @@ async function main(): Promise<number> {
     startedAt,
     seconds: (Date.now() - t0) / 1000,
     setup: [
-      `${MEDIA} WAVs of 1-3 s (speech-like, chords, speech in noise; 16-48 kHz, mono and stereo) dropped into a watched inbox/ over ${DROP_MS / 1000} s: bursts of 1-5, and batches of ${Math.min(BATCH, Math.floor(MEDIA / 10))} at the start, 1.5 s before each full deploy and while Node-RED is down (a new client meets them all at once).`,
+      `${MEDIA} WAVs of 1-3 s (speech-like, chords, speech in noise; 16-48 kHz, mono and stereo) dropped into a watched inbox/ over ${DROP_MS / 1000} s: bursts of 1-5, and batches of ${Math.min(BATCH, Math.floor(MEDIA / 10))} at the start, 1.5 s before each full deploy${DEPLOYS_ONLY ? '' : ' and while Node-RED is down'} (a new client meets them all at once).`,
       `Node-RED ${nodeRedVersion()} with the packed package installed; the flow: watch inbox/ (and a sweep at start and every 30 s) -> claim (move to work/) -> upload -> wait (timeout ${WAIT_TIMEOUT_S} s) -> download the original (PRE) and the enhanced file -> record a line; a Catch node records each failure's code and message.`,
       `The engine: the package's CLI in its own process on loopback, remote to the config node (key as its credential), with faults ${Object.entries(
         ENGINE_FAULTS,
@@ -354,7 +365,9 @@ async function main(): Promise<number> {
         .join(
           ', ',
         )} (429: forced after each start) and limits per ${ENGINE_LIMITS.windowMs / 1000} s window of upload ${ENGINE_LIMITS.upload}, metadata ${ENGINE_LIMITS.metadata}, download ${ENGINE_LIMITS.download} (the config node allows 40 uploads).`,
-      `During the drops: two full deploys (admin API), a kill -9 of the engine and one of Node-RED, each started again after ${DOWNTIME_MS / 1000} s on the same data dir / user dir and port.`,
+      DEPLOYS_ONLY
+        ? `During the drops: ${DISTURBANCES} (admin API), each with a batch dropped 1.5 s before it.`
+        : `During the drops: ${DISTURBANCES} (admin API), each started again after ${DOWNTIME_MS / 1000} s on the same data dir / user dir and port.`,
     ],
     events: run.events,
     tally: tally(
@@ -379,7 +392,7 @@ async function main(): Promise<number> {
   };
   const section = soakSection(result);
   process.stdout.write(`\n${section}\n`);
-  writeSoakSection(join(ROOT, 'bench', 'RESULTS.md'), section);
+  if (!DEPLOYS_ONLY) writeSoakSection(join(ROOT, 'bench', 'RESULTS.md'), section);
   const unmet = unmetGoals(result);
   say(unmet.length === 0 ? 'goal met' : `goal not met: ${unmet.join(', ')}`);
   return unmet.length === 0 ? 0 : 1;

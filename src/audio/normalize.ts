@@ -29,6 +29,8 @@ export interface NormalizeOptions {
   firstGainDb?: number;
   /** What passes over the same input learnt of its peaks (kept by a caller that normalizes it again). */
   knownPeaks?: EnvelopeBounds;
+  /** The limiter's look-ahead and attack (ms); default the limiter's (5 ms). */
+  lookaheadMs?: number;
   /**
    * false: the output's true peak is not measured (it reads -Infinity), for a caller that measures what it
    * makes of the output instead (an encoder's file). Default true: it is, and kept under the ceiling.
@@ -127,6 +129,7 @@ export async function normalizeWavFile(
         options.outputFormat,
         knownPeaks,
         report(2 * passes - 1, 2 * passes + 1),
+        options.lookaheadMs,
       );
       options.onProgress?.(Math.min(0.95, (1 + 2 * passes) / 7));
       const lufs = pass.loudness.integratedLufs;
@@ -195,6 +198,7 @@ async function gainAndLimit(
   outputFormat: NormalizeOptions['outputFormat'],
   knownPeaks: EnvelopeBounds,
   onProgress: (share: number) => void,
+  lookaheadMs?: number,
 ): Promise<PassResult> {
   const source = await openWav(inputPath);
   let writer: WavWriter | undefined;
@@ -209,6 +213,7 @@ async function gainAndLimit(
       gainDb,
       ceilingDb,
       knownPeaks,
+      ...(lookaheadMs === undefined ? {} : { lookaheadMs }),
     });
     const meter = new LoudnessMeter(layout.sampleRate, layout.channels, layout.channelMask, false);
     const out = allocatePlanar(layout.channels, BLOCK_FRAMES);

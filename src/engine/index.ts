@@ -71,7 +71,7 @@ export async function startEngine(options: EngineOptions): Promise<EngineHandle>
   // With Redis the records are shared (cluster/), and so is the data folder when the files are kept there.
   const files = s3Files ?? new LocalMediaFiles(mediaRoot, config.redis !== undefined);
   await files.open();
-  const diskRecords = config.redis ? undefined : new DiskRecords(mediaRoot, files);
+  const diskRecords = config.redis ? undefined : new DiskRecords(mediaRoot, files, logError);
   const resumable = (await diskRecords?.open()) ?? [];
   const faults = new Faults(config.faults);
   const fetchGuard = new FetchGuard({ allowPrivate: config.allowPrivateFetch, allowFrom: config.allowFetchFrom });

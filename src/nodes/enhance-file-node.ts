@@ -8,7 +8,7 @@ import type { MediaMetadata } from '../client/types';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { SETTINGS_DEFAULTS } from '../contract/fields';
 import { enhancementOf, type Enhancement } from './enhancement';
-import { joinEpisode, type JoinKeeping } from './episode-join';
+import { joinEpisode, sweepCutJoins, type JoinKeeping } from './episode-join';
 import { readCrossfadeSeconds, readEpisodeParts, type EpisodeParts } from './episode-parts';
 import { engineTuning } from './local-engine';
 import { checkFileOutput, checkOutputTarget, fileNameProblem, readFileOutput, readIfExists } from './file-output';
@@ -63,7 +63,7 @@ async function joinParts(
   path: string,
   parts: EpisodeParts,
   enhancement: Enhancement,
-  ffmpegPath: string,
+  engine: { ffmpegPath: string; maxDecodedBytes?: number },
   uid: string,
   keeping: JoinKeeping,
 ): Promise<Awaited<ReturnType<typeof joinEpisode>>> {
@@ -73,7 +73,7 @@ async function joinParts(
     ceilingDbtp: figure(enhancement.true_peak, SETTINGS_DEFAULTS.true_peak),
     maxLimitingDb: DEFAULT_MAX_LIMITING_DB,
   };
-  return joinEpisode(path, parts, target, ffmpegPath, keeping).catch((err: unknown) => {
+  return joinEpisode(path, parts, target, engine.ffmpegPath, keeping, engine.maxDecodedBytes).catch((err: unknown) => {
     throw new MediaEnhanceError(
       'FILE',
       t('media-enhance-file.error.notJoined', { uid, reason: (err as Error).message }),
@@ -105,13 +105,17 @@ function withOutputCount(job: Job, count: number): Job {
 
 export default mediaNode(
   'media-enhance-file',
-  { keepsMessages: true, finishesMedia: true },
-  ({ RED, def, service, keeper, t }) => {
+  { keepsMessages: true, finishesMedia: true, uploads: true },
+  ({ RED, node, def, service, keeper, t }) => {
     const configured = enhancementOf(def, UPLOAD.fields);
     const output = readFileOutput(def);
     const fileNameSetting = { prop: 'fileName', label: t('media-enhance.setting.fileName') };
-    // The intro and outro are joined here, with the engine's ffmpeg when the config node says where it is.
-    const ffmpegPath = engineTuning(RED.settings).ffmpegPath ?? 'ffmpeg';
+    // What a crash left of a join in the node's folder goes at its start (the joins of this process stay).
+    if (output.toFile && output.folder !== '')
+      void sweepCutJoins(resolvePath(output.folder, RED.settings.fileWorkingDirectory), (line) => node.log(line));
+    // The intro and outro are joined here, with the engine's ffmpeg and limit on decoded audio when settings.js sets them.
+    const tuning = engineTuning(RED.settings);
+    const joining = { ffmpegPath: tuning.ffmpegPath ?? 'ffmpeg', maxDecodedBytes: tuning.maxDecodedBytes };
     const checkSettings = () => {
       checkNodeEnhancement(t, UPLOAD, configured);
       checkFileOutput(t, output, def);
@@ -201,7 +205,7 @@ export default mediaNode(
           },
           parts
             ? (path, beforeReplace) =>
-                joinParts(t, path, parts, enhancement, ffmpegPath, media.uid, { signal: job.signal, beforeReplace })
+                joinParts(t, path, parts, enhancement, joining, media.uid, { signal: job.signal, beforeReplace })
             : undefined,
           (err) => notWritten(t, err, media.uid),
         );

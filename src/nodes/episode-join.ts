@@ -4,20 +4,22 @@
 // cover kept and its chapters moved by the intro's length, a chapter marking the intro and the outro.
 // It runs beside the node, after the download, so it works with any service: no service declares an
 // intro, and one that enhances the episode is all it needs.
-import { mkdtemp, open, rename, rm } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { probeChapters, writeChaptersFile, type Chapter } from '../audio/chapters';
-import { decodeToWav } from '../audio/ffmpeg';
 import { joinWavFiles } from '../audio/join-wav';
 import { normalizeWavFile } from '../audio/normalize';
 import { ffprobePathFor } from '../audio/source-encoding';
 import { copyWavChunks } from '../audio/wav-chunks';
-import { readWavLayout, type WavFormat } from '../audio/wav-format';
+import { readWavLayout, type WavLayout } from '../audio/wav-format';
+import { bytesUnder } from '../engine/storage/bytes-under';
 import { checkWavWhole } from '../audio/whole-file';
 import { encodeNormalized, FLOAT_WAV, type LoudnessTarget } from '../engine/processors/encode-normalized';
 import { planOutputEncoding } from '../engine/processors/output-plan';
+import { DEFAULT_MAX_DECODED_BYTES } from '../engine/processors/decode-limits';
 import type { ProcessJob } from '../engine/processors/processor';
 import { sniffMediaType, SNIFF_BYTES, type MediaType } from '../engine/storage/media-type';
+import { checkJoinDecodes, decodeWithin, type JoinDecode } from './episode-decodes';
 import type { EpisodeParts } from './episode-parts';
 
 /** The titles of the chapters that mark the intro and the outro. */
@@ -47,6 +49,35 @@ interface PartReport {
   limiter_reduction_db: number;
 }
 
+/**
+ * The work folders of the joins running in this process, and the names of those being made (a folder is on
+ * disk before mkdtemp's answer says which): the start's sweep leaves them.
+ */
+const joinsUnderWay = new Set<string>();
+const joinsStarting = new Set<string>();
+/** A join's work folder beside its episode: `.<episode file name>.episode-` and mkdtemp's six characters. */
+const JOIN_FOLDER = /^\..+\.episode-[A-Za-z0-9]{6}$/;
+
+/**
+ * Removes from `folder` the work folders of joins that no join under way owns: what a hard crash (or a
+ * kill) left mid-join, up to several times the episode's size as float WAV. Each removal is told to `log`.
+ */
+export async function sweepCutJoins(folder: string, log: (line: string) => void): Promise<void> {
+  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = join(folder, entry.name);
+    const owned = joinsUnderWay.has(path) || [...joinsStarting].some((prefix) => path.startsWith(prefix));
+    if (!entry.isDirectory() || !JOIN_FOLDER.test(entry.name) || owned) continue;
+    const bytes = await bytesUnder(path);
+    const failed = await rm(path, { recursive: true, force: true }).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    if (failed) log(`could not remove ${path}, the work of an intro and outro join cut short: ${failed.message}`);
+    else log(`removed ${path} (${(bytes / 1024 ** 2).toFixed(1)} MiB): the work of an intro and outro join cut short`);
+  }
+}
+
 /** How a join that can be cut by a restart keeps its place (the node's kept message). */
 export interface JoinKeeping {
   /** A stopped join leaves the episode as it was (checked between steps and last just before the file is replaced). */
@@ -55,13 +86,17 @@ export interface JoinKeeping {
   beforeReplace?: (report: EpisodeReport) => Promise<void>;
 }
 
-/** Joins `parts` to the episode at `episodePath` (a file the node wrote), replacing it when complete. */
+/**
+ * Joins `parts` to the episode at `episodePath` (a file the node wrote), replacing it when complete. What it
+ * decodes stays within `maxDecodedBytes`, the engine's limit on decoded audio (episode-decodes.ts).
+ */
 export async function joinEpisode(
   episodePath: string,
   parts: EpisodeParts,
   target: Required<LoudnessTarget>,
   ffmpegPath: string,
   keeping: JoinKeeping = {},
+  maxDecodedBytes = DEFAULT_MAX_DECODED_BYTES,
 ): Promise<EpisodeReport> {
   const goOn = () => keeping.signal?.throwIfAborted();
   const episodeType = await typeOf(episodePath, 'the enhanced episode');
@@ -70,34 +105,49 @@ export async function joinEpisode(
       `an intro or an outro is joined to audio only; this episode is a ${episodeType.ext.toUpperCase()} video`,
     );
   // Beside the output: the finished file is renamed into place on the same file system.
-  const folder = await mkdtemp(join(dirname(episodePath), `.${basename(episodePath)}.episode-`));
+  const prefix = join(dirname(episodePath), `.${basename(episodePath)}.episode-`);
+  joinsStarting.add(prefix);
+  const folder = await mkdtemp(prefix).finally(() => joinsStarting.delete(prefix));
+  joinsUnderWay.add(folder);
   const work = (name: string) => join(folder, name);
   try {
     let episodeWav = episodePath;
     if (episodeType.ext !== 'wav') {
       episodeWav = work('episode.wav');
-      await decodeToWav(ffmpegPath, episodePath, episodeType.ext, episodeWav);
+      const episode = { what: 'the enhanced episode', path: episodePath, type: episodeType };
+      const [bounds] = await checkJoinDecodes(ffmpegPath, [episode], undefined, maxDecodedBytes);
+      await decodeWithin(ffmpegPath, episode, episodeWav, bounds, maxDecodedBytes);
     }
     const shape = await wavFormatOf(episodeWav);
-    const level = async (name: 'intro' | 'outro', path: string): Promise<PartReport> => {
-      const type = await typeOf(path, `the ${name}`);
-      await decodeToWav(ffmpegPath, path, type.ext, work(`${name}.decoded.wav`), {}, shape);
+    // Every part is checked before any is decoded: the joined file holds the episode and both.
+    const toDecode: Partial<Record<'intro' | 'outro', JoinDecode>> = {};
+    for (const name of ['intro', 'outro'] as const) {
+      const path = parts[name];
+      if (path)
+        toDecode[name] = { what: `the ${name} (${basename(path)})`, path, type: await typeOf(path, `the ${name}`) };
+    }
+    const listed = Object.values(toDecode);
+    const partBounds = await checkJoinDecodes(ffmpegPath, listed, shape, maxDecodedBytes, floatBytesOf(shape));
+    const level = async (name: 'intro' | 'outro'): Promise<PartReport> => {
+      const file = toDecode[name]!;
+      const bounds = partBounds[listed.indexOf(file)];
+      await decodeWithin(ffmpegPath, file, work(`${name}.decoded.wav`), bounds, maxDecodedBytes, shape);
       // Loudness only (music): the engine's LOUDNESS_ONLY, to the episode's target and ceiling.
       const report = await normalizeWavFile(work(`${name}.decoded.wav`), work(`${name}.wav`), {
         ...target,
         outputFormat: FLOAT_WAV,
       });
       return {
-        path,
+        path: file.path,
         duration_s: round(report.output.seconds, 3),
         input_loudness_lufs: round(report.input.integratedLufs),
         loudness_lufs: round(report.output.integratedLufs),
         limiter_reduction_db: round(report.limiterReductionDb),
       };
     };
-    const intro = parts.intro ? await level('intro', parts.intro) : undefined;
+    const intro = parts.intro ? await level('intro') : undefined;
     goOn();
-    const outro = parts.outro ? await level('outro', parts.outro) : undefined;
+    const outro = parts.outro ? await level('outro') : undefined;
     goOn();
     const sequence = [...(intro ? [work('intro.wav')] : []), episodeWav, ...(outro ? [work('outro.wav')] : [])];
     const joined = await joinWavFiles(
@@ -174,6 +224,7 @@ export async function joinEpisode(
     return report;
   } finally {
     await rm(folder, { recursive: true, force: true });
+    joinsUnderWay.delete(folder);
   }
 }
 
@@ -216,7 +267,12 @@ async function typeOf(path: string, what: string): Promise<MediaType> {
   }
 }
 
-async function wavFormatOf(path: string): Promise<WavFormat> {
+/** The bytes of a WAV's samples as 32-bit float (how the joined file holds them). */
+function floatBytesOf(layout: WavLayout): number {
+  return layout.frames * layout.channels * 4;
+}
+
+async function wavFormatOf(path: string): Promise<WavLayout> {
   const file = await open(path, 'r');
   try {
     return await readWavLayout(file);

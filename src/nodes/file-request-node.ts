@@ -19,30 +19,34 @@ export function fileRequestNode<Answer extends { uid: string; file_name?: string
 ): (RED: RedApi) => void {
   const { settles, ...nodeOptions } = options;
   // A delivered message carries a media only started: the wait or download node finishes it.
-  return mediaNode(type, { ...nodeOptions, finishesMedia: false }, ({ RED, def, service, keeper, t }) => {
-    const configured = enhancementOf(def, request.fields);
-    const checkSettings = () => {
-      checkNodeEnhancement(t, request, configured);
-      if (settles) readSettleMs(t, def);
-    };
-    return {
-      checkSettings,
-      handle: async (job) => {
-        await keeper.keepBeforeUpload(job);
-        if (settles) await waitForInputToSettle(job, readSettleMs(t, def), RED.settings.fileWorkingDirectory);
-        const enhancement = messageEnhancement(request, job, configured);
-        const answer = await sendMessageFile(
-          request,
-          service,
-          job,
-          { configured, enhancement },
-          RED.settings.fileWorkingDirectory,
-        );
-        job.noteMedia(answer.uid, answer.file_name);
-        job.msg.media_uid = answer.uid;
-        job.msg.payload = answer;
-        return job.msg;
-      },
-    };
-  });
+  return mediaNode(
+    type,
+    { ...nodeOptions, finishesMedia: false, uploads: true },
+    ({ RED, def, service, keeper, t }) => {
+      const configured = enhancementOf(def, request.fields);
+      const checkSettings = () => {
+        checkNodeEnhancement(t, request, configured);
+        if (settles) readSettleMs(t, def);
+      };
+      return {
+        checkSettings,
+        handle: async (job) => {
+          await keeper.keepBeforeUpload(job);
+          if (settles) await waitForInputToSettle(job, readSettleMs(t, def), RED.settings.fileWorkingDirectory);
+          const enhancement = messageEnhancement(request, job, configured);
+          const answer = await sendMessageFile(
+            request,
+            service,
+            job,
+            { configured, enhancement },
+            RED.settings.fileWorkingDirectory,
+          );
+          job.noteMedia(answer.uid, answer.file_name);
+          job.msg.media_uid = answer.uid;
+          job.msg.payload = answer;
+          return job.msg;
+        },
+      };
+    },
+  );
 }

@@ -5,7 +5,7 @@
 import { handleMessages, type JobHandler } from './message-jobs';
 import { MessageKeeper } from './message-keeper';
 import { serviceOf, type NodeService } from './node-service';
-import type { NodeDef, RedApi, RedNode } from './red';
+import type { NodeDef, NodeMessage, RedApi, RedNode } from './red';
 import type { JobStatus } from './status-board';
 import { translator, type Translate } from './texts';
 
@@ -34,6 +34,8 @@ export function mediaNode(
     keepsMessages: boolean;
     /** A message it delivers carries a finished media (the sidebar lists it as a result), not one only started. */
     finishesMedia: boolean;
+    /** It uploads the message's file: a Buffer in msg.payload can be kept only once uploaded. */
+    uploads?: boolean;
   },
   setUp: (node: MediaNode) => MediaNodeJobs,
 ): (RED: RedApi) => void {
@@ -50,7 +52,8 @@ export function mediaNode(
         serviceId: typeof def.service === 'string' && def.service !== '' ? def.service : null,
         finishesMedia: options.finishesMedia,
       };
-      keeper.resumeInto(handleMessages(this, t, handle, listing, firstStatus));
+      const keepForNextStart = (msg: NodeMessage) => keeper.keepForNextStart(msg, options.uploads === true);
+      keeper.resumeInto(handleMessages(this, t, handle, listing, firstStatus, keepForNextStart));
     });
 }
 

@@ -99,13 +99,30 @@ export function handleMessages(
   handler: JobHandler,
   listing: JobListing,
   firstStatus: JobStatus = { text: t('media-enhance.status.starting') },
+  /** Keeps a message the node took but will not run, for its next start; false when it cannot (message-keeper.ts). */
+  keepForNextStart: (msg: NodeMessage) => Promise<boolean> = () => Promise.resolve(false),
 ): MessageJobs {
   const board = new StatusBoard(node);
-  const inFlight = new Map<AbortController, { running: Promise<void>; kept: () => boolean; listed: JobHandle }>();
+  const inFlight = new Map<
+    AbortController,
+    { msg: NodeMessage; running: Promise<void>; kept: () => boolean; listed: JobHandle }
+  >();
   let closed = false;
+  // Messages that came while the node was stopping, being kept for its next start; the close waits for them.
+  const lateKeeps = new Set<Promise<void>>();
+  let lateUnkept = 0;
 
   const run = (msg: NodeMessage, send: SendFunction, done: DoneFunction, prepare?: (job: Job) => void) => {
-    if (closed) return done();
+    if (closed) {
+      // A full deploy stops the node that sent it too: the message is the node's now, and kept, not dropped.
+      const keeping = keepForNextStart(msg).then((kept) => {
+        if (!kept) lateUnkept++;
+        done();
+      });
+      lateKeeps.add(keeping);
+      void keeping.finally(() => lateKeeps.delete(keeping));
+      return;
+    }
     const controller = new AbortController();
     const id = board.begin(firstStatus);
     const listed = sidebarRegistry.beginJob(
@@ -158,7 +175,7 @@ export function handleMessages(
         listed.dropped();
       });
     // A job that will end an entry on delivery has its message kept for the next start.
-    inFlight.set(controller, { running, kept: () => delivered.length > 0, listed });
+    inFlight.set(controller, { msg, running, kept: () => delivered.length > 0, listed });
   };
 
   node.on('input', (msg, send, done) => run(msg, send, done));
@@ -166,17 +183,30 @@ export function handleMessages(
   node.on('close', (_removed, done) => {
     closed = true;
     board.close();
-    for (const job of inFlight.values()) job.listed.dropped();
-    const runs = [...inFlight.values()].map((job) => job.running);
-    const dropped = [...inFlight.values()].filter((job) => !job.kept()).length;
-    // Node-RED drops what a stopped node holds; say so, since these messages will not come back.
-    if (dropped > 0) node.warn(t('media-enhance.warn.stoppedUnkept', { count: dropped }));
+    const jobs = [...inFlight.values()];
+    for (const job of jobs) job.listed.dropped();
+    const runs = jobs.map((job) => job.running);
+    // A job not kept yet had sent nothing (a node keeps its message before it uploads): kept now, it runs
+    // whole at the next start; the entry is being written before the job sees its abort, so it writes none.
+    const keeps = jobs.filter((job) => !job.kept()).map((job) => keepForNextStart(job.msg));
     for (const controller of inFlight.keys())
       controller.abort(new MediaEnhanceError('ABORTED', t('media-enhance.error.stopped')));
     let deadline: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => (deadline = setTimeout(resolve, CLOSE_DEADLINE_MS)));
-    void Promise.race([Promise.allSettled(runs), late]).then(() => {
+    const settled = async () => {
+      const kept = await Promise.all(keeps.map((keeping) => keeping.catch(() => false)));
+      await Promise.allSettled(runs);
+      // Node-RED delivers each message in a later turn than it routes it: one routed to this node before the
+      // deploy stopped the flow arrives after this close began. It is kept before the next start reads the journal.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (lateKeeps.size > 0) await Promise.allSettled([...lateKeeps]);
+      return kept.filter((yes) => !yes).length + lateUnkept;
+    };
+    void Promise.race([settled(), late.then(() => undefined)]).then((dropped) => {
       clearTimeout(deadline);
+      // Node-RED drops what a stopped node holds; say so, since these messages will not come back.
+      if (dropped === undefined || dropped > 0)
+        node.warn(t('media-enhance.warn.stoppedUnkept', { count: dropped ?? keeps.length + lateUnkept }));
       node.status({});
       done();
     });

@@ -28,6 +28,8 @@ export class MessageKeeper {
   private readonly loaded?: ReturnType<MessageJournal['load']>;
   /** The entry of each message kept now, read back from the journal or written in this run. */
   private readonly kept = new WeakMap<NodeMessage, KeptMessage>();
+  /** Messages whose entry is being written: a second keep waits for it rather than write another. */
+  private readonly writing = new WeakMap<NodeMessage, Promise<KeptMessage | undefined>>();
   /** Messages whose delivery already ends their entry. */
   private readonly ending = new WeakSet<NodeMessage>();
 
@@ -76,12 +78,37 @@ export class MessageKeeper {
     if (kept && mediaUid !== undefined && kept.entry.mediaUid !== mediaUid) {
       await kept.recordMedia(mediaUid).catch((err: Error) => this.cannotKeep(mediaUid, err));
     }
-    if (!kept) {
-      await this.loaded?.catch(() => undefined);
-      kept = await this.journal.keep(mediaUid, job.msg).catch((err: Error) => this.cannotKeep(mediaUid, err));
-      if (kept) this.kept.set(job.msg, kept);
-    }
+    if (!kept) kept = await this.write(job.msg, mediaUid);
     return kept?.entry.mediaSince ?? Date.now();
+  }
+
+  /**
+   * Keeps, for the next start, a message the node took but will not run: one that came while it was
+   * stopping (a full deploy stops the nodes that send to it too), or one in flight that had not been kept
+   * yet. Its job had sent nothing, so the next start runs it whole. A Buffer waiting to be uploaded cannot
+   * be kept: false for it, as when messages are not kept.
+   */
+  async keepForNextStart(msg: NodeMessage, uploads: boolean): Promise<boolean> {
+    if (!this.journal || (uploads && Buffer.isBuffer(msg.payload))) return false;
+    if (this.kept.has(msg)) return true;
+    return (await this.write(msg, undefined)) !== undefined;
+  }
+
+  /** Writes the message's entry once, however many ask for it at the same time. */
+  private write(msg: NodeMessage, mediaUid: string | undefined): Promise<KeptMessage | undefined> {
+    let writing = this.writing.get(msg);
+    if (!writing) {
+      const journal = this.journal!;
+      writing = (async () => {
+        await this.loaded?.catch(() => undefined);
+        const kept = await journal.keep(mediaUid, msg).catch((err: Error) => this.cannotKeep(mediaUid, err));
+        if (kept) this.kept.set(msg, kept);
+        return kept;
+      })();
+      this.writing.set(msg, writing);
+      void writing.finally(() => this.writing.delete(msg));
+    }
+    return writing;
   }
 
   /**

@@ -22,12 +22,14 @@ import {
   type RequestLog,
   type RunningProduct,
 } from './product';
+import { docImagePath } from '../fixtures/doc-images';
 import { afterEditorTest } from './editor-state';
 import type { RedEditor } from './red-editor';
 
 declare const RED: RedEditor;
 
-const README_IMAGE = join(ROOT, 'docs', 'images', 'sidebar.png');
+/** The nodes' page shows it: rewritten there only with DOC_IMAGES=1. */
+const README_IMAGE = docImagePath('sidebar.png');
 const run = promisify(execFile);
 
 describe('the media enhance sidebar in Chromium, started as npm start starts it', function () {

@@ -74,14 +74,15 @@ describe('nodes: messages kept across redeploys', function () {
     ];
   }
 
-  /** Deploys `flows` whole and returns the one message `done` then sends: none caught, no second within 1.5 s. */
+  /** Deploys `flows` whole and returns the one message the helper `to` then receives: none caught, no second within 1.5 s. */
   async function sentOnceAfterFullDeploy(
     flows: object[],
     creds: Record<string, unknown>,
     ms = 30_000,
+    to = 'done',
   ): Promise<Record<string, unknown>> {
     await helper.setFlows(placed(flows), 'full', creds);
-    const done = collect(helper.getNode('done'));
+    const done = collect(helper.getNode(to));
     const caught = collect(helper.getNode('caught'));
     await until(() => done.length + caught.length >= 1, 'the message is delivered', ms);
     await sleep(1_500); // a second message would arrive meanwhile
@@ -524,6 +525,34 @@ describe('nodes: messages kept across redeploys', function () {
     } finally {
       await helper.unload();
       await limited.dispose();
+      await fsp.rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('a message that reaches upload after a full deploy began stopping it is kept and uploaded after the deploy, once', async () => {
+    const folder = await fsp.mkdtemp(join(tmpdir(), 'me-late-'));
+    const uploadFlow = () => [
+      TAB,
+      remoteConfig(engine.url),
+      { id: 'upload', type: 'media-enhance-upload', z: 'tab', service: 'svc', wires: [['uploaded']] },
+      { id: 'uploaded', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ];
+    try {
+      await loadFlow(uploadFlow(), credentials());
+      const filename = join(folder, 'take-052.wav');
+      await fsp.writeFile(filename, makeWav(0.2, 8000));
+      // Node-RED delivers a message a turn after it routes it: one sent just before the deploy (a claim
+      // node's) reaches the upload node once its close has begun.
+      const upload = helper.getNode('upload');
+      upload.on('close', () => upload.receive({ filename, topic: 'late' }));
+      const before = engine.requests().filter((r) => r.method === 'POST').length;
+      const after = await sentOnceAfterFullDeploy(uploadFlow(), credentials(), 30_000, 'uploaded');
+      assert.equal(after.topic, 'late');
+      assert.equal(engine.requests().filter((r) => r.method === 'POST').length, before + 1, 'uploaded once');
+      assert.deepEqual(await entries('upload'), []);
+    } finally {
+      await helper.unload();
       await fsp.rm(folder, { recursive: true, force: true });
     }
   });

@@ -102,6 +102,8 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
   // The media's uid is born here, once: its upload is received for it, then its record made under it.
   const uid = ctx.records.newUid();
   const received = await receiveUpload(req, () => ctx.files.receive(uid, ctx.faults.uploadFs()), ctx.maxUploadBytes);
+  // Once kept, the upload is the media's input: only forgetKept may remove it (a record may point at it).
+  let kept = false;
   try {
     const settings = parseSettings(received.fields.get(part), part);
     const type = sniffMediaType(received.head);
@@ -115,6 +117,7 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
     await ctx.room?.check(type, received.size, received.incoming.localPath, settings);
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
     await received.incoming.keep();
+    kept = true;
     const record = await ctx.records.create(uid, {
       file_name: received.fileName,
       enhancement_params: { ...applied, transcode: applied.transcode ?? null },
@@ -126,9 +129,24 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
     await startJob(record, ctx);
     return { status: 201, body: publicMetadata(record) };
   } catch (err) {
-    await received.incoming.discard();
+    if (kept) await forgetKept(uid, ctx);
+    else await received.incoming.discard();
     throw err;
   }
+}
+
+/**
+ * An upload kept as its media's input whose acceptance failed after (its record not written, or its job
+ * not started): undone in order, the record first. The input goes only once no record points at it (never
+ * made, or removed by startJob); while one may (its removal failed, the records cannot be read), the input
+ * stays with it, PENDING, for the queue's check of unqueued media, and the caller's error still says so.
+ */
+async function forgetKept(uid: string, ctx: RouteContext): Promise<void> {
+  const recorded = await ctx.records.get(uid).then(
+    (record) => record !== undefined,
+    () => true,
+  );
+  if (!recorded) await ctx.files.remove(uid).catch(() => undefined);
 }
 
 /**

@@ -65,6 +65,7 @@ function tooLarge(what: string, maxDecodedBytes: number): ProcessingError {
   );
 }
 
-function gib(bytes: number): string {
+/** A size as the limits' messages give it: GiB from one on, else MiB. */
+export function gib(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 }

@@ -85,7 +85,11 @@ function unreachedNote(report: EncodedReport, target: LoudnessTarget): string {
   const reached = report.output.integratedLufs.toFixed(1);
   if (report.turnedDownDb)
     return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit through this encoder: it overshot the limiter by more than the ${report.encoderRoomDb!.toFixed(2)} dB of room left for it, so the output was turned down ${report.turnedDownDb.toFixed(2)} dB: it is ${reached} LUFS`;
-  return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit with at most ${target.maxLimitingDb} dB of limiting: the output is ${reached} LUFS`;
+  // Through an encoder that needed room, the limiter may have taken more than the bound to make up for it.
+  const encoder = report.encoderRoomDb
+    ? ` (and what makes up for this encoder's ${report.encoderRoomDb.toFixed(2)} dB of room: ${report.limiterReductionDb.toFixed(1)} dB in all)`
+    : '';
+  return `${target.targetLufs} LUFS is out of reach under the ${target.ceilingDbtp} dBTP limit with at most ${target.maxLimitingDb} dB of limiting${encoder}: the output is ${reached} LUFS`;
 }
 
 /** The trim-pauses report: the limit, how many pauses were shortened and how much time was cut (seconds). */

@@ -27,6 +27,8 @@ export class DiskRecords implements MediaRecords {
     /** The folder of the media folders (`<data-dir>/media`). */
     private readonly root: string,
     private readonly files: MediaFiles,
+    /** The engine's log: told of each folder the start removes. */
+    private readonly log: (line: string) => void = () => undefined,
   ) {}
 
   /** Loads every media kept on disk; returns those a restart must resume. */
@@ -44,8 +46,10 @@ export class DiskRecords implements MediaRecords {
         // meta.json is written whole (temp file, then rename) before the 201: a folder without it was
         // never promised to anyone, and goes when it holds only what the engine writes. Any other read
         // error may be passing, so the folder is kept.
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (await this.holdsOnlyEngineFiles(uid)))
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (await this.holdsOnlyEngineFiles(uid))) {
           await fsp.rm(this.folderOf(uid), { recursive: true, force: true });
+          this.log(`removed media folder ${uid}: an upload whose record was never written (no job owns it)`);
+        }
         continue;
       }
       try {
