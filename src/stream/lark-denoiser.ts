@@ -19,17 +19,17 @@ const MAX_FRAMES_PER_RUN = 16;
 
 /**
  * Seconds of audio, in 20 ms chunks, that a throwaway denoiser runs on a thread's session before its first
- * stream opens, so that the first chunks a user sends cost what the later ones do. On WebAssembly, V8 runs
- * onnxruntime-web's code from its quick, plain compile first and compiles each function again, optimised,
- * on other threads once it has run enough: a lone stream's first chunk cost 40-75 ms of CPU and its first
- * 100 chunks 2-10 times the later ones (p95 of its first 3 s 9-20 ms on a busy machine); warmed 1 s, its
- * first chunk costs 4-7 ms and that p95 5-9 ms, for 0.45-0.6 s more CPU at the open, which the first answer
- * waits for (once per session; warmed 2 s: p95 3-5 ms for about 0.75 s). Chunk by chunk, as the stream
- * runs, not in a few long runs: the code each run passes once must run often enough to be optimised too.
- * Native code needs only its first runs (the first chunk 7-9 ms of CPU without them, 2-4 with). The audio
- * is a quiet tone: the same code runs for any.
+ * stream opens, so that the first chunks a user sends do not pay the session's first runs. On WebAssembly,
+ * V8 runs onnxruntime-web's code from its quick, plain compile first and compiles each function again,
+ * optimised, on other threads once it has run enough: a lone stream's first chunk cost 45-100 ms of CPU and
+ * its first 100 chunks 2-10 times the later ones (p95 of its first 3 s 18-22 ms at a load of 11 on 2 cores).
+ * Warmed 0.2 s, its first chunk costs 5-14 ms and that p95 8-11 ms, for 0.1-0.25 s more CPU at the open,
+ * which the first answer waits for; warming longer lowers the p95 little more (1 s: 8-9 ms) for 0.5-0.6 s.
+ * Chunk by chunk, as the stream runs, not in a few long runs: the code each run passes once must run often
+ * enough to be optimised too. Native code needs its first runs only (its first chunk 7-9 ms of CPU without
+ * them, 2-4 with). The audio is a quiet tone: the same code runs for any.
  */
-export const WARM_UP_SECONDS: Readonly<Record<OnnxRuntimeKind, number>> = { wasm: 1, native: 0.2 };
+export const WARM_UP_SECONDS = 0.2;
 const WARM_UP_CHUNK_MS = 20;
 
 export class LarkDenoiser implements AlignedDenoiser {
@@ -76,8 +76,7 @@ export class LarkDenoiser implements AlignedDenoiser {
     try {
       const chunk = new Float32Array(Math.round((rate * WARM_UP_CHUNK_MS) / 1000));
       for (let i = 0; i < chunk.length; i++) chunk[i] = 0.01 * Math.sin((2 * Math.PI * 440 * i) / rate);
-      for (let ms = 0; ms < WARM_UP_SECONDS[runtime] * 1000; ms += WARM_UP_CHUNK_MS)
-        await throwaway.push(chunk, chunk.length);
+      for (let ms = 0; ms < WARM_UP_SECONDS * 1000; ms += WARM_UP_CHUNK_MS) await throwaway.push(chunk, chunk.length);
     } finally {
       throwaway.destroy();
     }
