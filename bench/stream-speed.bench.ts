@@ -24,6 +24,8 @@ const LARK_STREAM_COUNTS = [1, 4, 8, 16];
 const GOAL_STREAMS = 8;
 const RATES = [16000, 48000];
 const P95_GOAL_MS = 5;
+/** A lone LARK stream on WebAssembly (one microphone, no native runtime): its chunks within their own 20 ms. */
+const LONE_WASM_P95_GOAL_MS = 20;
 
 function s16(samples: Float32Array): Buffer {
   const out = Buffer.alloc(samples.length * 2);
@@ -169,10 +171,14 @@ export async function run(): Promise<BenchReport> {
     );
   };
   const carried = (c: Case) => Math.floor(1 / c.factor);
-  const goal = (c: Case) =>
-    c.model === 'LARK' && c.rate === 16000 && c.runtime === 'native' && c.streams >= GOAL_STREAMS
-      ? `${GOAL_STREAMS} streams, p95 < ${P95_GOAL_MS} ms: ${c.p95 < P95_GOAL_MS && carried(c) >= GOAL_STREAMS ? 'met' : 'not met'}`
-      : `p95 < ${P95_GOAL_MS} ms: ${c.p95 < P95_GOAL_MS ? 'met' : 'not met'}`;
+  const met = (yes: boolean) => (yes ? 'met' : 'not met');
+  const goal = (c: Case) => {
+    if (c.model === 'LARK' && c.rate === 16000 && c.runtime === 'native' && c.streams >= GOAL_STREAMS)
+      return `${GOAL_STREAMS} streams, p95 < ${P95_GOAL_MS} ms: ${met(c.p95 < P95_GOAL_MS && carried(c) >= GOAL_STREAMS)}`;
+    if (c.model === 'LARK' && c.runtime === 'wasm' && c.streams === 1)
+      return `p95 < ${LONE_WASM_P95_GOAL_MS} ms: ${met(c.p95 < LONE_WASM_P95_GOAL_MS)} (< ${P95_GOAL_MS} ms: ${met(c.p95 < P95_GOAL_MS)})`;
+    return `p95 < ${P95_GOAL_MS} ms: ${met(c.p95 < P95_GOAL_MS)}`;
+  };
   return {
     title: 'Live streams (enhance stream): 20 ms chunks on one thread, 1, 4 and 16 streams',
     writtenAlone: true,
@@ -205,12 +211,12 @@ export async function run(): Promise<BenchReport> {
     notes: [
       `RNNoise alone (the reference, same run): p50 ${ms(reference.p50)}, p95 ${ms(reference.p95)} CPU per 20 ms of 48 kHz audio.`,
       `Batching, same run: ${GOAL_STREAMS} LARK streams at 16 kHz (${goalRuntime === 'native' ? 'native' : 'WebAssembly'}) cost ${ms(batched.p50)} CPU per chunk with their chunks arriving together, against ${ms(alone.p50)} each chunk run alone: ${(alone.factor / batched.factor).toFixed(2)}x as many streams per core.`,
-      `Opening, same run (wall time; the chunks' CPU times above include every stream's first chunk). ${runtimes.map(opening).join(' ')}`,
+      `Opening, same run (wall time; the first LARK stream of a session warms it before it opens, src/stream/lark-denoiser.ts: WARM_UP_SECONDS; the chunks' CPU times above include every stream's first chunk). ${runtimes.map(opening).join(' ')}`,
       `Load average (1 minute) at the run's start and end: ${loadAtStart.toFixed(1)} and ${loadavg()[0].toFixed(1)} on ${cpus().length} cores. Times are CPU time (this process's, from process.cpuUsage), which a busy machine stretches less than wall time; the wall column is the time until every stream's chunk of a round is answered, which load stretches most.`,
       `Every 20 ms each stream's chunk arrives at once, as on a stream thread carrying them (its LARK runs are made as one batch: src/enhance/dfn-model.ts). A round's CPU time over its chunks is the chunk's CPU time. Each chunk's work covers decoding, resampling to 48 kHz and back, the model, the mix and encoding, as a stream thread does it (src/stream/chunk-work.ts); the messages' trip to and from the thread is not included.`,
       '"Streams one core carries" is 1 / the realtime factor: a core kept wholly busy, with nothing left for Node-RED; the node runs streams on up to one thread fewer than the machine has cores, a new stream on the thread with the fewest.',
       'Native: RNNoise runs as WebAssembly only (there is no native build among the dependencies), so FINCH has no native row; LARK runs on onnxruntime-web (WebAssembly) and, where it is installed, onnxruntime-node (native).',
-      `${SECONDS} s of speech-like signal per stream, 16-bit mono; LARK ${LARK_SECONDS} s. The issue's goal: at least ${GOAL_STREAMS} LARK streams at 16 kHz on one core with the native runtime, p95 per 20 ms chunk under ${P95_GOAL_MS} ms.`,
+      `${SECONDS} s of speech-like signal per stream, 16-bit mono; LARK ${LARK_SECONDS} s. The goals: at least ${GOAL_STREAMS} LARK streams at 16 kHz on one core with the native runtime, p95 per 20 ms chunk under ${P95_GOAL_MS} ms; one LARK stream on WebAssembly in real time, p95 under ${LONE_WASM_P95_GOAL_MS} ms of CPU per 20 ms chunk from the first chunk after it opened.`,
     ],
   };
 }
