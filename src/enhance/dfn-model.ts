@@ -252,18 +252,6 @@ export class DfnNetwork {
   }
 
   /**
-   * Runs the network on the next `frames` frames: `erb` holds frames x ERB_BANDS features, `spec` the
-   * complex features as 2 planes (re, then im) of frames x DF_BINS (read when the run starts: leave them
-   * as they are until it resolves). The outputs are valid until the network's next run.
-   */
-  run(erb: Float32Array, spec: Float32Array, frames: number): Promise<DfnOutputs> {
-    return new Promise((resolve, reject) => {
-      pending.push({ network: this, erb, spec, frames, resolve, reject });
-      queueTurn();
-    });
-  }
-
-  /**
    * Runs `warmUp` the first time a network of this session asks; later callers wait for that one. What a
    * session's first runs cost (see LarkDenoiser) is then paid once per thread and runtime, not per signal;
    * a session made again after a release is warmed again. A warm-up that fails is tried again by the next.
@@ -278,6 +266,18 @@ export class DfnNetwork {
       });
     }
     return sessions.warmUp;
+  }
+
+  /**
+   * Runs the network on the next `frames` frames: `erb` holds frames x ERB_BANDS features, `spec` the
+   * complex features as 2 planes (re, then im) of frames x DF_BINS (read when the run starts: leave them
+   * as they are until it resolves). The outputs are valid until the network's next run.
+   */
+  run(erb: Float32Array, spec: Float32Array, frames: number): Promise<DfnOutputs> {
+    return new Promise((resolve, reject) => {
+      pending.push({ network: this, erb, spec, frames, resolve, reject });
+      queueTurn();
+    });
   }
 
   /** The state the next run takes, by input name (for a batch's run). */

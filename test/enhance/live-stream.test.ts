@@ -1,12 +1,10 @@
 // A live stream against the same denoiser run over the whole signal at once: chunked in 20 ms or in
 // odd sizes, every chunk gives back as many samples as it brought, the joined output is the input's
-// length plus the latency, and past the latency it is the whole-signal output sample for sample. LARK's
-// first stream on a session warms it once before it opens, and gives what a stream opened warm does.
+// length plus the latency, and past the latency it is the whole-signal output sample for sample.
 import assert from 'node:assert/strict';
 import { ChannelDenoiser } from '../../src/enhance/channel-denoiser';
-import { dfnModelState, releaseDfnModel } from '../../src/enhance/dfn-model';
 import { loadRnnoise } from '../../src/enhance/rnnoise';
-import { LarkDenoiser, WARM_UP_SECONDS } from '../../src/stream/lark-denoiser';
+import { LarkDenoiser } from '../../src/stream/lark-denoiser';
 import { LiveStream, type StreamSettings } from '../../src/stream/live-stream';
 import { readSpeechSample, seededNoise } from '../enhance/speech-sample';
 
@@ -24,9 +22,8 @@ async function wholeSignal(settings: StreamSettings, input: Float32Array): Promi
   return out;
 }
 
-/** Through `opened` (else a stream made for it) in chunks of `sizes()`. */
-async function chunked(settings: StreamSettings, input: Float32Array, sizes: () => number, opened?: LiveStream) {
-  const stream = opened ?? (await LiveStream.create(settings));
+async function chunked(settings: StreamSettings, input: Float32Array, sizes: () => number) {
+  const stream = await LiveStream.create(settings);
   const parts: Float32Array[] = [];
   for (let at = 0; at < input.length;) {
     const n = Math.min(sizes(), input.length - at);
@@ -83,31 +80,4 @@ describe('live stream (FINCH, LARK)', function () {
       }
     });
   }
-
-  for (const runtime of ['wasm', 'auto'] as const)
-    it(`LARK (${runtime}): the first stream of a session warms it once before it opens, and gives what a stream opened warm does`, async () => {
-      const settings: StreamSettings = { rate: 16000, channels: 1, model: 'LARK', level: 100, runtime };
-      const input = speech.subarray(0, settings.rate * 2);
-      /** The network runs the thread made while the stream opened. */
-      const opened = async () => {
-        const before = dfnModelState().runs;
-        const stream = await LiveStream.create(settings);
-        return { stream, runs: dfnModelState().runs - before };
-      };
-      // The thread's session made afresh (as on a new stream thread), though the tests before warmed one.
-      await releaseDfnModel();
-      const cold = await opened();
-      const warm = await opened();
-      assert.ok(
-        cold.runs >= 0.9 * ((WARM_UP_SECONDS * 1000) / 20),
-        `about a run per 20 ms chunk of the warm-up at the first open (${cold.runs} runs)`,
-      );
-      assert.equal(warm.runs, 0, 'a second stream on the session opens without warming it again');
-      const twenty = () => settings.rate / 50;
-      const [fromCold, fromWarm] = [
-        await chunked(settings, input, twenty, cold.stream),
-        await chunked(settings, input, twenty, warm.stream),
-      ];
-      assert.deepEqual(fromCold.joined, fromWarm.joined, 'the same output, opened cold or warm');
-    });
 });
