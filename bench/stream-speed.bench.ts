@@ -24,6 +24,8 @@ const LARK_STREAM_COUNTS = [1, 4, 8, 16];
 const GOAL_STREAMS = 8;
 const RATES = [16000, 48000];
 const P95_GOAL_MS = 5;
+/** A lone LARK stream on WebAssembly (one microphone, no native runtime): its chunks within their own 20 ms. */
+const LONE_WASM_P95_GOAL_MS = 20;
 
 function s16(samples: Float32Array): Buffer {
   const out = Buffer.alloc(samples.length * 2);
@@ -70,6 +72,12 @@ interface Case {
   wallP95: number;
   /** CPU time over audio time, per stream. */
   factor: number;
+  /** Making the streams, wall and CPU time (the first LARK case of a runtime also makes its session). */
+  openWall: number;
+  openCpu: number;
+  /** The first round alone (every stream's first chunk): when it was answered, and its CPU per chunk. */
+  firstWall: number;
+  firstCpu: number;
 }
 
 /**
@@ -89,9 +97,13 @@ async function measure(
   const chunkFrames = (rate * CHUNK_MS) / 1000;
   const seconds = model === 'LARK' ? LARK_SECONDS : SECONDS;
   const audio = Array.from({ length: count }, (_, s) => s16(speechLike(rate, 1, 11 + s, -26)(seconds * rate)[0]));
+  const openCpu = cpuMs();
+  const openStarted = performance.now();
   const streams = await Promise.all(
     audio.map(() => LiveStream.create({ rate, channels: 1, model, level: 100, runtime })),
   );
+  const openWall = performance.now() - openStarted;
+  const openSpent = cpuMs() - openCpu;
   const shares: number[] = [];
   const walls: number[] = [];
   const chunks = Math.floor((seconds * rate) / chunkFrames);
@@ -109,6 +121,7 @@ async function measure(
     shares.push(spent / count);
   }
   for (const stream of streams) stream.destroy();
+  const [firstWall, firstCpu] = [walls[0], shares[0]];
   shares.sort((a, b) => a - b);
   walls.sort((a, b) => a - b);
   return {
@@ -121,10 +134,15 @@ async function measure(
     wallP50: percentile(walls, 0.5),
     wallP95: percentile(walls, 0.95),
     factor: total / (count * chunks * CHUNK_MS),
+    openWall,
+    openCpu: openSpent,
+    firstWall,
+    firstCpu,
   };
 }
 
 export async function run(): Promise<BenchReport> {
+  const loadAtStart = loadavg()[0];
   await measure('FINCH', 16000, 1); // warm-up: WebAssembly compiled, the resampler loaded
   const reference = await rnnoiseAlone();
   const cases: Case[] = [];
@@ -141,11 +159,26 @@ export async function run(): Promise<BenchReport> {
     (c) => c.model === 'LARK' && c.runtime === goalRuntime && c.rate === 16000 && c.streams === GOAL_STREAMS,
   )!;
   const ms = (value: number) => `${value.toFixed(2)} ms`;
+  const whole = (value: number) => `${value.toFixed(0)} ms`;
+  /** A runtime's first LARK case (its thread had no session yet) and its next one-stream case (the session made). */
+  const opening = (runtime: OnnxRuntimeKind) => {
+    const [cold, warm] = cases.filter((c) => c.model === 'LARK' && c.runtime === runtime && c.streams === 1);
+    return (
+      `${runtime === 'wasm' ? 'WebAssembly' : 'native'}: the run's first LARK stream (${cold.rate / 1000} kHz, its thread without a session yet) ` +
+      `opened in ${whole(cold.openWall)} (${whole(cold.openCpu)} CPU), its first chunk answered ${ms(cold.firstWall)} after it was given ` +
+      `(${ms(cold.firstCpu)} CPU): ${whole(cold.openWall + cold.firstWall)} from a stream's first chunk to its answer, as the node makes a ` +
+      `stream at its first chunk; with the session made (${warm.rate / 1000} kHz) ${whole(warm.openWall)} and ${ms(warm.firstWall)}.`
+    );
+  };
   const carried = (c: Case) => Math.floor(1 / c.factor);
-  const goal = (c: Case) =>
-    c.model === 'LARK' && c.rate === 16000 && c.runtime === 'native' && c.streams >= GOAL_STREAMS
-      ? `${GOAL_STREAMS} streams, p95 < ${P95_GOAL_MS} ms: ${c.p95 < P95_GOAL_MS && carried(c) >= GOAL_STREAMS ? 'met' : 'not met'}`
-      : `p95 < ${P95_GOAL_MS} ms: ${c.p95 < P95_GOAL_MS ? 'met' : 'not met'}`;
+  const met = (yes: boolean) => (yes ? 'met' : 'not met');
+  const goal = (c: Case) => {
+    if (c.model === 'LARK' && c.rate === 16000 && c.runtime === 'native' && c.streams >= GOAL_STREAMS)
+      return `${GOAL_STREAMS} streams, p95 < ${P95_GOAL_MS} ms: ${met(c.p95 < P95_GOAL_MS && carried(c) >= GOAL_STREAMS)}`;
+    if (c.model === 'LARK' && c.runtime === 'wasm' && c.streams === 1)
+      return `p95 < ${LONE_WASM_P95_GOAL_MS} ms: ${met(c.p95 < LONE_WASM_P95_GOAL_MS)} (< ${P95_GOAL_MS} ms: ${met(c.p95 < P95_GOAL_MS)})`;
+    return `p95 < ${P95_GOAL_MS} ms: ${met(c.p95 < P95_GOAL_MS)}`;
+  };
   return {
     title: 'Live streams (enhance stream): 20 ms chunks on one thread, 1, 4 and 16 streams',
     writtenAlone: true,
@@ -178,11 +211,12 @@ export async function run(): Promise<BenchReport> {
     notes: [
       `RNNoise alone (the reference, same run): p50 ${ms(reference.p50)}, p95 ${ms(reference.p95)} CPU per 20 ms of 48 kHz audio.`,
       `Batching, same run: ${GOAL_STREAMS} LARK streams at 16 kHz (${goalRuntime === 'native' ? 'native' : 'WebAssembly'}) cost ${ms(batched.p50)} CPU per chunk with their chunks arriving together, against ${ms(alone.p50)} each chunk run alone: ${(alone.factor / batched.factor).toFixed(2)}x as many streams per core.`,
-      `Load average during the run: ${loadavg()[0].toFixed(1)} on ${cpus().length} cores. Times are CPU time (this process's, from process.cpuUsage), which a busy machine stretches less than wall time; the wall column is the time until every stream's chunk of a round is answered, which load stretches most.`,
+      `Opening, same run (wall time; the first LARK stream of a session warms it before it opens, src/stream/lark-denoiser.ts: WARM_UP_SECONDS; the chunks' CPU times above include every stream's first chunk). ${runtimes.map(opening).join(' ')}`,
+      `Load average (1 minute) at the run's start and end: ${loadAtStart.toFixed(1)} and ${loadavg()[0].toFixed(1)} on ${cpus().length} cores. Times are CPU time (this process's, from process.cpuUsage), which a busy machine stretches less than wall time; the wall column is the time until every stream's chunk of a round is answered, which load stretches most.`,
       `Every 20 ms each stream's chunk arrives at once, as on a stream thread carrying them (its LARK runs are made as one batch: src/enhance/dfn-model.ts). A round's CPU time over its chunks is the chunk's CPU time. Each chunk's work covers decoding, resampling to 48 kHz and back, the model, the mix and encoding, as a stream thread does it (src/stream/chunk-work.ts); the messages' trip to and from the thread is not included.`,
       '"Streams one core carries" is 1 / the realtime factor: a core kept wholly busy, with nothing left for Node-RED; the node runs streams on up to one thread fewer than the machine has cores, a new stream on the thread with the fewest.',
       'Native: RNNoise runs as WebAssembly only (there is no native build among the dependencies), so FINCH has no native row; LARK runs on onnxruntime-web (WebAssembly) and, where it is installed, onnxruntime-node (native).',
-      `${SECONDS} s of speech-like signal per stream, 16-bit mono; LARK ${LARK_SECONDS} s. The issue's goal: at least ${GOAL_STREAMS} LARK streams at 16 kHz on one core with the native runtime, p95 per 20 ms chunk under ${P95_GOAL_MS} ms.`,
+      `${SECONDS} s of speech-like signal per stream, 16-bit mono; LARK ${LARK_SECONDS} s. The goals: at least ${GOAL_STREAMS} LARK streams at 16 kHz on one core with the native runtime, p95 per 20 ms chunk under ${P95_GOAL_MS} ms; one LARK stream on WebAssembly in real time, p95 under ${LONE_WASM_P95_GOAL_MS} ms of CPU per 20 ms chunk from the first chunk after it opened.`,
     ],
   };
 }

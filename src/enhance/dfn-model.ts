@@ -6,7 +6,8 @@
 // over the whole sequence.
 //
 // The session is made once per thread and runtime, on first use, shared by every signal of the thread
-// (each DfnNetwork holds its own state), and released when the thread's work ends (releaseDfnModel).
+// (each DfnNetwork holds its own state), warmed once by the first live stream that asks (warmSessionOnce,
+// src/stream/lark-denoiser.ts), and released when the thread's work ends (releaseDfnModel).
 // On the native runtime a network writes its outputs and next state into buffers of its own, made once
 // per chunk size: a run leaves no garbage behind (onnxruntime-web copies outputs out of its WebAssembly
 // memory whatever it is given, so there each run's outputs are new arrays).
@@ -46,6 +47,8 @@ interface Sessions {
   TensorOf: typeof Tensor;
   /** Each input's and output's batch axis, by name. */
   batchAxes: Map<string, number>;
+  /** The warm-up run on this session, once (DfnNetwork.warmSessionOnce). */
+  warmUp?: Promise<void>;
 }
 
 const sessions = new Map<OnnxRuntimeKind, Promise<Sessions>>();
@@ -72,16 +75,23 @@ function loadSessions(asked: OnnxRuntimeKind | 'auto'): Promise<Sessions> {
   return loading;
 }
 
-/** The most signals one run of this thread has carried, and how many runs carried more than one (for the tests). */
+/** The runs this thread has made, the most signals one has carried, and how many carried more than one (for the tests). */
+let runs = 0;
 let largestBatch = 0;
 let batchedRuns = 0;
 
 /**
- * Whether this thread holds sessions now, how often it made them, its largest batch and how many of its
- * runs carried more than one signal (for the tests).
+ * Whether this thread holds sessions now, how often it made them, how many runs it made, its largest batch
+ * and how many of its runs carried more than one signal (for the tests).
  */
-export function dfnModelState(): { loaded: boolean; loads: number; largestBatch: number; batchedRuns: number } {
-  return { loaded: sessions.size > 0, loads, largestBatch, batchedRuns };
+export function dfnModelState(): {
+  loaded: boolean;
+  loads: number;
+  runs: number;
+  largestBatch: number;
+  batchedRuns: number;
+} {
+  return { loaded: sessions.size > 0, loads, runs, largestBatch, batchedRuns };
 }
 
 /** The graph's free batch axis (scripts/dfn-stateful-graphs.ts): signals run together along it. */
@@ -150,6 +160,7 @@ function queueTurn(): void {
       for (const group of groups.values()) {
         try {
           if (ending) throw new Error('the thread is ending');
+          runs++;
           if (group.length === 1) group[0].resolve(await group[0].network.runAlone(group[0]));
           else await runBatch(group);
         } catch (error) {
@@ -238,6 +249,23 @@ export class DfnNetwork {
   /** The runtime that runs this network. */
   get runtime(): OnnxRuntimeKind {
     return this.sessions.runtime;
+  }
+
+  /**
+   * Runs `warmUp` the first time a network of this session asks; later callers wait for that one. What a
+   * session's first runs cost (see LarkDenoiser) is then paid once per thread and runtime, not per signal;
+   * a session made again after a release is warmed again. A warm-up that fails is tried again by the next.
+   */
+  warmSessionOnce(warmUp: () => Promise<void>): Promise<void> {
+    const { sessions } = this;
+    if (!sessions.warmUp) {
+      const warming = warmUp();
+      sessions.warmUp = warming;
+      warming.catch(() => {
+        if (sessions.warmUp === warming) sessions.warmUp = undefined;
+      });
+    }
+    return sessions.warmUp;
   }
 
   /**

@@ -136,6 +136,11 @@ export class DfnStream {
     return this.network.runtime;
   }
 
+  /** Runs `warmUp` once for this thread's session of the network (DfnNetwork.warmSessionOnce). */
+  warmSessionOnce(warmUp: () => Promise<void>): Promise<void> {
+    return this.network.warmSessionOnce(warmUp);
+  }
+
   /** Takes `frames` samples; returns the enhanced output ready so far (a view, valid until the next call). */
   async push(samples: Float32Array, frames: number): Promise<Float32Array> {
     this.inputSamples += frames;

@@ -1,6 +1,6 @@
 // LARK for a live stream: one channel through DeepFilterNet3 on its stateful graphs, frame by frame
 // (dfn-stream running the network at every push on the frames it completed, no priming), resampled to
-// 48 kHz and back.
+// 48 kHz and back. The first stream of a thread's session warms it before it opens (WARM_UP_SECONDS).
 // Output sample n is input sample n, given at most maxLag() samples late.
 import { attenuationCapDb } from '../enhance/chain-types';
 import { DFN_RATE, HOP, STFT_DELAY } from '../enhance/dfn-frames';
@@ -17,6 +17,21 @@ import type { AlignedDenoiser } from './live-stream';
  */
 const MAX_FRAMES_PER_RUN = 16;
 
+/**
+ * Seconds of audio, in 20 ms chunks, that a throwaway denoiser runs on a thread's session before its first
+ * stream opens, so that the first chunks a user sends do not pay the session's first runs. On WebAssembly,
+ * V8 runs onnxruntime-web's code from its quick, plain compile first and compiles each function again,
+ * optimised, on other threads once it has run enough: a lone stream's first chunk cost 45-100 ms of CPU and
+ * its first 100 chunks 2-10 times the later ones (p95 of its first 3 s 18-22 ms at a load of 11 on 2 cores).
+ * Warmed 0.2 s, its first chunk costs 5-14 ms and that p95 8-11 ms, for 0.1-0.25 s more CPU at the open,
+ * which the first answer waits for; warming longer lowers the p95 little more (1 s: 8-9 ms) for 0.5-0.6 s.
+ * Chunk by chunk, as the stream runs, not in a few long runs: the code each run passes once must run often
+ * enough to be optimised too. Native code needs its first runs only (its first chunk 7-9 ms of CPU without
+ * them, 2-4 with). The audio is a quiet tone: the same code runs for any.
+ */
+export const WARM_UP_SECONDS = 0.2;
+const WARM_UP_CHUNK_MS = 20;
+
 export class LarkDenoiser implements AlignedDenoiser {
   private readonly aligned = new SameLength();
 
@@ -27,7 +42,19 @@ export class LarkDenoiser implements AlignedDenoiser {
     private readonly down?: StreamResampler,
   ) {}
 
+  /** A denoiser whose thread's session has been warmed (once per session: later ones open at once). */
   static async create(rate: number, level: number, runtime: OnnxRuntimeKind | 'auto'): Promise<LarkDenoiser> {
+    const denoiser = await LarkDenoiser.make(rate, level, runtime);
+    try {
+      await denoiser.stream.warmSessionOnce(() => LarkDenoiser.warmUp(rate, level, denoiser.runtime));
+    } catch (error) {
+      denoiser.destroy();
+      throw error;
+    }
+    return denoiser;
+  }
+
+  private static async make(rate: number, level: number, runtime: OnnxRuntimeKind | 'auto'): Promise<LarkDenoiser> {
     const stream = await DfnStream.create(attenuationCapDb(level), {
       chunk: MAX_FRAMES_PER_RUN,
       primeFrames: 0,
@@ -41,6 +68,18 @@ export class LarkDenoiser implements AlignedDenoiser {
       resample ? await StreamResampler.create(rate, DFN_RATE) : undefined,
       resample ? await StreamResampler.create(DFN_RATE, rate) : undefined,
     );
+  }
+
+  /** A throwaway denoiser on the session the stream will use runs WARM_UP_SECONDS of a quiet tone, chunk by chunk. */
+  private static async warmUp(rate: number, level: number, runtime: OnnxRuntimeKind): Promise<void> {
+    const throwaway = await LarkDenoiser.make(rate, level, runtime);
+    try {
+      const chunk = new Float32Array(Math.round((rate * WARM_UP_CHUNK_MS) / 1000));
+      for (let i = 0; i < chunk.length; i++) chunk[i] = 0.01 * Math.sin((2 * Math.PI * 440 * i) / rate);
+      for (let ms = 0; ms < WARM_UP_SECONDS * 1000; ms += WARM_UP_CHUNK_MS) await throwaway.push(chunk, chunk.length);
+    } finally {
+      throwaway.destroy();
+    }
   }
 
   get runtime(): OnnxRuntimeKind {

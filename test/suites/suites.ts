@@ -37,6 +37,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/enhance/filters.test.ts',
   'test/enhance/hum-detector.test.ts',
   'test/enhance/hum-subtractor.test.ts',
+  'test/enhance/lark-warm-up.test.ts',
   'test/enhance/leveler.test.ts',
   'test/enhance/live-stream.test.ts',
   'test/enhance/resampler.test.ts',
