@@ -101,12 +101,20 @@ describe('engine: what a compressed file may decode to', function () {
       assert.equal(sent.status, 201, sent.text);
       const folder = join(slow.dataDir, 'media', sent.json.uid);
       const modes = new Map<string, number>();
+      // A run writes its work files in a folder of its own in the media's (`.run-<random>`).
+      const workFolders = async () => [
+        folder,
+        ...(await fsp.readdir(folder).catch(() => [] as string[]))
+          .filter((name) => name.startsWith('.run-'))
+          .map((name) => join(folder, name)),
+      ];
       for (;;) {
-        for (const name of await fsp.readdir(folder).catch(() => [] as string[]))
-          if (name.startsWith('output.')) {
-            const stat = await fsp.stat(join(folder, name)).catch(() => undefined);
-            if (stat) modes.set(name, stat.mode & 0o777);
-          }
+        for (const work of await workFolders())
+          for (const name of await fsp.readdir(work).catch(() => [] as string[]))
+            if (name.startsWith('output.')) {
+              const stat = await fsp.stat(join(work, name)).catch(() => undefined);
+              if (stat) modes.set(name, stat.mode & 0o777);
+            }
         const { json } = await metadata(slow, sent.json.uid);
         if (json.enhancement_status !== 'PROCESSING' && json.enhancement_status !== 'PENDING') break;
         await new Promise((resolve) => setTimeout(resolve, 5));

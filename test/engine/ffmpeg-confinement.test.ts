@@ -35,9 +35,9 @@ function running(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -144,7 +144,9 @@ describe('engine: ffmpeg opens only what the file is, within a time bound', func
       engine = await startTestEngine({ workers: 1, ffmpegPath: join(tools, 'ffmpeg'), ffmpegStallMs: 600_000 });
       const stuck = await upload(engine, Buffer.concat([ID3_TAG, Buffer.alloc(2048, 0x41)]), 'stuck.mp3');
       await until(() => pids().length > 0, 'ffmpeg to start');
-      assert.equal((await metadata(engine, stuck.json.uid)).json.enhancement_status, 'PROCESSING');
+      // The run asks whether it still holds its job before it writes PROCESSING, so ffmpeg may start first.
+      const processing = async () => (await metadata(engine!, stuck.json.uid)).json.enhancement_status === 'PROCESSING';
+      await until(processing, 'the media to be PROCESSING');
       await engine.dispose();
       engine = undefined;
       await until(() => pids().every((pid) => !running(pid)), 'ffmpeg to be killed with the engine', 5_000);

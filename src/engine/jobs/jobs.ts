@@ -187,6 +187,8 @@ export class Jobs implements JobStarter {
           ...result.loudness,
         });
       }
+      // Nothing of the run is left once the media says COMPLETED (its disk use is its files alone).
+      await work.close();
       // The work is done and stored: while the shared state refuses writes (away, at its memory limit),
       // its end is written again after a pause, rather than the whole work being run again.
       await stillHeld();
