@@ -18,7 +18,7 @@ export interface JitterBufferOptions {
   margin: { start: number; min: number; max: number };
   /** How many of the latest round trips the spread is taken from, and the loudest chunk of how many is known. */
   remember: number;
-  /** Samples over which the least queued is watched: a quarter chunk or more over the margin is too much. */
+  /** Samples over which the least queued is watched: a chunk or more over the margin is too much. */
   watch: number;
 }
 
@@ -135,7 +135,10 @@ export class JitterBuffer {
     if (list.length > this.options.remember) list.shift();
   }
 
-  /** How much it held more than it needs all through the last watch, once that is a quarter chunk or more. */
+  /**
+   * How much it held more than it needs all through the last watch, once that is a chunk or more (less is
+   * the play of the arrivals and of the render quanta, and letting it go would only break what plays).
+   */
   private watch(played: number): void {
     if (this.waiting) {
       [this.lowest, this.watchedFor, this.tooMuch] = [Infinity, 0, 0];
@@ -145,7 +148,7 @@ export class JitterBuffer {
     this.watchedFor += played;
     if (this.watchedFor >= this.options.watch) {
       const over = this.lowest - this.margin;
-      this.tooMuch = over >= this.options.chunk / 4 ? Math.floor(over) : 0;
+      this.tooMuch = over >= this.options.chunk ? Math.floor(over) : 0;
       [this.lowest, this.watchedFor] = [Infinity, 0];
     }
   }

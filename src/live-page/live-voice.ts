@@ -84,6 +84,8 @@ export interface Recorded {
   output: Float32Array;
   /** The frames (from the recording's start) of the quanta in which the queue broke: a gap, or audio let go. */
   breaks: number[];
+  /** Each chunk that played: the frame (from the recording's start) it started at, and its delay in the page (ms). */
+  delays: Array<{ frame: number; ms: number }>;
 }
 
 export type Post = (message: FromVoice, transfer?: Transferable[]) => void;
@@ -100,7 +102,10 @@ interface Recording {
   input: Float32Array;
   output: Float32Array;
   breaks: number[];
+  delays: Array<{ frame: number; ms: number }>;
+  /** Frames recorded so far, and the frame the recording started at. */
   at: number;
+  since?: number;
 }
 
 export class LiveVoice {
@@ -154,7 +159,7 @@ export class LiveVoice {
     }
     this.capture(input, output.length, frame);
     const broke = this.play(output, frame);
-    this.record(input, output, broke);
+    this.record(input, output, frame, broke);
     if (this.samplesIn >= this.statsDue) {
       this.statsDue += STATS_SECONDS * this.rate;
       this.postStats();
@@ -173,6 +178,7 @@ export class LiveVoice {
         input: new Float32Array(message.frames),
         output: new Float32Array(message.frames),
         breaks: [],
+        delays: [],
         at: 0,
       };
   }
@@ -279,12 +285,16 @@ export class LiveVoice {
       queue: ms(frame - timing.answered),
       enhance: timing.latencyMs,
     };
-    this.played.push({ delay: parts.chunk + parts.roundTrip + parts.queue + parts.enhance, parts });
+    const delay = parts.chunk + parts.roundTrip + parts.queue + parts.enhance;
+    this.played.push({ delay, parts });
+    const recording = this.recording;
+    if (recording?.since !== undefined) recording.delays.push({ frame: frame - recording.since, ms: delay });
   }
 
-  private record(input: Float32Array | undefined, output: Float32Array, broke: boolean): void {
+  private record(input: Float32Array | undefined, output: Float32Array, frame: number, broke: boolean): void {
     const recording = this.recording;
     if (!recording) return;
+    recording.since ??= frame;
     if (broke) recording.breaks.push(recording.at);
     const count = Math.min(output.length, recording.output.length - recording.at);
     if (input) recording.input.set(input.subarray(0, count), recording.at);
@@ -292,8 +302,8 @@ export class LiveVoice {
     recording.at += count;
     if (recording.at < recording.output.length) return;
     this.recording = undefined;
-    const { input: heard, output: played, breaks } = recording;
-    this.post({ type: 'recorded', rate: this.rate, input: heard, output: played, breaks }, [
+    const { input: heard, output: played, breaks, delays } = recording;
+    this.post({ type: 'recorded', rate: this.rate, input: heard, output: played, breaks, delays }, [
       recording.input.buffer as ArrayBuffer,
       recording.output.buffer as ArrayBuffer,
     ]);
