@@ -21,7 +21,7 @@ export const ROOM_NOISE = join(__dirname, '..', '..', 'bench', 'media', 'room-no
 /** Where the packages are unpacked; kept between runs (delete it to fetch again). */
 export const DEBIAN_CACHE = join(tmpdir(), 'media-enhance-bench-debian-speech');
 
-const ASTERISK = { package: 'asterisk-core-sounds-en-g722', dir: 'usr/share/asterisk/sounds/en_US_f_Allison' };
+export const ASTERISK = { package: 'asterisk-core-sounds-en-g722', dir: 'usr/share/asterisk/sounds/en_US_f_Allison' };
 const CODEC2 = { package: 'codec2-examples', dir: 'usr/share/codec2' };
 /** Each clip is 4.9-5 s: a few seconds, and one DNSMOS window (dnsmos_local.py doubles a clip under 9.01 s
  * and slides 9.01 s windows over it every second: 4.51-5 s doubled gives exactly one). */
@@ -116,7 +116,7 @@ export function loop(noise: Float32Array, length: number, offset: number): Float
 }
 
 /** The folder a Debian package is unpacked in: fetched (not installed) on first use. */
-async function unpacked(name: string): Promise<string> {
+export async function unpacked(name: string): Promise<string> {
   const root = join(DEBIAN_CACHE, name);
   if (existsSync(join(root, '.complete'))) return root;
   await rm(root, { recursive: true, force: true });

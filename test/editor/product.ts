@@ -61,9 +61,10 @@ export async function startProduct(userDir?: string): Promise<RunningProduct> {
   };
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** Debian's Chromium, never a downloaded one; `flags` go after the ones every test uses. */
+export async function launchBrowser(flags: string[] = []): Promise<Browser> {
   await mkdir(SCREENSHOTS, { recursive: true });
-  // Debian's Chromium, never a downloaded one; playwright gives each launch a fresh profile.
+  // playwright gives each launch a fresh profile.
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [
@@ -73,6 +74,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--no-first-run',
+      ...flags,
     ],
   });
 }

@@ -9,6 +9,7 @@ export interface RedEditor {
     eachNode<N>(visit: (node: N) => void): void;
     eachConfig<N>(visit: (node: N) => void): void;
     eachWorkspace<W>(visit: (workspace: W) => void): void;
+    workspace(id: string): unknown;
   };
   editor: {
     edit(node: unknown): void;
@@ -20,7 +21,8 @@ export interface RedEditor {
   };
   sidebar: { show(tab: string): void; help: { show(type: string): void } };
   menu: { setSelected(id: string, selected: boolean): void };
-  workspaces: { show(id: string): void; active(): string };
+  /** `delete` removes a tab with its nodes, as its Delete does (undoable). */
+  workspaces: { show(id: string): void; active(): string; delete(workspace: unknown): void };
   actions: { invoke(action: string): void };
   /** Dialogs: each node's edit dialog is a tray; close() closes the one on top, as its Cancel does. */
   tray: { close(): void };

@@ -28,13 +28,17 @@ const CORE_TYPES = new Set([
   'join',
   'http in',
   'http response',
+  'websocket in',
+  'websocket out',
+  'websocket-listener',
+  'status',
 ]);
 
 describe('example flows', () => {
   const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'));
 
-  it('are seven, each explained by a comment node, using only core nodes and ours', () => {
-    assert.equal(files.length, 7);
+  it('are eight, each explained by a comment node, using only core nodes and ours', () => {
+    assert.equal(files.length, 8);
     for (const file of files) {
       const nodes = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as FlowNode[];
       assert.ok(
@@ -130,7 +134,7 @@ describe('example flows', () => {
     it('adds every example once, on tabs of their own, sharing one built-in engine, and says so', () => {
       const log = deployExamples(userDir, EXAMPLES);
       const flows = readFlows();
-      assert.equal(flows.filter((n) => n.type === 'tab').length, 7);
+      assert.equal(flows.filter((n) => n.type === 'tab').length, 8);
       assert.equal(
         flows.filter((n) => n.type === 'media-enhance-config').length,
         1,
@@ -138,7 +142,7 @@ describe('example flows', () => {
       );
       assert.equal(
         log.filter((line) => /^added the example ".+" \(\d+ nodes\) on a tab of its own$/.test(line)).length,
-        7,
+        8,
       );
       assert.equal(deployExamples(userDir, EXAMPLES).length, 0, 'a second start adds nothing');
       assert.deepEqual(readFlows(), flows);
@@ -185,7 +189,7 @@ describe('example flows', () => {
       const log = deployExamples(userDir, EXAMPLES);
       assert.equal(log.length, 1);
       assert.match(log[0], new RegExp(`^added the example "${newTab.label as string}"`));
-      assert.equal(readFlows().filter((n) => n.type === 'tab').length, 7);
+      assert.equal(readFlows().filter((n) => n.type === 'tab').length, 8);
     });
 
     it('adds them under ids of their own, so that Import > Examples meets none of them, wired as in the files', () => {
@@ -205,6 +209,7 @@ describe('example flows', () => {
         assert.deepEqual(targets, ((file.wires as string[][] | undefined) ?? []).flat().map(deployedId));
         for (const target of targets) assert.ok(deployedIds.has(target), `${node.id} is wired to ${target}`);
         if (typeof file.service === 'string') assert.equal(node.service, deployedId(file.service));
+        if (typeof file.server === 'string') assert.equal(node.server, deployedId(file.server), 'a websocket node');
         for (const key of ['scope', 'links'])
           if (Array.isArray(file[key])) assert.deepEqual(node[key], (file[key] as string[]).map(deployedId));
       }

@@ -23,6 +23,8 @@ interface TestHelper {
   getNode(id: string): FlowNode;
   startServer(): Promise<void>;
   stopServer(): Promise<void>;
+  /** The helper's server, http://127.0.0.1:<port> (its websocket listeners are there too). */
+  url(): string;
   log(): SinonSpy;
   _redNodes: { getFlows(): { flows: object[] } };
 }

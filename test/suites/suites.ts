@@ -30,6 +30,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/docs/links.test.ts',
   'test/editor/deploy-reasons.test.ts',
   'test/editor/editor-script.test.ts',
+  'test/editor/live-page-audio.test.ts',
   'test/editor/sidebar-chart.test.ts',
   'test/editor/sidebar-render.test.ts',
   'test/enhance/denoiser.test.ts',
