@@ -9,7 +9,7 @@ import { DfnStream } from '../enhance/dfn-stream';
 import type { OnnxRuntimeKind } from '../enhance/onnx-runtimes';
 import { StreamResampler } from '../enhance/resampler';
 import { concat, SameLength } from '../enhance/same-length';
-import type { AlignedDenoiser } from './live-stream';
+import type { AlignedDenoiser } from './aligned-denoiser';
 
 /**
  * Frames per run of the network, at most: every push runs the frames it completed (a 20 ms chunk brings 2),

@@ -10,6 +10,7 @@ import type { Planar } from '../audio/pcm-codec';
 import { ChannelDenoiser } from '../enhance/channel-denoiser';
 import { loadRnnoise } from '../enhance/rnnoise';
 import type { OnnxRuntimeKind } from '../enhance/onnx-runtimes';
+import type { AlignedDenoiser } from './aligned-denoiser';
 import { LarkDenoiser } from './lark-denoiser';
 import { SampleQueue } from './sample-queue';
 
@@ -25,17 +26,6 @@ export interface StreamSettings {
   level: number;
   /** LARK's ONNX runtime: 'auto' (the default) takes the native one where it is installed. */
   runtime?: OnnxRuntimeKind | 'auto';
-}
-
-/** One channel's denoiser: output sample n is input sample n, given at most maxLag() samples late. */
-export interface AlignedDenoiser {
-  push(samples: Float32Array, frames: number): Float32Array | Promise<Float32Array>;
-  /** The rest of the output, up to the input's length. */
-  flush(): Float32Array | Promise<Float32Array>;
-  maxLag(): number;
-  /** Bytes of the buffers and model state it holds for its signal (not what it shares with others). */
-  memoryBytes(): number;
-  destroy(): void;
 }
 
 async function createDenoiser(settings: StreamSettings): Promise<AlignedDenoiser> {

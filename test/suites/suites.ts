@@ -26,6 +26,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/engine/ffmpeg-need.test.ts',
   'test/engine/part-headers.test.ts',
   'test/engine/storage-shape.test.ts',
+  'test/docs/architecture.test.ts',
   'test/docs/doc-images.test.ts',
   'test/docs/links.test.ts',
   'test/editor/deploy-reasons.test.ts',
