@@ -5,7 +5,9 @@
 // The files are cut into jobs (planJobs): a file that takes long is a job of its own, short ones are
 // batched so that each mocha process's start is paid once per batch, and the files of a serial group
 // (those that must never run beside each other: each Ceph cluster holds gigabytes) run in one job, one
-// after another. Jobs start longest first, each in the first lane free. A job's output is held and
+// after another. A file whose claim hangs on the machine's pace (a delay heard in real time, a progress
+// estimate) runs alone: beside it only jobs that barely use the CPU (LIGHT_CORES). Those go first, one
+// after another; then the others, longest first, each in the first lane free. A job's output is held and
 // printed whole when it ends, so the report reads file by file; each job's file times land in
 // test-artifacts/file-times/ and are merged into one table for the suite.
 import { spawn } from 'node:child_process';
@@ -20,11 +22,18 @@ export interface FileCost {
   cpu: number;
 }
 
-/** One mocha process: the files it runs, one after another, and their estimated wall time. */
+/** One mocha process: the files it runs, one after another, their estimated wall time and CPU share. */
 export interface Job {
   files: string[];
   seconds: number;
+  /** Cores it keeps busy on average (CPU time over wall time, as measured). */
+  cores: number;
+  /** Runs with only light jobs beside it. */
+  alone?: boolean;
 }
+
+/** Cores a job may keep busy and still run beside one that runs alone. */
+export const LIGHT_CORES = 0.15;
 
 /** What a file not yet measured is taken to cost. */
 export const UNMEASURED: FileCost = { wall: 10, cpu: 5 };
@@ -43,39 +52,64 @@ export function readCosts(suite = 'rest', root = ROOT): Record<string, FileCost>
   return kept[suite] ?? kept.rest ?? {};
 }
 
+export interface PlanOptions {
+  /** Files that must never run beside each other: each group's files in one job, in its order. */
+  serialGroups?: readonly (readonly string[])[];
+  /** Files that run alone (with only light jobs beside them). */
+  alone?: readonly string[];
+  /** Shorter files are batched up to about this many seconds a job. */
+  batchSeconds?: number;
+}
+
 /**
- * The jobs for `files`, longest first: each serial group's files as one job, a file of at least
- * `batchSeconds` alone, and the shorter ones batched up to about `batchSeconds` each.
+ * The jobs for `files`: those that run alone first, then the others longest first. Each serial group's
+ * files are one job; a file of at least `batchSeconds` is a job alone; shorter ones are batched.
  */
 export function planJobs(
   files: readonly string[],
   costs: Readonly<Record<string, FileCost>>,
-  serialGroups: readonly (readonly string[])[] = [],
-  batchSeconds = 20,
+  { serialGroups = [], alone = [], batchSeconds = 20 }: PlanOptions = {},
 ): Job[] {
-  const wall = (file: string) => (costs[file] ?? UNMEASURED).wall;
+  const cost = (file: string) => costs[file] ?? UNMEASURED;
+  const job = (members: string[], runsAlone = false): Job => {
+    const seconds = members.reduce((sum, file) => sum + cost(file).wall, 0);
+    const cpu = members.reduce((sum, file) => sum + cost(file).cpu, 0);
+    return { files: members, seconds, cores: cpu / Math.max(seconds, 0.001), ...(runsAlone && { alone: true }) };
+  };
   const jobs: Job[] = [];
-  const grouped = new Set<string>();
+  const placed = new Set<string>();
   for (const group of serialGroups) {
     const members = group.filter((file) => files.includes(file));
-    members.forEach((file) => grouped.add(file));
-    if (members.length) jobs.push({ files: members, seconds: members.reduce((sum, file) => sum + wall(file), 0) });
+    members.forEach((file) => placed.add(file));
+    if (members.length) jobs.push(job(members));
   }
-  const rest = files.filter((file) => !grouped.has(file)).sort((a, b) => wall(b) - wall(a));
-  let batch: Job | undefined;
+  for (const file of alone.filter((name) => files.includes(name) && !placed.has(name))) {
+    placed.add(file);
+    jobs.push(job([file], true));
+  }
+  const rest = files.filter((file) => !placed.has(file)).sort((a, b) => cost(b).wall - cost(a).wall);
+  let batch: string[] | undefined;
+  const batches: string[][] = [];
   for (const file of rest) {
-    if (wall(file) >= batchSeconds) {
-      jobs.push({ files: [file], seconds: wall(file) });
+    if (cost(file).wall >= batchSeconds) {
+      batches.push([file]);
       continue;
     }
-    if (!batch || batch.seconds + wall(file) > batchSeconds) {
-      batch = { files: [], seconds: 0 };
-      jobs.push(batch);
+    const batchWall = batch?.reduce((sum, name) => sum + cost(name).wall, 0) ?? Infinity;
+    if (!batch || batchWall + cost(file).wall > batchSeconds) {
+      batch = [];
+      batches.push(batch);
     }
-    batch.files.push(file);
-    batch.seconds += wall(file);
+    batch.push(file);
   }
-  return jobs.sort((a, b) => b.seconds - a.seconds);
+  jobs.push(...batches.map((members) => job(members)));
+  return jobs.sort((a, b) => Number(!!b.alone) - Number(!!a.alone) || b.seconds - a.seconds);
+}
+
+/** Whether `job` may start beside the jobs running now: one that runs alone has only light ones beside it. */
+export function mayStart(job: Job, running: readonly Job[]): boolean {
+  if (running.some((other) => other.alone)) return !job.alone && job.cores <= LIGHT_CORES;
+  return !job.alone || running.every((other) => other.cores <= LIGHT_CORES);
 }
 
 /** How to start one job's mocha: the program, its arguments (ending with the files), where, with what. */
@@ -114,12 +148,27 @@ export async function runInLanes(suites: SuiteJobs[], lanes: number): Promise<Su
     jobs.map((job, index) => ({ suite, job, runner, name: `${suite}.${index + 1}` })),
   );
   const failedJobs = new Map(suites.map(({ suite }) => [suite, 0]));
+  const running: Job[] = [];
+  // Lanes that found nothing they may start wait for a job to end.
+  let ended: () => void = () => undefined;
+  let anEnd = new Promise<void>((resolve) => (ended = resolve));
   const lane = async (): Promise<void> => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
+    while (queue.length > 0) {
+      const index = queue.findIndex((next) => mayStart(next.job, running));
+      if (index < 0) {
+        await anEnd;
+        continue;
+      }
+      const [next] = queue.splice(index, 1);
+      running.push(next.job);
       const { ok, output } = await runJob(next.runner, next.job.files, next.name);
+      running.splice(running.indexOf(next.job), 1);
+      ended();
+      anEnd = new Promise<void>((resolve) => (ended = resolve));
       if (!ok) failedJobs.set(next.suite, failedJobs.get(next.suite)! + 1);
       const seconds = ((performance.now() - started) / 1000).toFixed(0);
-      const title = `── ${next.name}: ${next.job.files.length} files, ${ok ? 'passed' : 'FAILED'} at ${seconds} s ──`;
+      const alone = next.job.alone ? ', alone' : '';
+      const title = `── ${next.name}: ${next.job.files.length} files${alone}, ${ok ? 'passed' : 'FAILED'} at ${seconds} s ──`;
       process.stdout.write(`\n${title}\n${next.job.files.map((file) => `   ${file}`).join('\n')}\n${output}`);
     }
   };

@@ -6,7 +6,7 @@
 // --watch, tsc rebuilds on each change and mocha runs the suite again (`npm run test:watch -- client`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { planJobs, readCosts, runInLanes, type SuiteJobs } from './lanes';
-import { AREAS, ROOT, SERIAL_GROUPS, UNIT_TESTS, allTests, areaTests, builtPath } from './suites';
+import { ALONE_TESTS, AREAS, ROOT, SERIAL_GROUPS, UNIT_TESTS, allTests, areaTests, builtPath } from './suites';
 
 const SUITES = ['unit', ...Object.keys(AREAS), 'rest', 'all'];
 
@@ -51,7 +51,7 @@ export function mochaArgs(
 export function suiteJobs(suite: string, files = testsOf(suite)): SuiteJobs {
   return {
     suite,
-    jobs: planJobs(files, readCosts(), SERIAL_GROUPS),
+    jobs: planJobs(files, readCosts(), { serialGroups: SERIAL_GROUPS, alone: ALONE_TESTS }),
     runner: {
       command: process.execPath,
       args: (jobFiles, timesName) => mochaArgs(jobFiles.map(builtPath), { timesName }),

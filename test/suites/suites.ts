@@ -66,6 +66,18 @@ export const SERIAL_GROUPS: readonly (readonly string[])[] = [
   ['test/cluster/redis-and-s3.test.ts', 'test/storage/s3-leftovers.test.ts', 'test/storage/s3-storage.test.ts'],
 ];
 
+/**
+ * Files whose claim hangs on the machine's pace, run in lanes with only light jobs beside them (lanes.ts):
+ * the delay a person hears from the live microphone page (under 150 ms, in real time), and the progress
+ * a processing media reports (its estimate of the time left, no long stretch without a report), which a
+ * machine whose load changes midway misleads.
+ */
+export const ALONE_TESTS: readonly string[] = [
+  'test/editor/live-microphone.test.ts',
+  'test/engine/progress.test.ts',
+  'test/engine/progress-trust.test.ts',
+];
+
 /** Each area's folders (and single files) under test/; `npm run test:<area>` runs the tests in them. */
 export const AREAS: Readonly<Record<string, readonly string[]>> = {
   client: ['test/client'],
