@@ -108,11 +108,12 @@ export function startNodeRed5Project(): NodeRed5Project {
       cwd: project,
       env,
       // npm's output is told once, by the first job to wait; the others only name the failure.
-      ready: installed.catch((err: Error) => {
-        if (!installFailureTold) console.error(err.message);
-        installFailureTold = true;
-        throw new Error('the Node-RED 5 project did not install (npm ci failed: its output is above)');
-      }),
+      ready: () =>
+        installed.catch((err: Error) => {
+          if (!installFailureTold) console.error(err.message);
+          installFailureTold = true;
+          throw new Error('the Node-RED 5 project did not install (npm ci failed: its output is above)');
+        }),
     },
     finish(passed) {
       // Kept when it failed: the screenshots and the installed tree say why.

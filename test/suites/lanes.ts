@@ -118,8 +118,11 @@ export interface Runner {
   args(files: string[], timesName: string): string[];
   cwd: string;
   env?: NodeJS.ProcessEnv;
-  /** Settles when the runner can start (the Node-RED 5 project once installed); a rejection fails the job. */
-  ready?: Promise<unknown>;
+  /**
+   * Asked when a job is about to start: settles once the runner can (the Node-RED 5 project installed); a
+   * rejection fails the job. A function, so that a rejection is made only when a job awaits it.
+   */
+  ready?: () => Promise<unknown>;
 }
 
 /** The jobs of one suite and how to run them. */
@@ -182,7 +185,7 @@ export async function runInLanes(suites: SuiteJobs[], lanes: number): Promise<Su
 
 async function runJob(runner: Runner, files: string[], timesName: string): Promise<{ ok: boolean; output: string }> {
   try {
-    await runner.ready;
+    await runner.ready?.();
   } catch (err) {
     return { ok: false, output: `${(err as Error).message}\n` };
   }
