@@ -71,6 +71,17 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
   const outputs: Outputs = new Map();
   /** Audio waiting for each thread, by stream: streams that ended still count until answered. */
   const backlog = new ThreadBacklog();
+  /**
+   * Chunks refused for topics with no stream open yet, so the stream they then open numbers its chunks on
+   * from them (an error names a chunk by its place); at most as many topics as streams may be open.
+   */
+  const refusedBeforeOpen = new Map<string, number>();
+  const noteRefusedBeforeOpen = (topic: string) => {
+    refusedBeforeOpen.delete(topic);
+    refusedBeforeOpen.set(topic, (refusedBeforeOpen.get(topic) ?? 0) + 1);
+    while (refusedBeforeOpen.size > (settings?.maxStreams ?? 0))
+      refusedBeforeOpen.delete(refusedBeforeOpen.keys().next().value!);
+  };
   const speed = machineSpeed(settings?.model ?? 'FINCH');
   const nodeName = def.name || t('media-enhance-stream.paletteLabel');
   let closed = false;
@@ -156,8 +167,27 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
       stream.received++;
       stream.lastChunkAt = now;
     }
+    const place = stream?.received ?? (refusedBeforeOpen.get(topic) ?? 0) + 1;
+    // Refused before it opens, a stream's chunk still takes its place in the stream's numbering.
+    const refuse = (err: Error) => {
+      if (!stream) noteRefusedBeforeOpen(topic);
+      done(err);
+    };
     const bad = findBadSample(bytes, format);
-    if (bad) return done(sampleError(t, msg.payload, topic, stream?.received ?? 1, bad, format));
+    if (bad) return refuse(sampleError(t, msg.payload, topic, place, bad, format));
+    // A topic past the most streams is refused for that, whatever the wait (it is no wait to retry).
+    if (!stream && streams.size >= settings.maxStreams)
+      return refuse(
+        inputError(
+          t,
+          'msg.topic',
+          msg.topic,
+          t('media-enhance-stream.rule.tooManyStreams', {
+            max: settings.maxStreams,
+            setting: t('media-enhance-stream.setting.maxStreams'),
+          }),
+        ),
+      );
     const frames = bytes.length / bytesPerFrame(format);
     const channelMs = (frames / format.rate) * 1000 * format.channels;
     // A new stream joins the thread it would open on; a new thread has nothing waiting.
@@ -166,21 +196,10 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
       const chunk = { stream: stream?.thread.id ?? -1, channels: format.channels, ms: channelMs };
       const withChunk = backlog.waiting(thread, chunk);
       if (!admits(speed, backlog.busy(thread), withChunk, settings.backlogMs))
-        return done(waitError(t, topic, speed.waitMs(withChunk), settings.backlogMs));
+        return refuse(waitError(t, topic, speed.waitMs(withChunk), settings.backlogMs));
     }
     if (!stream) {
-      if (streams.size >= settings.maxStreams)
-        return done(
-          inputError(
-            t,
-            'msg.topic',
-            msg.topic,
-            t('media-enhance-stream.rule.tooManyStreams', {
-              max: settings.maxStreams,
-              setting: t('media-enhance-stream.setting.maxStreams'),
-            }),
-          ),
-        );
+      refusedBeforeOpen.delete(topic);
       stream = {
         topic,
         format,
@@ -189,7 +208,7 @@ function streamNode(RED: RedApi, node: RedNode, def: NodeDef): void {
         realtimeFactor: null,
         waitingFrames: 0,
         lastChunkAt: now,
-        received: 1,
+        received: place,
         chunks: 0,
         since: now,
         memoryBytes: 0,

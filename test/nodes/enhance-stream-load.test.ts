@@ -161,6 +161,17 @@ describe('nodes: enhance stream under load', function () {
     assert.equal(errors.length, 1);
   });
 
+  it('a topic past the Streams setting is refused for that setting even while the thread is busy', async () => {
+    const { stream: node, errors } = await load({ maxStreams: '1', backlog: '20' });
+    // Topic a fills its thread past the backlog (its later chunks are refused as a wait), then b comes.
+    chunks.slice(0, 200).forEach((payload) => node.receive({ payload, topic: 'a' }));
+    node.receive({ payload: chunks[0], topic: 'b' });
+    await until(() => errors.some((msg) => msg.topic === 'b'), "b's chunk caught");
+    const caught = errors.find((msg) => msg.topic === 'b')!;
+    assert.match(errorText(caught), /^msg\.topic: starts a new stream, and 1 streams are open already/);
+    assert.equal((caught.error as { code?: string }).code, 'VALIDATION');
+  });
+
   it('a Streams setting out of range is named on deploy, and the node refuses chunks', async () => {
     const { stream: node, errors } = await load({ maxStreams: '0' });
     const logged = node.error.getCalls().map((call) => String(call.args[0]));

@@ -99,6 +99,19 @@ describe('nodes: enhance stream, samples that are not audio', function () {
       assert.ok(output.every(Number.isFinite));
     });
 
+    it(`${model}: a new stream's first chunk refused still takes its place: the chunks after it are numbered on from it`, async () => {
+      const { stream: node, outputs, errors } = await load({ model, backlog: '60000' });
+      const chunks = chunksOf(toF32(speech), CHUNK * 4);
+      node.receive({ payload: spoiled(chunks[0], 0, Number.NaN), topic: 'fresh', ...F32 });
+      node.receive({ payload: chunks[1], topic: 'fresh', ...F32 });
+      node.receive({ payload: spoiled(chunks[2], 0, Number.NaN), topic: 'fresh', ...F32, complete: true });
+      await until(() => outputs.length + errors.length >= 3, 'the three chunks sent or caught');
+      assert.deepEqual(
+        errors.map((msg) => /chunk (\d+) of stream/.exec(errorText(msg))?.[1]),
+        ['1', '3'],
+      );
+    });
+
     it(`${model}: s16le chunks at full scale are audio: none is refused`, async () => {
       const { stream: node, outputs, errors } = await load({ model, backlog: '60000' });
       const loud = toS16(speech.map((s) => (s >= 0 ? 1 : -1)));
