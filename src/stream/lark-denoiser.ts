@@ -61,13 +61,17 @@ export class LarkDenoiser implements AlignedDenoiser {
       runtime,
       runEachPush: true,
     });
-    const resample = rate !== DFN_RATE;
-    return new LarkDenoiser(
-      stream,
-      rate,
-      resample ? await StreamResampler.create(rate, DFN_RATE) : undefined,
-      resample ? await StreamResampler.create(DFN_RATE, rate) : undefined,
-    );
+    if (rate === DFN_RATE) return new LarkDenoiser(stream, rate);
+    // What was made goes again when a later part cannot be made.
+    let up: StreamResampler | undefined;
+    try {
+      up = await StreamResampler.create(rate, DFN_RATE);
+      return new LarkDenoiser(stream, rate, up, await StreamResampler.create(DFN_RATE, rate));
+    } catch (error) {
+      up?.destroy();
+      stream.destroy();
+      throw error;
+    }
   }
 
   /** A throwaway denoiser on the session the stream will use runs WARM_UP_SECONDS of a quiet tone, chunk by chunk. */

@@ -1,8 +1,8 @@
 // Runs in a stream thread: keeps the state of each live stream given to it and enhances its chunks in
 // the order they came, one stream's after another's as they arrive, so the node's thread never waits.
 // A stream's chunks that wait together (a burst) run as one push of up to GROUP_MS: the same output as
-// one by one, for less work. A stream ends with its last chunk, its close, or its first failure; its
-// state is dropped then, whatever chunks were still on their way.
+// one by one, for less work. A stream ends with its last chunk, its close, or its first failure; at a
+// close, the chunks already sent to it still run, then its state is dropped.
 import { parentPort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { endThisThread } from '../enhance/thread-end';
