@@ -30,7 +30,7 @@ const problemText = element(IDS.problem);
 let session: Session | undefined;
 let hearing: Hearing = 'cleaned';
 const history: Array<VoiceStats & { totalMs: number | null }> = [];
-let recorded: ((recording: Recorded) => void) | undefined;
+let recorded: { resolve(recording: Recorded): void; reject(err: Error): void } | undefined;
 
 function say(text: string): void {
   statusText.textContent = text;
@@ -100,6 +100,7 @@ async function start(): Promise<void> {
   const stream = await openMicrophone();
   // The device's own rate (44.1 or 48 kHz): the worklet converts to and from 16 kHz itself.
   const context = new AudioContext({ latencyHint: 'interactive' });
+  let socket: WebSocket | undefined;
   try {
     const source = element(IDS.worklet).textContent ?? '';
     const moduleUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
@@ -113,7 +114,7 @@ async function start(): Promise<void> {
       channelCountMode: 'explicit',
       channelInterpretation: 'speakers',
     });
-    const socket = await openSocket(audioUrl(location));
+    socket = await openSocket(audioUrl(location));
     const track = stream.getAudioTracks()[0];
     const inputLatency = (track.getSettings() as MediaTrackSettings & { latency?: number }).latency ?? 0;
     session = { context, stream, node, socket, inputLatency };
@@ -133,6 +134,9 @@ async function start(): Promise<void> {
     await context.resume();
     tell({ type: 'start' });
   } catch (err) {
+    // Nothing of a start that failed stays: the next click starts afresh.
+    if (session?.context === context) session = undefined;
+    socket?.close();
     for (const track of stream.getTracks()) track.stop();
     void context.close();
     throw err;
@@ -164,6 +168,9 @@ function stop(): void {
   const ending = session;
   session = undefined;
   if (!ending) return;
+  // A recording under way ends with the session: its audio will not come.
+  recorded?.reject(new Error('the microphone was stopped during the recording'));
+  recorded = undefined;
   ending.socket.close();
   for (const track of ending.stream.getTracks()) track.stop();
   void ending.context.close();
@@ -181,7 +188,7 @@ function fromVoice(message: FromVoice): void {
     if (session?.socket.readyState === WebSocket.OPEN) session.socket.send(message.bytes);
   } else if (message.type === 'stats') show(message);
   else if (message.type === 'recorded') {
-    recorded?.(message);
+    recorded?.resolve(message);
     recorded = undefined;
   }
 }
@@ -233,8 +240,8 @@ function record(seconds: number): Promise<Recorded> {
   if (!session) return Promise.reject(new Error('the microphone is not started'));
   if (recorded) return Promise.reject(new Error('a recording is under way'));
   const frames = Math.round(seconds * session.context.sampleRate);
-  return new Promise((resolve) => {
-    recorded = resolve;
+  return new Promise((resolve, reject) => {
+    recorded = { resolve, reject };
     tell({ type: 'record', frames });
   });
 }
