@@ -24,6 +24,14 @@ export function isStamped(stat: FileStamp, stamp: FileStamp): boolean {
   return stat.ino === stamp.ino && stat.size === stamp.size && stat.mtimeMs === stamp.mtimeMs;
 }
 
+/**
+ * Whether a file's stat is a copy of the file `stamp` describes, given its time (placeFile's copy where the
+ * file system has no hard links): the same size and modification time, to the millisecond.
+ */
+export function isStampedCopy(stat: FileStamp, stamp: FileStamp): boolean {
+  return stat.size === stamp.size && Math.abs(stat.mtimeMs - stamp.mtimeMs) < 1;
+}
+
 /** Whether `value` is a stamp as a journal kept it: three numbers. */
 export function isFileStamp(value: unknown): value is FileStamp {
   const stamp = value as Partial<FileStamp> | null | undefined;

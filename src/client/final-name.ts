@@ -3,7 +3,7 @@
 import { constants, promises as fsp } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { MediaEnhanceError } from './errors';
-import { isStamped, type FileStamp } from './file-stamp';
+import { isStamped, isStampedCopy, type FileStamp } from './file-stamp';
 import { isOurPart, type PartFile } from './part-file';
 import { MAX_FILE_NAME_BYTES, truncateUtf8 } from './safe-file-name';
 
@@ -70,7 +70,7 @@ export async function findPlaced(wanted: string, stamp: FileStamp): Promise<stri
     const candidate = n === 0 ? wanted : numberedName(wanted, n);
     const found = await fsp.lstat(candidate).catch(() => undefined);
     if (found === undefined) return undefined;
-    if (isStamped(found, stamp)) return candidate;
+    if (isStamped(found, stamp) || isStampedCopy(found, stamp)) return candidate;
   }
   return undefined;
 }
@@ -82,6 +82,9 @@ async function createExclusively(from: string, to: string): Promise<void> {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
     await fsp.copyFile(from, to, constants.COPYFILE_EXCL);
+    // A copy is a new inode: it keeps the part's size and is given its time, so findPlaced still knows it.
+    const { atime, mtime } = await fsp.stat(from);
+    await fsp.utimes(to, atime, mtime);
   }
 }
 

@@ -16,6 +16,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/bench/soak-accounting.test.ts',
   'test/bench/stoi.test.ts',
   'test/client/content-disposition.test.ts',
+  'test/client/final-name.test.ts',
   'test/client/outputs-fields.test.ts',
   'test/client/rate-limiter.test.ts',
   'test/client/retry-decision.test.ts',
