@@ -3,9 +3,10 @@
 // at that shape, and the parts together too (the joined file holds them all): refused before anything is
 // decoded, each decode bounded in case its headers lie and checked after. A 1.3 MB FLAC declaring two
 // hours of silence would otherwise write gigabytes beside the output.
+import { stat } from 'node:fs/promises';
 import { decodeToWav, type DecodeBounds } from '../audio/ffmpeg';
 import { ffprobePathFor, probeAudioShape } from '../audio/source-encoding';
-import { checkAfterDecoding, checkBeforeDecoding, decodedBytesOf, gib } from '../engine/processors/decode-limits';
+import { checkBeforeDecoding, decodeBoundsFor, decodedBytesOf, gib } from '../engine/processors/decode-limits';
 import { ProcessingError } from '../engine/processors/processor';
 import type { MediaType } from '../engine/storage/media-type';
 
@@ -31,18 +32,26 @@ export async function checkJoinDecodes(
   maxDecodedBytes: number,
   alreadyBytes = 0,
 ): Promise<DecodeBounds[]> {
+  if (alreadyBytes > maxDecodedBytes)
+    throw new ProcessingError(
+      'MEDIA_TOO_LARGE',
+      `the episode alone holds ${gib(alreadyBytes)} of decoded audio: over the limit of ${gib(maxDecodedBytes)} (maxDecodedBytes)`,
+    );
   let total = alreadyBytes;
   const bounds: DecodeBounds[] = [];
   for (const file of files) {
     const declared = await probeAudioShape(ffprobePathFor(ffmpegPath), file.path, file.type.ext);
     const decoded = declared && { ...declared, ...shape };
-    bounds.push(await named(file, () => checkBeforeDecoding(decoded, file.type.ext, maxDecodedBytes)));
-    total += (decoded && decodedBytesOf(decoded)) ?? 0;
-    if (total > maxDecodedBytes)
+    await named(file, () => checkBeforeDecoding(decoded, file.type.ext, maxDecodedBytes));
+    const bytes = (decoded && decodedBytesOf(decoded)) ?? 0;
+    if (total + bytes > maxDecodedBytes)
       throw new ProcessingError(
         'MEDIA_TOO_LARGE',
-        `${file.what} and the rest of the episode declare ${gib(total)} of decoded audio at the episode's ${decoded!.sampleRate} Hz and ${decoded!.channels} channels: over the limit of ${gib(maxDecodedBytes)} (maxDecodedBytes); use a shorter intro or outro`,
+        `${file.what} declares ${gib(bytes)} of decoded audio at the episode's ${decoded!.sampleRate} Hz and ${decoded!.channels} channels, and with the rest of the episode ${gib(total + bytes)}: over the limit of ${gib(maxDecodedBytes)} (maxDecodedBytes); use a shorter intro or outro`,
       );
+    // A part whose headers lie may decode only what the episode and the parts before it left of the limit.
+    bounds.push(decodeBoundsFor(decoded, maxDecodedBytes - total));
+    total += bytes;
   }
   return bounds;
 }
@@ -57,7 +66,12 @@ export async function decodeWithin(
   shape?: Shape,
 ): Promise<void> {
   await decodeToWav(ffmpegPath, file.path, file.type.ext, output, bounds, shape);
-  await named(file, () => checkAfterDecoding(output, file.type.ext, maxDecodedBytes));
+  const { size } = await stat(output);
+  if (size >= (bounds.maxBytes ?? maxDecodedBytes))
+    throw new ProcessingError(
+      'MEDIA_TOO_LARGE',
+      `${file.what} decodes to more than its headers declare: with the rest of the episode over the limit of ${gib(maxDecodedBytes)} of decoded audio (maxDecodedBytes)`,
+    );
 }
 
 /** The engine's limits speak of "the FLAC file"; the join's errors say which file. */

@@ -3,11 +3,13 @@
 // kilobytes a minute and decodes to megabytes a second: refused from what it declares, before it is decoded,
 // the enhanced episode kept and nothing of the join left beside it.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { writeWavFile, speechLike } from '../fixtures/audio';
 import { ffmpeg } from '../fixtures/ffmpeg';
-import { catchAll, helper, initHelper, loadFlow, localConfig, nextInput, stopHelper, TAB } from './flow-helper';
+import { catchAll, helper, initHelper, loadFlow, localConfig, nextInput, stopHelper, TAB, unloadFlow } from './flow-helper';
 
 /** 40 MiB of decoded audio: 4 minutes of 44.1 kHz mono float. */
 const MAX_DECODED_BYTES = 40 * 1024 ** 2;
@@ -38,7 +40,19 @@ describe('nodes: an intro is decoded within the engine limit on decoded audio', 
       'flac',
       join(media, 'silence.flac'),
     ]);
+    // A long episode (about 34 MiB decoded) and an intro whose headers declare no length (a FLAC written to
+    // a pipe): the intro may decode only the 6 MiB the episode left of the limit, not the whole limit again.
+    await writeWavFile(
+      join(media, 'long-episode.wav'),
+      { sampleRate: 44_100, channels: 1, bits: 16 },
+      200,
+      speechLike(44_100, 1, 200, -26),
+    );
+    const args = ['-v', 'error', '-f', 'lavfi', '-i', 'sine=f=440:r=44100:d=120', '-c:a', 'flac', '-f', 'flac', 'pipe:1'];
+    const piped = await promisify(execFile)('ffmpeg', args, { encoding: 'buffer', maxBuffer: 64 * 1024 ** 2 });
+    await fsp.writeFile(join(media, 'no-length.flac'), piped.stdout);
   });
+  afterEach(() => unloadFlow());
   after(() => stopHelper());
 
   it('refuses an intro that declares more, naming it and the limit, and keeps the enhanced episode', async () => {
@@ -70,5 +84,31 @@ describe('nodes: an intro is decoded within the engine limit on decoded audio', 
     // The enhanced episode as the engine made it, and nothing of the join (its hidden work folder) beside it.
     const left = await fsp.readdir(join(userDir, 'outbox'));
     assert.deepEqual(left, ['episode_enhanced.wav'], `outbox/ holds ${left.join(', ')}`);
+  });
+
+  it('bounds an intro of undeclared length by what the episode left of the limit', async () => {
+    await loadFlow([
+      TAB,
+      localConfig(),
+      {
+        id: 'file',
+        type: 'media-enhance-file',
+        z: 'tab',
+        service: 'svc',
+        model: 'LOUDNESS_ONLY',
+        output: 'file',
+        folder: 'outbox',
+        intro: join(media, 'no-length.flac'),
+        wires: [['out']],
+      },
+      { id: 'out', type: 'helper', z: 'tab' },
+      ...catchAll(),
+    ]);
+    const caught = nextInput(helper.getNode('caught'), 90_000);
+    helper.getNode('file').receive({ filename: join(media, 'long-episode.wav') });
+    const { error } = (await caught) as { error: { code: string; message: string } };
+    assert.equal(error.code, 'FILE', error.message);
+    assert.match(error.message, /the intro \(no-length\.flac\) decodes to more than its headers declare/);
+    assert.match(error.message, /limit of 40\.0 MiB of decoded audio \(maxDecodedBytes\)/);
   });
 });

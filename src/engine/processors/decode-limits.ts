@@ -47,8 +47,14 @@ export function checkBeforeDecoding(
       `the ${name} file declares ${shape.durationS!.toFixed(0)} s of ${shape.channels} channels at ${shape.sampleRate} Hz, which decode to ${gib(bytes)}`,
       maxDecodedBytes,
     );
+  return decodeBoundsFor(shape, maxDecodedBytes);
+}
+
+/** What ffmpeg may write decoding `shape`: `maxBytes`, and the seconds that make them at its rate and channels. */
+export function decodeBoundsFor(shape: AudioShape | undefined, maxBytes: number): DecodeBounds {
+  if (!shape) return { maxBytes };
   const bytesPerSecond = shape.sampleRate * shape.channels * DECODED_SAMPLE_BYTES;
-  return { maxBytes: maxDecodedBytes, maxSeconds: Math.floor((maxDecodedBytes / bytesPerSecond) * 1000) / 1000 };
+  return { maxBytes, maxSeconds: Math.floor((maxBytes / bytesPerSecond) * 1000) / 1000 };
 }
 
 /** Refuses a decoded file that reached the bounds: its headers understated what it holds. */
