@@ -98,6 +98,9 @@ export class QueueJobs implements JobStarter {
   }
 
   private async run(job: Job<MediaJob>, token?: string): Promise<void> {
+    // The worker always gives its lock's token; without one no write could ever be fenced, and the job
+    // would be handed on for ever instead of failing where it can be seen.
+    if (token === undefined) throw new Error(`job ${job.id} came without its lock token: it cannot be fenced`);
     const record = await this.records.get(job.data.uid);
     if (!record || isFinished(record.enhancement_status)) return; // removed, or ended by an earlier run
     const lost = new AbortController();
@@ -108,7 +111,6 @@ export class QueueJobs implements JobStarter {
     const fence: JobFence = {
       lost: lost.signal,
       holds: async () =>
-        token !== undefined &&
         (await shared(this.commands, () => job.extendLock(token, this.options.lockDurationMs))) === 1,
     };
     try {

@@ -53,7 +53,7 @@ export async function receiveUpload(
   }
   const maxBodyBytes = maxBytes + FORM_ALLOWANCE_BYTES;
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(maxBytes);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) throw bodyTooLarge(maxBytes);
 
   let parser: busboy.Busboy;
   try {
@@ -179,7 +179,7 @@ export async function receiveUpload(
     let bodyBytes = 0;
     req.on('data', (chunk: Buffer) => {
       bodyBytes += chunk.length;
-      if (bodyBytes > maxBodyBytes) fail(tooLarge(maxBytes));
+      if (bodyBytes > maxBodyBytes) fail(bodyTooLarge(maxBytes));
     });
     (mender ? req.pipe(mender) : req).pipe(parser);
   });
@@ -189,6 +189,15 @@ function tooLarge(maxBytes: number): HttpError {
   return new HttpError(413, `the file is larger than the ${maxBytes} bytes this service accepts`, {
     connection: 'close',
   });
+}
+
+/** The whole body counted (declared or as it came), before any file part was seen to be over. */
+function bodyTooLarge(maxBytes: number): HttpError {
+  return new HttpError(
+    413,
+    `the request body is larger than the ${maxBytes + FORM_ALLOWANCE_BYTES} bytes this service accepts: a file of up to ${maxBytes} bytes and ${FORM_ALLOWANCE_BYTES} for the rest of the form`,
+    { connection: 'close' },
+  );
 }
 
 function overLimit(loc: string[], what: string): HttpError {
