@@ -4,15 +4,14 @@
 // cover kept and its chapters moved by the intro's length, a chapter marking the intro and the outro.
 // It runs beside the node, after the download, so it works with any service: no service declares an
 // intro, and one that enhances the episode is all it needs.
-import { mkdtemp, open, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, rename } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { probeChapters, writeChaptersFile, type Chapter } from '../audio/chapters';
 import { joinWavFiles } from '../audio/join-wav';
 import { normalizeWavFile } from '../audio/normalize';
 import { ffprobePathFor } from '../audio/source-encoding';
 import { copyWavChunks } from '../audio/wav-chunks';
 import { readWavLayout, type WavLayout } from '../audio/wav-format';
-import { bytesUnder } from '../engine/storage/bytes-under';
 import { checkWavWhole } from '../audio/whole-file';
 import { encodeNormalized, FLOAT_WAV, type LoudnessTarget } from '../engine/processors/encode-normalized';
 import { planOutputEncoding } from '../engine/processors/output-plan';
@@ -21,6 +20,7 @@ import type { ProcessJob } from '../engine/processors/processor';
 import { sniffMediaType, SNIFF_BYTES, type MediaType } from '../engine/storage/media-type';
 import { checkJoinDecodes, decodeWithin, type JoinDecode } from './episode-decodes';
 import type { EpisodeParts } from './episode-parts';
+import { makeJoinFolder, removeJoinFolder } from './join-folders';
 
 /** The titles of the chapters that mark the intro and the outro. */
 export const INTRO_CHAPTER = 'Intro';
@@ -47,35 +47,6 @@ interface PartReport {
   /** After levelling, before the join. */
   loudness_lufs: number;
   limiter_reduction_db: number;
-}
-
-/**
- * The work folders of the joins running in this process, and the names of those being made (a folder is on
- * disk before mkdtemp's answer says which): the start's sweep leaves them.
- */
-const joinsUnderWay = new Set<string>();
-const joinsStarting = new Set<string>();
-/** A join's work folder beside its episode: `.<episode file name>.episode-` and mkdtemp's six characters. */
-const JOIN_FOLDER = /^\..+\.episode-[A-Za-z0-9]{6}$/;
-
-/**
- * Removes from `folder` the work folders of joins that no join under way owns: what a hard crash (or a
- * kill) left mid-join, up to several times the episode's size as float WAV. Each removal is told to `log`.
- */
-export async function sweepCutJoins(folder: string, log: (line: string) => void): Promise<void> {
-  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries) {
-    const path = join(folder, entry.name);
-    const owned = joinsUnderWay.has(path) || [...joinsStarting].some((prefix) => path.startsWith(prefix));
-    if (!entry.isDirectory() || !JOIN_FOLDER.test(entry.name) || owned) continue;
-    const bytes = await bytesUnder(path);
-    const failed = await rm(path, { recursive: true, force: true }).then(
-      () => undefined,
-      (err: Error) => err,
-    );
-    if (failed) log(`could not remove ${path}, the work of an intro and outro join cut short: ${failed.message}`);
-    else log(`removed ${path} (${(bytes / 1024 ** 2).toFixed(1)} MiB): the work of an intro and outro join cut short`);
-  }
 }
 
 /** How a join that can be cut by a restart keeps its place (the node's kept message). */
@@ -105,10 +76,7 @@ export async function joinEpisode(
       `an intro or an outro is joined to audio only; this episode is a ${episodeType.ext.toUpperCase()} video`,
     );
   // Beside the output: the finished file is renamed into place on the same file system.
-  const prefix = join(dirname(episodePath), `.${basename(episodePath)}.episode-`);
-  joinsStarting.add(prefix);
-  const folder = await mkdtemp(prefix).finally(() => joinsStarting.delete(prefix));
-  joinsUnderWay.add(folder);
+  const folder = await makeJoinFolder(episodePath);
   const work = (name: string) => join(folder, name);
   try {
     let episodeWav = episodePath;
@@ -223,8 +191,7 @@ export async function joinEpisode(
     await rename(published, episodePath);
     return report;
   } finally {
-    await rm(folder, { recursive: true, force: true });
-    joinsUnderWay.delete(folder);
+    await removeJoinFolder(folder);
   }
 }
 

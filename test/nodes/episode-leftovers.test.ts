@@ -3,8 +3,11 @@
 // in the log, and never the folder of a join still under way in the same Node-RED.
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { joinEpisode, sweepCutJoins } from '../../src/nodes/episode-join';
+import { joinEpisode } from '../../src/nodes/episode-join';
+import { sweepCutJoins } from '../../src/nodes/join-folders';
 import { musicLike, speechLike, writeWavFile } from '../fixtures/audio';
 import { helper, initHelper, loadFlow, localConfig, stopHelper, TAB } from './flow-helper';
 
@@ -71,8 +74,40 @@ describe('nodes: the work a crash left of an intro and outro join', function () 
     const lines: string[] = [];
     await sweepCutJoins(folder, (line) => lines.push(line));
     assert.deepEqual(lines, []);
+    assert.ok((await fsp.stat(join(folder, work))).isDirectory(), 'the work folder is still there after the sweep');
     const report = await joining;
     assert.ok(Math.abs(report.duration_s - 50) < 0.1, `${report.duration_s} s`);
     assert.deepEqual((await fsp.readdir(folder)).sort(), ['episode.wav', 'intro.wav']);
+  });
+
+  it("leaves a join another live process owns, and takes one whose process is gone", async () => {
+    const folder = join(userDir, 'shared');
+    await fsp.mkdir(folder);
+    // Another Node-RED on this machine, joining now: its process runs (this test's parent stands for it).
+    const live = join(folder, '.ep-1.wav.episode-Live01');
+    await fsp.mkdir(live);
+    await fsp.writeFile(join(live, 'owner'), JSON.stringify({ host: hostname(), pid: process.ppid }));
+    // A process that is gone: a child that has already exited.
+    const gone = join(folder, '.ep-2.wav.episode-Gone01');
+    await fsp.mkdir(gone);
+    const exited = spawnSync(process.execPath, ['-e', 'process.pid'], { encoding: 'utf8' });
+    assert.equal(exited.status, 0);
+    await fsp.writeFile(join(gone, 'owner'), JSON.stringify({ host: hostname(), pid: exited.pid }));
+    // Another machine sharing the folder, writing now: left; the same, untouched for a day: removed.
+    const remote = join(folder, '.ep-3.wav.episode-Remot1');
+    await fsp.mkdir(remote);
+    await fsp.writeFile(join(remote, 'owner'), JSON.stringify({ host: 'another-host', pid: 1 }));
+    const stale = join(folder, '.ep-4.wav.episode-Stale1');
+    await fsp.mkdir(stale);
+    await fsp.writeFile(join(stale, 'owner'), JSON.stringify({ host: 'another-host', pid: 1 }));
+    const dayAgo = new Date(Date.now() - 24 * 3600 * 1000);
+    await fsp.utimes(stale, dayAgo, dayAgo);
+
+    const lines: string[] = [];
+    await sweepCutJoins(folder, (line) => lines.push(line));
+
+    assert.deepEqual((await fsp.readdir(folder)).sort(), ['.ep-1.wav.episode-Live01', '.ep-3.wav.episode-Remot1']);
+    assert.equal(lines.length, 2, lines.join('\n'));
+    assert.ok(await fsp.stat(join(live, 'owner')), "the live join's folder is whole");
   });
 });
