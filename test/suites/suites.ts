@@ -25,6 +25,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/engine/cli-flags.test.ts',
   'test/engine/download-names.test.ts',
   'test/engine/ffmpeg-need.test.ts',
+  'test/engine/job-fence.test.ts',
   'test/engine/part-headers.test.ts',
   'test/engine/storage-shape.test.ts',
   'test/docs/architecture.test.ts',

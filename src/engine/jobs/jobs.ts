@@ -164,11 +164,15 @@ export class Jobs implements JobStarter {
             : {}),
         },
         (share) => {
-          if (record.enhancement_status === 'PROCESSING' && !fence?.lost.aborted)
-            this.records.setProgress(record, {
-              ...estimate.update(share),
-              ...(takenOver && { taken_over: takenOver }),
-            });
+          if (record.enhancement_status !== 'PROCESSING' || fence?.lost.aborted) return;
+          const progress = { ...estimate.update(share), ...(takenOver && { taken_over: takenOver }) };
+          if (!fence) return this.records.setProgress(record, progress);
+          // An engine that stood still past the lock learns it lost the job only at its next renewal:
+          // each report asks first, so the engine now running the job is the only one whose progress shows.
+          void fence.holds().then(
+            (held) => held && !fence.lost.aborted && this.records.setProgress(record, progress),
+            () => undefined,
+          );
         },
       );
       if (this.stopping.signal.aborted) return;
