@@ -27,20 +27,21 @@ describe('engine: a run that lost its job writes no progress', function () {
     const shown: number[] = [];
     const states: string[] = [];
     const records = {
-      update: async (r: MediaRecord, patch: Partial<MediaRecord>) => {
+      update: (r: MediaRecord, patch: Partial<MediaRecord>) => {
         Object.assign(r, patch);
         if (patch.enhancement_status) states.push(patch.enhancement_status);
+        return Promise.resolve();
       },
       setProgress: (_r: MediaRecord, progress: { percent: number }) => shown.push(progress.percent),
     } as unknown as MediaRecords;
     const work = {
       inputPath: '/nowhere/input',
       outputPath: '/nowhere/output',
-      loadInput: async () => undefined,
-      saveOutput: async () => undefined,
-      close: async () => undefined,
+      loadInput: () => Promise.resolve(),
+      saveOutput: () => Promise.resolve(),
+      close: () => Promise.resolve(),
     };
-    const files = { work: async () => work } as unknown as MediaFiles;
+    const files = { work: () => Promise.resolve(work) } as unknown as MediaFiles;
     let held = true;
     const pool = {
       run: async (_job: unknown, onProgress: (share: number) => void) => {
@@ -63,7 +64,7 @@ describe('engine: a run that lost its job writes no progress', function () {
       onErrorLine: (line) => told.push(line),
     });
     const lost = new AbortController();
-    const fence: JobFence = { lost: lost.signal, holds: async () => held };
+    const fence: JobFence = { lost: lost.signal, holds: () => Promise.resolve(held) };
 
     await jobs.process(record, fence);
 
