@@ -370,9 +370,10 @@ export function outputList(rules: OutputRules): Validator {
           row.file_name,
           `a file name of at most 255 bytes in UTF-8, placeholders counted as one`,
         );
-      const literal = pattern.trim();
+      // Folded as macOS's and Windows' file systems compare names (as the runtime's check does).
+      const literal = pattern.trim().normalize('NFC').toLowerCase();
       if (toFile && literal !== '' && !/\{(stem|name|ext)\}/.test(literal)) {
-        if (literal === ownName)
+        if (literal === ownName.normalize('NFC').toLowerCase())
           return bad('file name', row.file_name, "a name other than the node's file name: two files cannot share one");
         if (namedFiles.indexOf(literal) !== -1)
           return bad('file name', row.file_name, 'a name no other row has: two files cannot share one');

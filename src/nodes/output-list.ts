@@ -104,9 +104,11 @@ export function checkDistinctNames(t: Translate, chosen: readonly ChosenName[]):
   const taken = new Map<string, InputField>();
   for (const { name, field } of chosen) {
     if (name === '' || field === undefined) continue;
-    const earlier = taken.get(name);
+    // Folded as macOS's and Windows' file systems compare names: `Ep.wav` and `ep.wav` are one file there.
+    const key = name.normalize('NFC').toLowerCase();
+    const earlier = taken.get(key);
     if (earlier === undefined) {
-      taken.set(name, field);
+      taken.set(key, field);
       continue;
     }
     const rule = t('media-enhance-file.rule.sameFileName', { other: fieldName(t, earlier) });

@@ -346,6 +346,9 @@ describe('the editor script and the node dialogs, against the contract', () => {
       [row({ file_name: '{stem}.wav' }), row({ name: 'master', file_name: '{stem}.wav' })],
       [row({ file_name: 'ep.wav' })],
       [row({ file_name: 'ep.wav ' })],
+      // Names that differ only in case: one file on macOS's and Windows' file systems.
+      [row({ file_name: 'EP.wav' })],
+      [row({ file_name: 'A.wav' }), row({ name: 'master', file_name: 'a.WAV' })],
       [row({ file_name: '{stem}.wav' })],
     ];
     const disagreements: string[] = [];

@@ -138,6 +138,11 @@ describe('nodes: further outputs, names and choices', () => {
       () => checkDistinctNames(t, namesBeforeUpload(t, { name: '' }, rows('a.wav', 'a.wav'))),
       /^setting "Outputs, row 3 file_name": is also the file name of setting "Outputs, row 2 file_name"/,
     );
+    // Names that differ only in case are one file on macOS's and Windows' file systems.
+    assert.throws(
+      () => checkDistinctNames(t, namesBeforeUpload(t, first, rows('Ep.WAV'))),
+      /^setting "Outputs, row 2 file_name": is also the file name of msg\.outputFilename: .* nor names that differ only in case .*\(got "Ep\.WAV"\)$/,
+    );
     checkDistinctNames(t, namesBeforeUpload(t, first, rows('{stem}.wav', '{stem}.wav', 'b.wav')));
     checkDistinctNames(t, namesBeforeUpload(t, { name: '' }, rows('', '')));
     // Filled in from the media: `{stem}.wav` of episode.mp3 is the first file's episode.wav.
