@@ -55,9 +55,8 @@ describe('nodes: an intro is decoded within the engine limit on decoded audio', 
   afterEach(() => unloadFlow());
   after(() => stopHelper());
 
-  it('refuses an intro that declares more, naming it and the limit, and keeps the enhanced episode', async () => {
-    const flac = await fsp.stat(join(media, 'silence.flac'));
-    assert.ok(flac.size < 2 * 1024 ** 2, `the FLAC is small: ${flac.size} bytes`);
+  /** What Catch gets when enhance file (loudness only, to outbox/) joins `intro` to `episode`. */
+  async function caughtJoining(intro: string, episode: string): Promise<{ code: string; message: string }> {
     await loadFlow([
       TAB,
       localConfig(),
@@ -69,16 +68,23 @@ describe('nodes: an intro is decoded within the engine limit on decoded audio', 
         model: 'LOUDNESS_ONLY',
         output: 'file',
         folder: 'outbox',
-        intro: join(media, 'silence.flac'),
+        intro: join(media, intro),
         wires: [['out']],
       },
       { id: 'out', type: 'helper', z: 'tab' },
       ...catchAll(),
     ]);
     const caught = nextInput(helper.getNode('caught'), 90_000);
-    helper.getNode('file').receive({ filename: join(media, 'episode.wav') });
+    helper.getNode('file').receive({ filename: join(media, episode) });
     const { error } = (await caught) as { error: { code: string; message: string } };
     assert.equal(error.code, 'FILE', error.message);
+    return error;
+  }
+
+  it('refuses an intro that declares more, naming it and the limit, and keeps the enhanced episode', async () => {
+    const flac = await fsp.stat(join(media, 'silence.flac'));
+    assert.ok(flac.size < 2 * 1024 ** 2, `the FLAC is small: ${flac.size} bytes`);
+    const error = await caughtJoining('silence.flac', 'episode.wav');
     assert.match(error.message, /the intro \(silence\.flac\)/);
     assert.match(error.message, /600 s .*over the engine's limit of 40\.0 MiB of decoded audio \(maxDecodedBytes\)/);
     // The enhanced episode as the engine made it, and nothing of the join (its hidden work folder) beside it.
@@ -87,27 +93,7 @@ describe('nodes: an intro is decoded within the engine limit on decoded audio', 
   });
 
   it('bounds an intro of undeclared length by what the episode left of the limit', async () => {
-    await loadFlow([
-      TAB,
-      localConfig(),
-      {
-        id: 'file',
-        type: 'media-enhance-file',
-        z: 'tab',
-        service: 'svc',
-        model: 'LOUDNESS_ONLY',
-        output: 'file',
-        folder: 'outbox',
-        intro: join(media, 'no-length.flac'),
-        wires: [['out']],
-      },
-      { id: 'out', type: 'helper', z: 'tab' },
-      ...catchAll(),
-    ]);
-    const caught = nextInput(helper.getNode('caught'), 90_000);
-    helper.getNode('file').receive({ filename: join(media, 'long-episode.wav') });
-    const { error } = (await caught) as { error: { code: string; message: string } };
-    assert.equal(error.code, 'FILE', error.message);
+    const error = await caughtJoining('no-length.flac', 'long-episode.wav');
     assert.match(error.message, /the intro \(no-length\.flac\) decodes to more than its headers declare/);
     assert.match(error.message, /limit of 40\.0 MiB of decoded audio \(maxDecodedBytes\)/);
   });
