@@ -14,6 +14,9 @@ import { SlidingMax } from './sliding-max';
 
 const STRETCH_MASK = 2 ** STRETCH_SHIFT - 1;
 
+/** The limiter's look-ahead and attack ramp unless told otherwise (ms). */
+export const DEFAULT_LOOKAHEAD_MS = 5;
+
 export interface LimiterOptions {
   sampleRate: number;
   channels: number;
@@ -21,7 +24,7 @@ export interface LimiterOptions {
   gainDb: number;
   /** Highest true peak allowed out (dBTP). */
   ceilingDb: number;
-  /** Look-ahead and attack ramp. Default 5 ms. */
+  /** Look-ahead and attack ramp (ms). Default DEFAULT_LOOKAHEAD_MS. */
   lookaheadMs?: number;
   /** Time constant of the recovery after a reduction. Default 150 ms: slow enough not to pump on speech. */
   releaseMs?: number;
@@ -61,7 +64,7 @@ export class TruePeakLimiter {
     const { interpolator } = this;
     this.gain = 10 ** (options.gainDb / 20);
     this.ceiling = 10 ** (options.ceilingDb / 20);
-    this.lookahead = Math.max(1, Math.round(((options.lookaheadMs ?? 5) / 1000) * sampleRate));
+    this.lookahead = Math.max(1, Math.round(((options.lookaheadMs ?? DEFAULT_LOOKAHEAD_MS) / 1000) * sampleRate));
     this.release = 1 - Math.exp(-1 / (((options.releaseMs ?? 150) / 1000) * sampleRate));
     this.latency = interpolator.after + this.lookahead - 1;
     this.size = 2 ** Math.ceil(Math.log2(Math.max(this.latency, interpolator.taps) + 2));

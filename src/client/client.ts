@@ -7,8 +7,8 @@ import {
   checkStep,
   type EnhanceJsonBody,
   type EnhancementSettings,
-  type FieldIssue,
 } from '../contract/fields';
+import type { FieldIssue } from '../contract/field-issue';
 import { declaredIn, EXTENSIONS_PATH, usesExtension } from '../contract/extensions';
 import { LOUDNESS_REPORT_HEADER, LOUDNESS_REPORT_PATH, type LoudnessReport } from '../contract/loudness-report';
 import { declaredMetadataWait, METADATA_WAIT_HEADER, METADATA_WAIT_PARAM } from '../contract/metadata-wait';

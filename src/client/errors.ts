@@ -1,4 +1,4 @@
-import { describeIssue, type FieldIssue } from '../contract/fields';
+import { describeIssue, type FieldIssue } from '../contract/field-issue';
 
 export type MediaEnhanceErrorCode =
   | 'VALIDATION'

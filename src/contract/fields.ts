@@ -1,4 +1,8 @@
-import { jsonStart } from './excerpt';
+// The field rules of the service interface (docs/interface.md#fields-and-bounds), written once: the
+// bounds and choices, each request's table of members and their checks (value-checks.ts).
+// The client checks a request with them before sending it; the local engine answers 422 with them.
+// Both therefore speak the same FastAPI-style issue: {loc, msg, type} plus the offending input
+// (field-issue.ts).
 import {
   type AppliedEncoding,
   BITRATE_KBPS,
@@ -15,9 +19,20 @@ import {
   type OutputEncodingSettings,
   type TrimPausesSettings,
 } from './extensions';
-// The field rules of the service interface (docs/interface.md#fields-and-bounds), written once.
-// The client checks a request with them before sending it; the local engine answers 422 with them.
-// Both therefore speak the same FastAPI-style issue: {loc, msg, type} plus the offending input.
+import type { FieldIssue, Loc } from './field-issue';
+import {
+  aBoolean,
+  aList,
+  aString,
+  httpUrl,
+  integerIn,
+  isPlainObject,
+  nullOr,
+  numberIn,
+  numberOneOf,
+  oneOf,
+  type Check,
+} from './value-checks';
 
 export const MODELS = ['FINCH', 'LARK', 'LARK_V2'] as const;
 export const TRANSCODE_KINDS = ['MP3', 'WAV'] as const;
@@ -89,15 +104,6 @@ export const V1_ENHANCEMENT_LEVEL = { min: 0, max: 1 } as const; // a fraction i
 export const V2_ENHANCEMENT_LEVEL = { min: 1, max: 100 } as const; // a percentage in the v2/video parts
 export const URL_LENGTH = { min: 1, max: 2083 } as const;
 
-export type Loc = (string | number)[];
-
-export interface FieldIssue {
-  loc: Loc;
-  msg: string;
-  type: string;
-  input?: unknown;
-}
-
 /** Body of POST /v1/media/enhance-json. Every member is required; transcode_kind may be null but must be present. */
 export interface EnhanceJsonBody {
   file_download_url: string;
@@ -133,118 +139,10 @@ export const SETTINGS_DEFAULTS = {
   enhancement_model: 'LARK_V2' as Model,
 };
 
-type Check = (value: unknown, loc: Loc) => FieldIssue | undefined;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A number within [min, max]; with `integer`, a whole one (the interface says integer for most fields). */
-const numberIn =
-  (min: number, max: number, integer = false): Check =>
-  (value, loc) => {
-    const kind = integer ? 'integer' : 'number';
-    if (typeof value !== 'number' || !(integer ? Number.isInteger(value) : Number.isFinite(value))) {
-      return {
-        loc,
-        msg: `value is not a valid ${kind} (a ${kind} from ${min} to ${max} is required)`,
-        type: integer ? 'type_error.integer' : 'type_error.float',
-        input: value,
-      };
-    }
-    return boundIssue(value, min, max, loc);
-  };
-
-const integerIn = (min: number, max: number): Check => numberIn(min, max, true);
-
-function boundIssue(value: number, min: number, max: number, loc: Loc): FieldIssue | undefined {
-  if (value < min)
-    return {
-      loc,
-      msg: `ensure this value is greater than or equal to ${min}`,
-      type: 'value_error.number.not_ge',
-      input: value,
-    };
-  if (value > max)
-    return {
-      loc,
-      msg: `ensure this value is less than or equal to ${max}`,
-      type: 'value_error.number.not_le',
-      input: value,
-    };
-  return undefined;
-}
-
-const oneOf =
-  (allowed: readonly string[]): Check =>
-  (value, loc) =>
-    typeof value === 'string' && allowed.includes(value)
-      ? undefined
-      : {
-          loc,
-          msg: `value is not a valid enumeration member; permitted: ${allowed.map((a) => `'${a}'`).join(', ')}`,
-          type: 'type_error.enum',
-          input: value,
-        };
-
-/** One of a list of numbers (a sample rate). */
-const numberOneOf =
-  (allowed: readonly number[]): Check =>
-  (value, loc) =>
-    typeof value === 'number' && allowed.includes(value)
-      ? undefined
-      : {
-          loc,
-          msg: `value is not a valid enumeration member; permitted: ${allowed.join(', ')}`,
-          type: 'type_error.enum',
-          input: value,
-        };
-
-const aBoolean: Check = (value, loc) =>
-  typeof value === 'boolean'
-    ? undefined
-    : { loc, msg: 'value could not be parsed to a boolean (true or false)', type: 'type_error.bool', input: value };
-
-const nullOr =
-  (check: Check): Check =>
-  (value, loc) =>
-    value === null ? undefined : check(value, loc);
-
-const aString: Check = (value, loc) =>
-  typeof value === 'string' ? undefined : { loc, msg: 'str type expected', type: 'type_error.str', input: value };
-
-const httpUrl: Check = (value, loc) => {
-  if (typeof value !== 'string') return { loc, msg: 'str type expected', type: 'type_error.str', input: value };
-  if (value.length < URL_LENGTH.min || value.length > URL_LENGTH.max) {
-    return {
-      loc,
-      msg: `ensure this value has between ${URL_LENGTH.min} and ${URL_LENGTH.max} characters`,
-      type: 'value_error.any_str.length',
-      input: value,
-    };
-  }
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    return { loc, msg: 'invalid or missing URL scheme', type: 'value_error.url', input: value };
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return {
-      loc,
-      msg: 'URL scheme not permitted (http or https is required)',
-      type: 'value_error.url.scheme',
-      input: value,
-    };
-  }
-  if (!parsed.hostname) return { loc, msg: 'URL host invalid', type: 'value_error.url.host', input: value };
-  return undefined;
-};
-
 // Rules are looked up by names the caller chooses, so in Maps: a member called `constructor`,
 // `valueOf` or `__proto__` must find no rule, not one of Object.prototype's functions.
 const ENHANCE_JSON_RULES = new Map<string, Check>([
-  ['file_download_url', httpUrl],
+  ['file_download_url', httpUrl(URL_LENGTH)],
   ['file_name', aString],
   ['loudness_target_level', integerIn(LOUDNESS_TARGET.min, LOUDNESS_TARGET.max)],
   ['loudness_peak_limit', integerIn(TRUE_PEAK.min, TRUE_PEAK.max)],
@@ -388,9 +286,6 @@ export function checkEnhancementSettings(
   return issues;
 }
 
-const aList: Check = (value, loc) =>
-  Array.isArray(value) ? undefined : { loc, msg: 'value is not a valid list', type: 'type_error.list', input: value };
-
 /** Issues of the `outputs` list: its length, and each output's members, names unique. */
 function checkOutputs(outputs: unknown[], loc: Loc, offered: readonly string[]): FieldIssue[] {
   if (outputs.length < OUTPUTS_COUNT.min || outputs.length > OUTPUTS_COUNT.max)
@@ -519,21 +414,4 @@ export function checkMediaUid(uid: unknown): FieldIssue[] {
   if (uid === '.' || uid === '..')
     return [{ loc, msg: 'must not be "." or ".." (a URL path resolves them away)', type: 'value_error', input: uid }];
   return [];
-}
-
-/** One readable line per issue: `body.loudness_target_level: ensure this value is less than or equal to -5 (got -3)`. */
-export function describeIssue(issue: { loc?: unknown; msg?: unknown; input?: unknown }): string {
-  const loc = Array.isArray(issue.loc) ? issue.loc.join('.') : '';
-  const msg = typeof issue.msg === 'string' ? issue.msg : JSON.stringify(issue.msg);
-  const got = 'input' in issue && issue.input !== undefined ? ` (got ${describeValue(issue.input)})` : '';
-  return `${loc ? `${loc}: ` : ''}${msg}${got}`;
-}
-
-/** A value as an error message quotes it: JSON, cut at 80 characters, however deeply it nests. */
-export function describeValue(value: unknown): string {
-  const { text, whole } =
-    value !== null && typeof value === 'object'
-      ? jsonStart(value, 80)
-      : { text: JSON.stringify(value) ?? String(value), whole: true };
-  return !whole || text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

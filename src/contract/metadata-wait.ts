@@ -1,7 +1,7 @@
 // Waiting metadata: a local-engine extension beyond the interface (docs/interface.md#waiting-metadata).
 // `GET /v2/medias/{uid}/metadata?wait=<s>` answers as soon as the media's state changes, or after `<s>`
 // seconds with the state unchanged; it counts once against the `getMetadata` limit, like any status request.
-import type { FieldIssue } from './fields';
+import type { FieldIssue } from './field-issue';
 
 /** The query parameter: whole seconds to hold the answer while the media's state stays as it is. */
 export const METADATA_WAIT_PARAM = 'wait';

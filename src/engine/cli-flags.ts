@@ -1,13 +1,12 @@
 // The engine CLI's flags, one row each: the flag, the engine option it sets, the rule its value follows,
-// its help line and its default as the code applies it. `--help` and the parser are both made from this
-// table, so a flag is declared once and its stated default cannot drift from the code's.
-import { parseArgs } from 'node:util';
+// its help line and its default as the code applies it. `--help` (cli-help.ts) and the parser
+// (cli-parse.ts) are both made from this table, so a flag is declared once and its stated default cannot
+// drift from the code's.
 import { DEFAULT_STALL_MS } from '../audio/child-runs';
 import { DEFAULT_MAX_LIMITING_DB } from '../audio/normalize';
 import { DEFAULT_RATE_LIMITS, DEFAULT_WINDOW_MS, type EndpointId } from '../contract/endpoints';
 import { DEFAULT_DRIP_BYTES_PER_SECOND, type FaultOptions } from './faults';
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/server-limits';
-import { parseNetworks } from './jobs/address-policy';
 import {
   DEFAULT_FETCH_TIMEOUT_MS,
   DEFAULT_HOST,
@@ -16,7 +15,6 @@ import {
   DEFAULT_METADATA_WAIT_S,
   DEFAULT_PROCESSING_DELAY_MS,
   DEFAULT_WORKER_IDLE_MS,
-  resolveStorage,
   RULES,
   type EngineOptions,
   type NumberRule,
@@ -31,8 +29,6 @@ export const CLI_DEFAULT_DATA_DIR = './media-enhance-data';
 const HOUR_MS = 3600_000;
 const MINUTE_MS = 60_000;
 const MIB = 1024 ** 2;
-/** Where a help row's text starts. */
-const HELP_COLUMN = 32;
 
 /** The engine options, as the CLI builds them: the groups always present, as the code before it had them. */
 export type CliEngineOptions = Omit<EngineOptions, 'apiKeys' | 'dataDir'> &
@@ -73,8 +69,9 @@ export interface Flag {
 
 export interface FlagSection {
   title?: string;
-  /** Help rows before and after the flags (an environment variable, a closing note). */
-  before?: string[];
+  /** Help rows before the flags, as a flag's (an environment variable). */
+  before?: Array<{ label: string; help: string }>;
+  /** Lines after the flags (a closing note). */
   after?: string[];
   flags: Flag[];
 }
@@ -91,7 +88,7 @@ const numberFlag = (
 export const FLAG_SECTIONS: FlagSection[] = [
   {
     title: 'Keys (all those given are accepted):',
-    before: [helpRow('MEDIA_ENHANCE_KEYS', 'environment variable: accepted API keys, comma-separated')],
+    before: [{ label: 'MEDIA_ENHANCE_KEYS', help: 'environment variable: accepted API keys, comma-separated' }],
     flags: [
       {
         name: 'key-file',
@@ -429,144 +426,3 @@ function faultFlag(name: string, fault: Exclude<keyof FaultOptions, 'random'>, h
 }
 
 export const FLAGS: Flag[] = FLAG_SECTIONS.flatMap((section) => section.flags);
-
-/** One help row: the label at two spaces in, its text from the help column (on the next line when the label reaches it). */
-function helpRow(label: string, text: string): string {
-  const [first = '', ...rest] = text.split('\n');
-  const indent = ' '.repeat(HELP_COLUMN);
-  const head = `  ${label}`;
-  const firstRow =
-    head.length <= HELP_COLUMN - 2 ? `${head.padEnd(HELP_COLUMN)}${first}` : `${head}\n${indent}${first}`;
-  return [firstRow, ...rest.map((line) => `${indent}${line}`)].join('\n');
-}
-
-function flagLabel(flag: Flag): string {
-  return `${flag.short ? `-${flag.short}, ` : ''}--${flag.name}${flag.arg ? ` ${flag.arg}` : ''}`;
-}
-
-/** The text of `--help`, every default in it read from the table. */
-export function helpText(): string {
-  const sections = FLAG_SECTIONS.map((section) =>
-    [
-      ...(section.title ? [section.title] : []),
-      ...(section.before ?? []),
-      ...section.flags.map((flag) =>
-        helpRow(flagLabel(flag), flag.help.replaceAll('{default}', String(flag.default ?? ''))),
-      ),
-      ...(section.after ?? []),
-    ].join('\n'),
-  );
-  return [
-    'Usage: media-enhance-engine [options]',
-    '',
-    'Runs the local media enhancement engine: the service interface on loopback.',
-    '',
-    sections.join('\n\n'),
-    '',
-  ].join('\n');
-}
-
-/** What the command line says: the engine options, and the flags the CLI reads itself. */
-export interface ParsedFlags {
-  options: CliEngineOptions;
-  help: boolean;
-  quiet: boolean;
-  dataDir: string;
-  keys: string[];
-  keyFile: string | undefined;
-  /** --redis, else MEDIA_ENHANCE_REDIS. */
-  redis: string | undefined;
-}
-
-/**
- * Reads the command line. Each flag is checked by the rule the engine applies to its option, and an error
- * names the flag, the rule and the value; all are checked before anything is written, so a refused start
- * leaves no trace.
- */
-export function parseFlags(args: string[], env: NodeJS.ProcessEnv = process.env): ParsedFlags {
-  const { values } = parseArgs({
-    args,
-    options: Object.fromEntries(
-      FLAGS.map((flag) => [
-        flag.name,
-        {
-          type: flag.kind === 'switch' ? ('boolean' as const) : ('string' as const),
-          ...(flag.kind === 'strings' ? { multiple: true } : {}),
-          ...(flag.short ? { short: flag.short } : {}),
-        },
-      ]),
-    ),
-  });
-  const options: CliEngineOptions = { limits: {}, server: {}, faults: {}, retention: {} };
-  for (const flag of FLAGS) {
-    const raw = values[flag.name];
-    if (raw === undefined || flag.option === undefined) continue;
-    if (flag.kind === 'number') {
-      const value = checkedNumber(flag, String(raw));
-      setOption(options, flag.option, flag.toOption ? flag.toOption(value) : value);
-    } else if (flag.kind === 'strings') {
-      const list = raw as string[];
-      if (flag.name === 'allow-fetch-from') parseNetworks(list, '--allow-fetch-from');
-      setOption(options, flag.option, list);
-    } else if (flag.kind === 'switch') {
-      // A switch only ever turns an option on: without it, the engine's own default holds.
-      if (raw === true) setOption(options, flag.option, true);
-    } else {
-      setOption(options, flag.option, raw);
-    }
-  }
-  Object.assign(options, storageOptions(values as Parameters<typeof storageOptions>[0]));
-  const redis = (values.redis as string | undefined) ?? (env.MEDIA_ENHANCE_REDIS || undefined);
-  if (redis !== undefined) options.redis = redis;
-  options.port ??= CLI_DEFAULT_PORT;
-  return {
-    options,
-    help: values.help === true,
-    quiet: values.quiet === true,
-    dataDir: (values['data-dir'] as string | undefined) ?? CLI_DEFAULT_DATA_DIR,
-    keys: (values.key as string[] | undefined) ?? [],
-    keyFile: values['key-file'] as string | undefined,
-    redis,
-  };
-}
-
-function checkedNumber(flag: Flag, raw: string): number {
-  const value = Number(raw);
-  if (raw.trim() === '' || !flag.rule!.test(value))
-    throw new Error(`--${flag.name}: ${flag.rule!.text} (got "${raw}")`);
-  return value;
-}
-
-function setOption(options: CliEngineOptions, path: OptionPath, value: unknown): void {
-  const [group, field] = path.split('.') as [keyof CliEngineOptions, string | undefined];
-  if (field === undefined) (options as Record<string, unknown>)[group] = value;
-  else (options[group] as Record<string, unknown>)[field] = value;
-}
-
-/** The S3 flags, checked together as the engine checks its options, an error naming the flag. */
-function storageOptions(values: {
-  storage?: string;
-  's3-endpoint'?: string;
-  's3-region'?: string;
-  's3-force-path-style'?: boolean;
-}): Pick<EngineOptions, 'storage' | 's3'> {
-  const s3 = {
-    ...(values['s3-endpoint'] !== undefined ? { endpoint: values['s3-endpoint'] } : {}),
-    ...(values['s3-region'] !== undefined ? { region: values['s3-region'] } : {}),
-    ...(values['s3-force-path-style'] ? { forcePathStyle: true } : {}),
-  };
-  const given = values.storage === undefined && Object.keys(s3).length === 0 ? {} : { storage: values.storage, s3 };
-  try {
-    resolveStorage(given.storage, given.s3);
-  } catch (err) {
-    // The option's name as the shell knows it: storage -> --storage, s3.endpoint -> --s3-endpoint.
-    const message = (err as Error).message.replace(/^s3\.(\w+)/, (_, name: string) =>
-      name === 'forcePathStyle' ? '--s3-force-path-style' : `--s3-${name}`,
-    );
-    throw new Error(
-      message.replace(/^(storage|s3):/, (_, name: string) => (name === 's3' ? '--s3-*:' : '--storage:')),
-      { cause: err },
-    );
-  }
-  return given;
-}

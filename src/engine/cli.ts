@@ -3,7 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { helpText, parseFlags, type CliEngineOptions } from './cli-flags';
+import type { CliEngineOptions } from './cli-flags';
+import { helpText } from './cli-help';
+import { parseFlags } from './cli-parse';
 import { startEngine } from './index';
 import { withoutPassword } from './options';
 

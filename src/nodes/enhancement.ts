@@ -1,7 +1,7 @@
 // A node's enhancement: the request's enhancement members as the node's editor saved them, with the
 // message's overrides (msg.enhancement) applied, checked with the interface's own rules (src/contract)
 // so an error names where a bad value came from: `msg.enhancement.<member>` or `setting "<label>"`.
-import type { FieldIssue } from '../contract/fields';
+import type { FieldIssue } from '../contract/field-issue';
 import { issuesError } from './input-error';
 import type { NodeDef } from './red';
 import type { Translate } from './texts';

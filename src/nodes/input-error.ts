@@ -1,7 +1,7 @@
 // A node's input that cannot work: a msg property or one of the node's own settings, named as the user
 // wrote it, with the value it had and the rule, a line each. A VALIDATION error: nothing was sent.
 import { MediaEnhanceError } from '../client/errors';
-import { describeValue as describeContractValue, type FieldIssue } from '../contract/fields';
+import { describeValue as describeContractValue, type FieldIssue } from '../contract/field-issue';
 import type { Translate } from './texts';
 
 /** Where a bad value came from: a msg property by its path ('msg.payload'), or one of the node's settings. */

@@ -6,7 +6,8 @@
 // and an error names the row or msg.outputs entry the bad value came from.
 import { extname } from 'node:path';
 import { stemOf } from '../contract/attachment';
-import { appliedOutputsOf, checkEnhancementSettings, type FieldIssue } from '../contract/fields';
+import type { FieldIssue } from '../contract/field-issue';
+import { appliedOutputsOf, checkEnhancementSettings } from '../contract/fields';
 import { fileNameProblem } from './file-output';
 import { fieldName, issuesError, inputError, type InputField } from './input-error';
 import type { NodeDef, NodeMessage } from './red';

@@ -11,9 +11,8 @@ import {
   checkEncodingForInput,
   checkEnhancementSettings,
   checkStep,
-  describeIssue,
-  type FieldIssue,
 } from '../../src/contract/fields';
+import { describeIssue, type FieldIssue } from '../../src/contract/field-issue';
 
 // The several-outputs extension's fields (docs/interface.md#several-outputs), as the client checks them
 // before sending and the engine answers them with a 422: every issue names its loc, the value and the rule.

@@ -1,8 +1,9 @@
 // docs/architecture.md's table of floors against the code: every folder of src/ has its row, imports only
 // the folders its row names (type imports too), and no file imports itself through others (an import
-// circle), so the map cannot drift from the house.
+// circle); and each folder's README.md says what its row says it may import, so the map cannot drift
+// from the house.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -46,6 +47,22 @@ function tableOfFloors(): Map<string, Set<string>> {
   for (const [, floor, imports] of doc.matchAll(/^\| `src\/([\w-]+)\/` \|[^|]*\| ([^|]*) \|$/gm))
     rows.set(floor, new Set(imports.match(/[\w-]+/g) ?? []));
   return rows;
+}
+
+/**
+ * The floors a folder's README.md names in its "May import:" paragraph, of those in `floors`; undefined
+ * when it has no README or no such paragraph.
+ */
+function readmeImports(folder: string, floors: Set<string>): Set<string> | undefined {
+  const path = join(SRC, folder, 'README.md');
+  if (!existsSync(path)) return undefined;
+  const paragraph = /^May import: ((?:.+\n?)+)/m.exec(readFileSync(path, 'utf8'))?.[1];
+  return paragraph === undefined ? undefined : namedFloors(paragraph, floors);
+}
+
+/** The floors among the words of `text` (a table's column or a README's line names them among other words). */
+function namedFloors(text: string, floors: Set<string>): Set<string> {
+  return new Set((text.match(/[\w-]+/g) ?? []).filter((word) => floors.has(word)));
 }
 
 type Graph = Map<string, string[]>;
@@ -93,6 +110,20 @@ describe('docs/architecture.md: the floors of src/', function () {
       folders.filter((folder) => !table.has(folder)),
       [],
     );
+  });
+
+  it('has a README.md in every folder of src/ whose "May import" names its row\'s floors', () => {
+    const floors = new Set(table.keys());
+    const disagree = [...floors].flatMap((floor) => {
+      const said = readmeImports(floor, floors);
+      const row = [...namedFloors([...table.get(floor)!].join(' '), floors)].sort();
+      if (said === undefined) return [`src/${floor}/README.md: no "May import:" line`];
+      const readme = [...said].sort();
+      return readme.join() === row.join()
+        ? []
+        : [`src/${floor}/README.md names ${readme.join(', ') || 'none'}, the table ${row.join(', ') || 'none'}`];
+    });
+    assert.deepEqual(disagree, []);
   });
 
   it('imports across floors only where the table says', () => {

@@ -18,8 +18,8 @@ import {
   STEPS,
   TRANSCODE_KINDS,
   TRUE_PEAK,
-  type FieldIssue,
 } from '../../src/contract/fields';
+import type { FieldIssue } from '../../src/contract/field-issue';
 import { EDITOR_GLOBAL, EDITOR_SCRIPT_FILE, editorScriptSrc, renderEditorScript } from '../../src/editor/editor-script';
 import { editorValues, type EditorValues } from '../../src/editor/editor-values';
 import { fileNameProblem } from '../../src/nodes/file-output';

@@ -4,7 +4,7 @@
 // answer does not have is undefined at run time, and the test's assertion says so.
 import assert from 'node:assert/strict';
 import type { MediaState } from '../../src/contract/endpoints';
-import type { FieldIssue } from '../../src/contract/fields';
+import type { FieldIssue } from '../../src/contract/field-issue';
 
 export interface EngineJson {
   /** A media. */

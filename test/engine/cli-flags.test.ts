@@ -2,7 +2,9 @@
 // in that option's unit, checked by that option's rule; and each default the help states is the one the
 // engine applies: giving a flag its stated default changes nothing the engine resolves.
 import assert from 'node:assert/strict';
-import { CLI_DEFAULT_PORT, FLAGS, helpText, parseFlags } from '../../src/engine/cli-flags';
+import { CLI_DEFAULT_PORT, FLAGS } from '../../src/engine/cli-flags';
+import { helpText } from '../../src/engine/cli-help';
+import { parseFlags } from '../../src/engine/cli-parse';
 import { resolveEngineOptions, type ResolvedEngineOptions } from '../../src/engine/options';
 
 /** What the engine would run with, from a command line (the parts a test can compare). */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { FieldIssue } from '../../contract/fields';
+import type { FieldIssue } from '../../contract/field-issue';
 import { isDiskFull } from '../../audio/write-fully';
 import { excerpt } from '../../contract/excerpt';
 import type { PartUnavailableError } from '../part-unavailable';

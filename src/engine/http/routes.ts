@@ -8,8 +8,8 @@ import {
   SETTINGS_DEFAULTS,
   type EnhanceJsonBody,
   type EnhancementSettings,
-  type FieldIssue,
 } from '../../contract/fields';
+import type { FieldIssue } from '../../contract/field-issue';
 import type { Faults } from '../faults';
 import type { JobStarter } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';

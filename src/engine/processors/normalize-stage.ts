@@ -6,14 +6,11 @@ import { EnvelopeBounds } from '../../audio/envelope-bounds';
 import { DEFAULT_MAX_LIMITING_DB, normalizeWavFile } from '../../audio/normalize';
 import type { EncodingPlan } from '../../audio/output-encoding';
 import { readWavLayout } from '../../audio/wav-format';
+import { DEFAULT_LOOKAHEAD_MS } from '../../audio/true-peak-limiter';
 import type { MediaType } from '../storage/media-type';
-import {
-  encodeNormalized,
-  normalizeFirst,
-  type EncodedReport,
-  type FirstRound,
-  type LoudnessTarget,
-} from './encode-normalized';
+import { encodeNormalized } from './encode-normalized';
+import type { EncodedReport } from './encoder-rounds';
+import { lookaheadMsFor, normalizeFirst, type FirstRound, type LoudnessTarget } from './first-round';
 import { unusableOutput } from './enhance-stage';
 import type { ProcessContext, ProcessJob } from './processor';
 import type { WorkFile } from './work-files';
@@ -56,18 +53,12 @@ export async function normalizeStage(
   const target = loudnessTarget(job, context);
   const normalized = async (): Promise<NormalizedOutput> => {
     if (output.ext === 'wav') {
-      // A WAV output is the first round itself, its peaks measured as written.
-      const knownPeaks = new EnvelopeBounds();
-      const report = await normalizeWavFile(from.path, job.outputPath, {
-        ...target,
-        input: from.measured,
-        knownPeaks,
-        onProgress,
-        outputFormat: await wavOutputFormat(job),
-      });
-      return { report, first: { source: from.path, path: job.outputPath, report, knownPeaks } };
+      // A WAV output is the first round itself.
+      const first = await wavRound(job, from, job.outputPath, target, onProgress);
+      return { report: first.report, first };
     }
-    const first = await normalizeFirst(from, work, target, (done) => onProgress(0.4 * done));
+    const lookaheadMs = lookaheadMsFor(encoding!.args);
+    const first = await normalizeFirst(from, work, target, lookaheadMs, (done) => onProgress(0.4 * done));
     const report = await encodeNormalized(
       job,
       first,
@@ -84,6 +75,28 @@ export async function normalizeStage(
   return normalized().catch((err: unknown) => {
     throw unusableOutput(err, original) || err;
   });
+}
+
+/**
+ * `from` normalized to the target into the WAV `destination` (in wavOutputFormat), its peaks measured as
+ * written, with the limiter's own look-ahead. `knownPeaks`: what earlier rounds over `from` learnt.
+ */
+export async function wavRound(
+  job: ProcessJob,
+  from: { path: string; measured?: LoudnessMeasurement },
+  destination: string,
+  target: LoudnessTarget,
+  onProgress: (share: number) => void,
+  knownPeaks: EnvelopeBounds = new EnvelopeBounds(),
+): Promise<FirstRound> {
+  const report = await normalizeWavFile(from.path, destination, {
+    ...target,
+    input: from.measured,
+    knownPeaks,
+    onProgress,
+    outputFormat: await wavOutputFormat(job),
+  });
+  return { source: from.path, path: destination, report, knownPeaks, lookaheadMs: DEFAULT_LOOKAHEAD_MS };
 }
 
 /** A WAV input comes back in its own sample format. */

@@ -9,8 +9,11 @@ import { copyWavChunks } from '../../audio/wav-chunks';
 import { checkWavWhole } from '../../audio/whole-file';
 import type { OutputSettings } from '../../contract/fields';
 import type { MediaType } from '../storage/media-type';
-import { encodeNormalized, type EncodedReport, type FirstRound, type LoudnessTarget } from './encode-normalized';
-import { wavOutputFormat } from './normalize-stage';
+import { DEFAULT_LOOKAHEAD_MS } from '../../audio/true-peak-limiter';
+import { encodeNormalized } from './encode-normalized';
+import type { EncodedReport } from './encoder-rounds';
+import type { FirstRound, LoudnessTarget } from './first-round';
+import { wavOutputFormat, wavRound } from './normalize-stage';
 import { extraOutputType, planOutputEncoding } from './output-plan';
 import { ProcessingError, type ProcessContext, type ProcessJob, type ProducedOutput } from './processor';
 import type { WorkFile } from './work-files';
@@ -110,6 +113,8 @@ function outputWorkFiles(work: WorkFile, name: string): WorkFile {
  * A WAV output: the job's WAV output copied when that is the first round (the same format), else the
  * first round's float audio written in the WAV's sample format by one pass of the normalizer at the gain
  * it has already (its peaks measured as written, and held under the ceiling should rounding lift one).
+ * A first round limited for a lossy encoder (its longer look-ahead) is not used: the WAV is normalized
+ * from the source as the job's WAV output would be.
  */
 async function wavOutput(
   job: ProcessJob,
@@ -123,7 +128,17 @@ async function wavOutput(
   const made = work('wav');
   let report = first.report;
   if (first.path === job.outputPath) await copyFile(first.path, made);
-  else {
+  else if (first.lookaheadMs !== DEFAULT_LOOKAHEAD_MS) {
+    const own = await wavRound(
+      job,
+      { path: first.source, measured: first.report.input },
+      made,
+      target,
+      onProgress,
+      first.knownPeaks,
+    );
+    report = own.report;
+  } else {
     const written = await normalizeWavFile(first.path, made, {
       targetLufs: first.report.output.integratedLufs,
       ceilingDbtp: target.ceilingDbtp,

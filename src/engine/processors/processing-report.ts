@@ -1,7 +1,8 @@
 // What a job tells about its processing in the media's `enhancement_params`: the speech enhancement chain
 // (or why none ran) and the loudness before and after, the limiting and the encoder's room.
 import type { TrimReport } from '../../audio/trim-pauses';
-import type { EncodedReport, LoudnessTarget } from './encode-normalized';
+import type { EncodedReport } from './encoder-rounds';
+import type { LoudnessTarget } from './first-round';
 
 /** A loudness figure in the report, to 0.01; null where it is not a finite number (silence's -inf LUFS). */
 export type Figure = number | null;
