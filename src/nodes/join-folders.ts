@@ -76,7 +76,10 @@ async function isLive(path: string): Promise<boolean> {
   if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return false; // cut before its note
   // This process's own pid in an earlier life (a restarted container often gets the same one): not live.
   if (owner.host === hostname() && (owner.pid === process.pid || !isRunning(owner.pid))) return false;
-  const changed = await stat(path).then((s) => s.mtimeMs, () => 0);
+  const changed = await stat(path).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
   return Date.now() - changed < ABANDONED_AFTER_MS;
 }
 

@@ -287,7 +287,10 @@ describe('engine: operations and the status table of decisions.md', function () 
     await closed;
     assert.match(answer, /^HTTP\/1\.1 413 /, `answered after ${sent} bytes: ${answer.slice(0, 300)}`);
     // The body was counted, not a file: the answer says so (no file part ever came).
-    assert.match(answer, /the request body is larger than the \d+ bytes this service accepts: a file of up to 262144 bytes/);
+    assert.match(
+      answer,
+      /the request body is larger than the \d+ bytes this service accepts: a file of up to 262144 bytes/,
+    );
     assert.deepEqual(await fsp.readdir(join(engine.dataDir, 'media', '.incoming')), []);
   });
 

@@ -80,7 +80,7 @@ describe('nodes: the work a crash left of an intro and outro join', function () 
     assert.deepEqual((await fsp.readdir(folder)).sort(), ['episode.wav', 'intro.wav']);
   });
 
-  it("leaves a join another live process owns, and takes one whose process is gone", async () => {
+  it('leaves a join another live process owns, and takes one whose process is gone', async () => {
     const folder = join(userDir, 'shared');
     await fsp.mkdir(folder);
     // Another Node-RED on this machine, joining now: its process runs (this test's parent stands for it).

@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { writeWavFile, speechLike } from '../fixtures/audio';
 import { ffmpeg } from '../fixtures/ffmpeg';
-import { catchAll, helper, initHelper, loadFlow, localConfig, nextInput, stopHelper, TAB, unloadFlow } from './flow-helper';
+import {
+  catchAll,
+  helper,
+  initHelper,
+  loadFlow,
+  localConfig,
+  nextInput,
+  stopHelper,
+  TAB,
+  unloadFlow,
+} from './flow-helper';
 
 /** 40 MiB of decoded audio: 4 minutes of 44.1 kHz mono float. */
 const MAX_DECODED_BYTES = 40 * 1024 ** 2;
@@ -48,7 +58,19 @@ describe('nodes: an intro is decoded within the engine limit on decoded audio', 
       200,
       speechLike(44_100, 1, 200, -26),
     );
-    const args = ['-v', 'error', '-f', 'lavfi', '-i', 'sine=f=440:r=44100:d=120', '-c:a', 'flac', '-f', 'flac', 'pipe:1'];
+    const args = [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=f=440:r=44100:d=120',
+      '-c:a',
+      'flac',
+      '-f',
+      'flac',
+      'pipe:1',
+    ];
     const piped = await promisify(execFile)('ffmpeg', args, { encoding: 'buffer', maxBuffer: 64 * 1024 ** 2 });
     await fsp.writeFile(join(media, 'no-length.flac'), piped.stdout);
   });

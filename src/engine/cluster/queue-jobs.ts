@@ -110,8 +110,7 @@ export class QueueJobs implements JobStarter {
     // instance that stood still past the lock (paused, swapped out) finds another one running the job.
     const fence: JobFence = {
       lost: lost.signal,
-      holds: async () =>
-        (await shared(this.commands, () => job.extendLock(token, this.options.lockDurationMs))) === 1,
+      holds: async () => (await shared(this.commands, () => job.extendLock(token, this.options.lockDurationMs))) === 1,
     };
     try {
       await this.jobs.process(record, fence);
