@@ -42,7 +42,8 @@ describe('enhance: speech leveler', () => {
     const track = new FrameTrack();
     let k = 0;
     for (const [seconds, levelDb] of phrases)
-      for (let i = 0; i < seconds * TRACK_RATE; i++, k++) track.add(k, 0.95, 10 ** (levelDb / 10), 10 ** (levelDb / 10));
+      for (let i = 0; i < seconds * TRACK_RATE; i++, k++)
+        track.add(k, 0.95, 10 ** (levelDb / 10), 10 ** (levelDb / 10));
     const plan = planLeveler(track);
     // Away from the ends (3 s), where the level window is whole.
     const gains = Array.from(plan.gains.subarray(3 * TRACK_RATE, k - 3 * TRACK_RATE), toDb);
