@@ -67,7 +67,9 @@ export class DfnChannelDenoiser {
     if (this.up) {
       const tail = this.raise(this.up.flush());
       this.measureInput(tail);
-      out48 = this.lower(concat(await this.stream.push(tail, tail.length), await this.stream.flush()));
+      // The push's output is a view of the stream's buffer, which its flush writes over: copied first.
+      const pushed = (await this.stream.push(tail, tail.length)).slice();
+      out48 = this.lower(concat(pushed, await this.stream.flush()));
     } else out48 = this.lower(await this.stream.flush());
     if (this.inputPartial.count > 0) this.energiesIn.push(this.inputPartial.sum / this.inputPartial.count);
     this.measureOutput(out48, true);
