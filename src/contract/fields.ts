@@ -281,14 +281,8 @@ export function checkEnhancementSettings(
     else if (member === 'outputs') issues.push(...checkOutputs(value as unknown[], loc, offered));
   }
   // Then the members that cannot apply together (settings-combinations.ts), each one that passed its own check.
-  return [
-    ...issues,
-    ...checkSettingsTogether(
-      settings,
-      part,
-      issues.map((issue) => issue.loc),
-    ),
-  ];
+  const skip = issues.map((issue) => issue.loc);
+  return [...issues, ...checkSettingsTogether(settings, part, skip)];
 }
 
 /** Issues of the `outputs` list: its length, and each output's members, names unique. */

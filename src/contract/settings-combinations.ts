@@ -58,6 +58,10 @@ function speechModelOnly(what: string): Pick<RequestRule, 'when' | 'msg' | 'type
   };
 }
 
+/**
+ * A further member that works in the speech chain is one more row: its members, the values that ask for
+ * nothing (a strength of 0), and `...speechModelOnly('what it does')`.
+ */
 export const REQUEST_RULES: readonly RequestRule[] = [
   {
     members: ENCODING_MEMBERS,
@@ -81,7 +85,7 @@ const INPUT_RULES: readonly InputRule[] = [
     asksNothing: [false],
     // A WAV, AIFF or FLAC that is not transcoded stays as it is.
     refusal: (own, input) =>
-      own.transcode === undefined && input.kind === 'audio' && (LOSSLESS_AUDIO as readonly string[]).includes(input.ext)
+      !own.transcode && input.kind === 'audio' && (LOSSLESS_AUDIO as readonly string[]).includes(input.ext)
         ? lossyOnly(`the input is ${input.ext.toUpperCase()}, kept as it is`)
         : undefined,
     type: 'value_error.lossless_output',
