@@ -11,7 +11,6 @@ import {
   EXTENSION_MODELS,
   EXTENSION_OF,
   isEncodingMember,
-  LOSSLESS_AUDIO,
   OUTPUT_ENCODING,
   SAMPLE_RATES_HZ,
   TRIM_PAUSES_S,
@@ -20,6 +19,7 @@ import {
   type TrimPausesSettings,
 } from './extensions';
 import type { FieldIssue, Loc } from './field-issue';
+import { checkSettingsTogether } from './settings-combinations';
 import {
   aBoolean,
   aList,
@@ -279,11 +279,10 @@ export function checkEnhancementSettings(
     const issue = check(value, loc);
     if (issue) issues.push(issue);
     else if (member === 'outputs') issues.push(...checkOutputs(value as unknown[], loc, offered));
-    // `downmix_mono: false` is the default, which a lossless output keeps anyway.
-    else if (isEncodingMember(member) && value !== false && settings.transcode === 'WAV')
-      issues.push(losslessIssue(loc, value, 'transcode WAV'));
   }
-  return issues;
+  // Then the members that cannot apply together (settings-combinations.ts), each one that passed its own check.
+  const skip = issues.map((issue) => issue.loc);
+  return [...issues, ...checkSettingsTogether(settings, part, skip)];
 }
 
 /** Issues of the `outputs` list: its length, and each output's members, names unique. */
@@ -333,45 +332,10 @@ function checkOutputs(outputs: unknown[], loc: Loc, offered: readonly string[]):
           type: 'value_error.duplicate_name',
           input: value,
         });
-      else if (isEncodingMember(member) && value !== false && output.transcode === 'WAV')
-        issues.push(losslessIssue(memberLoc, value, 'transcode WAV'));
       if (member === 'name') seen.add(value);
     }
   });
   return issues;
-}
-
-/**
- * Issues of the output-encoding members for an input the engine has recognised: an audio file that is
- * WAV, AIFF or FLAC and is not transcoded stays lossless, so a bitrate, a sample rate or a downmix asked
- * for it would not be applied.
- */
-export function checkEncodingForInput(
-  settings: EnhancementSettings,
-  part: 'media_enhancement' | 'video_enhancement',
-  input: { kind: 'audio' | 'video'; ext: string },
-): FieldIssue[] {
-  if (input.kind !== 'audio' || !(LOSSLESS_AUDIO as readonly string[]).includes(input.ext)) return [];
-  const why = `the input is ${input.ext.toUpperCase()}, kept as it is`;
-  const keptLossless = (encoding: OutputEncodingSettings & { transcode?: TranscodeKind }, loc: Loc): FieldIssue[] =>
-    encoding.transcode
-      ? []
-      : Object.entries(encoding)
-          .filter(([member, value]) => isEncodingMember(member) && value !== undefined && value !== false)
-          .map(([member, value]) => losslessIssue([...loc, member], value, why));
-  return [
-    ...keptLossless(settings, ['body', part]),
-    ...(settings.outputs ?? []).flatMap((output, index) => keptLossless(output, ['body', part, 'outputs', index])),
-  ];
-}
-
-function losslessIssue(loc: Loc, value: unknown, why: string): FieldIssue {
-  return {
-    loc,
-    msg: `applies to a lossy output only (MP3, AAC, Vorbis, Opus); ${why}, which is lossless: ask transcode MP3, or leave it out`,
-    type: 'value_error.lossless_output',
-    input: value,
-  };
 }
 
 /**

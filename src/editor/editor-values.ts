@@ -35,7 +35,9 @@ import {
 } from '../nodes/stream-settings';
 import { STREAM_MODELS } from '../stream/live-stream';
 import { DEFAULT_FORMAT, ENCODINGS, STREAM_CHANNELS, STREAM_RATE } from '../stream/pcm-format';
-import type { Bounds, OutputRules } from './validators';
+import type { Bounds, OutputRules, TogetherRule } from './validators';
+import { REQUEST_RULES } from '../contract/settings-combinations';
+import { UPLOAD_FIELDS } from '../nodes/enhancement-fields';
 import { DEFAULT_SEND_FILES, SEND_FILES } from '../nodes/files-message';
 import { DEFAULT_FILES_CHOICE, FILES_CHOICES } from '../nodes/files-choice';
 import { PATTERN_PLACEHOLDERS } from '../nodes/output-list';
@@ -74,6 +76,8 @@ export interface EditorValues {
   crossfadeSeconds: { max: number };
   /** Enhance file's further outputs: the contract's rules for each row (the several-outputs extension). */
   outputRules: OutputRules;
+  /** Upload and enhance file: the contract's rules of settings that cannot apply together, by property. */
+  togetherRules: TogetherRule[];
   /** In the contract's order, the order in which the checks name them. */
   enums: Choices;
   /** In the order the dialogs list them: the fullest model (the default) first, WAV before MP3. */
@@ -138,6 +142,7 @@ export function editorValues(): EditorValues {
       sampleRates: SAMPLE_RATES_HZ.map(String),
       placeholders: [...PATTERN_PLACEHOLDERS],
     },
+    togetherRules: togetherRules(),
     enums: {
       models: [...MODELS],
       settingsModels: [...SETTINGS_MODELS],
@@ -196,4 +201,16 @@ export function editorValues(): EditorValues {
       },
     },
   };
+}
+
+/** The contract's REQUEST_RULES as the upload and enhance file dialogs hold them: by property, as text. */
+function togetherRules(): TogetherRule[] {
+  const propOf = (member: string) => UPLOAD_FIELDS.find((field) => field.member === member)?.prop;
+  return REQUEST_RULES.map((rule) => ({
+    props: rule.members.map(propOf).filter((prop): prop is string => prop !== undefined),
+    whenProp: propOf(rule.when.member) ?? rule.when.member,
+    whenValues: rule.when.values.map(String),
+    asksNothing: rule.asksNothing.map(String),
+    msg: rule.msg,
+  }));
 }

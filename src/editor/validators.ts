@@ -274,6 +274,44 @@ export function declaredExtension(check: Validator, extension: string, usedBy: r
   };
 }
 
+/**
+ * A rule of settings that cannot apply together (the contract's REQUEST_RULES, by the dialog's
+ * properties): a value of one of `props` that asks for something, while `whenProp` holds one of `whenValues`.
+ */
+export interface TogetherRule {
+  props: readonly string[];
+  whenProp: string;
+  whenValues: readonly string[];
+  /** Values that ask for nothing (a default), as the dialog holds them. */
+  asksNothing: readonly string[];
+  /** The contract's rule, as the reason says it. */
+  msg: string;
+}
+
+/**
+ * `check`, then the rules of settings that cannot apply together for `prop`, read against the dialog's
+ * other setting while it is open (else the node's saved one): the reason is the contract's, so the dialog
+ * refuses what the runtime and the service would.
+ */
+export function together(check: Validator, prop: string, rules: readonly TogetherRule[]): Validator {
+  return function (this: EditedNode, value: FieldValue, opt: unknown): Verdict {
+    const verdict = check.call(this, value, opt);
+    if (verdict !== true) return verdict;
+    const text = textOf(value);
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i];
+      if (rule.props.indexOf(prop) === -1 || text === '' || rule.asksNothing.indexOf(text) !== -1) continue;
+      const field = $('#node-input-' + rule.whenProp);
+      const other = textOf((field.length ? field.val() : this[rule.whenProp]) as FieldValue);
+      if (rule.whenValues.indexOf(other) !== -1)
+        return withReason(function () {
+          return rule.msg;
+        }).call(this, value, opt);
+    }
+    return true;
+  };
+}
+
 /** What outputList checks a further output against: the contract's rules, as editor-values.ts gives them. */
 export interface OutputRules {
   max: number;
@@ -418,6 +456,7 @@ export function outputNamesFor(rules: OutputRules): Validator {
 /** The checks the editor script offers, each as MediaEnhanceEditor.<its name>. */
 export const VALIDATORS = [
   numberIn,
+  together,
   integerOrEmpty,
   numberOrDefault,
   trimPausesOrEmpty,

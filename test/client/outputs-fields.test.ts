@@ -6,13 +6,9 @@ import {
   SEVERAL_OUTPUTS,
   usesExtension,
 } from '../../src/contract/extensions';
-import {
-  appliedOutputsOf,
-  checkEncodingForInput,
-  checkEnhancementSettings,
-  checkStep,
-} from '../../src/contract/fields';
+import { appliedOutputsOf, checkEnhancementSettings, checkStep } from '../../src/contract/fields';
 import { describeIssue, type FieldIssue } from '../../src/contract/field-issue';
+import { checkSettingsForInput } from '../../src/contract/settings-combinations';
 
 // The several-outputs extension's fields (docs/interface.md#several-outputs), as the client checks them
 // before sending and the engine answers them with a 422: every issue names its loc, the value and the rule.
@@ -100,11 +96,11 @@ describe('several outputs: the fields', () => {
         { name: 'same', bitrate_kbps: 96 },
       ],
     };
-    assert.deepEqual(lines(checkEncodingForInput(settings, 'media_enhancement', { kind: 'audio', ext: 'flac' })), [
+    assert.deepEqual(lines(checkSettingsForInput(settings, 'media_enhancement', { kind: 'audio', ext: 'flac' })), [
       'body.media_enhancement.outputs.1.bitrate_kbps: applies to a lossy output only (MP3, AAC, Vorbis, Opus); the input is FLAC, kept as it is, which is lossless: ask transcode MP3, or leave it out (got 96)',
     ]);
-    assert.deepEqual(checkEncodingForInput(settings, 'media_enhancement', { kind: 'audio', ext: 'mp3' }), []);
-    assert.deepEqual(checkEncodingForInput(settings, 'video_enhancement', { kind: 'video', ext: 'mp4' }), []);
+    assert.deepEqual(checkSettingsForInput(settings, 'media_enhancement', { kind: 'audio', ext: 'mp3' }), []);
+    assert.deepEqual(checkSettingsForInput(settings, 'video_enhancement', { kind: 'video', ext: 'mp4' }), []);
   });
 
   it('is an extension: refused, naming it, unless the service declares several-outputs (and output-encoding for encodings)', () => {

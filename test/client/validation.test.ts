@@ -199,6 +199,27 @@ describe('client validation before sending', function () {
     }
   });
 
+  it('refuses a trim with loudness only, which measures no voice activity, naming the member and the rule, without sending', async () => {
+    const declared = new MediaEnhanceClient({
+      baseUrl: engine.url,
+      apiKey: engine.apiKey,
+      extensions: ENGINE_EXTENSIONS,
+    });
+    try {
+      const sentBefore = engine.requests().length;
+      const err = (await declared
+        .uploadMedia({ file: wav, media_enhancement: { enhancement_model: 'LOUDNESS_ONLY', trim_pauses_s: 1 } })
+        .catch((e: unknown) => e)) as MediaEnhanceError;
+      assert.equal(err.code, 'VALIDATION', err.message);
+      assert.deepEqual(err.details, [
+        'body.media_enhancement.trim_pauses_s: finds pauses by the voice activity a speech model measures, and LOUDNESS_ONLY runs no speech model: choose FINCH, LARK or LARK_V2, or leave it out (got 1)',
+      ]);
+      assert.equal(engine.requests().length, sentBefore, 'nothing reached the service');
+    } finally {
+      await declared.close();
+    }
+  });
+
   it('enhanceVideo refuses `transcode`, which only v2 uploads take', async () => {
     const err = (await client
       .enhanceVideo({ file: wav, video_enhancement: { transcode: 'MP3' } })

@@ -16,6 +16,7 @@ import {
   MODELS,
   SETTINGS_DEFAULTS,
   STEPS,
+  SETTINGS_MODELS,
   TRANSCODE_KINDS,
   TRUE_PEAK,
 } from '../../src/contract/fields';
@@ -290,6 +291,50 @@ describe('the editor script and the node dialogs, against the contract', () => {
       }
     }
     assert.deepEqual(disagreements, []);
+  });
+
+  it("refuses, with the contract's rule, a setting that cannot apply beside another: a trim with LOUDNESS_ONLY, a bitrate with WAV", () => {
+    const asked: Record<string, string | boolean> = {
+      bitrate: '128',
+      bitrateMode: 'CBR',
+      sampleRate: '44100',
+      downmixMono: true,
+      trimPauses: '1.5',
+    };
+    const disagreements: string[] = [];
+    let refused = 0;
+    for (const type of ['media-enhance-upload', 'media-enhance-file']) {
+      const def = definition(type);
+      for (const model of ['', ...SETTINGS_MODELS])
+        for (const transcode of ['', ...TRANSCODE_KINDS])
+          for (const [prop, value] of Object.entries(asked)) {
+            const node = { ...newNode(type, def), model, transcode, [prop]: value };
+            const field = UPLOAD_FIELDS.find((f) => f.prop === prop)!;
+            const issue = checkEnhancementSettings(enhancementOf(node, UPLOAD_FIELDS), 'media_enhancement').find(
+              (i) => i.loc.at(-1) === field.member,
+            );
+            const verdict = def.defaults[prop].validate!.call(node, value as string, {
+              label: def.defaults[prop].label,
+            });
+            if (issue) refused++;
+            const agrees = issue ? typeof verdict === 'string' && verdict.includes(issue.msg) : verdict === true;
+            if (!agrees) disagreements.push(`${type} ${prop} ${value} (${model}, ${transcode}): ${String(verdict)}`);
+          }
+    }
+    assert.deepEqual(disagreements, []);
+    // Each dialog: four encoding choices with WAV under each of the five models, a trim with LOUDNESS_ONLY under each transcode.
+    assert.equal(refused, 2 * (4 * 5 + 3));
+    const upload = definition('media-enhance-upload');
+    assert.equal(
+      upload.defaults.trimPauses.validate!.call(
+        { ...newNode('media-enhance-upload', upload), model: 'LOUDNESS_ONLY' },
+        '2',
+        {
+          label: upload.defaults.trimPauses.label,
+        },
+      ),
+      `${upload.defaults.trimPauses.label}: finds pauses by the voice activity a speech model measures, and LOUDNESS_ONLY runs no speech model: choose FINCH, LARK or LARK_V2, or leave it out (got "2")`,
+    );
   });
 
   it("accepts in enhance file's further outputs exactly the rows the node accepts at run time", () => {

@@ -1,4 +1,6 @@
 // Black-box helpers: the test engine (test/fixtures/test-engine.ts) as these tests start it, and raw HTTP to it.
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
 import FormData from 'form-data';
 import { request } from 'undici';
 import type { EngineOptions } from '../../src/engine';
@@ -88,4 +90,13 @@ export async function settled(engine: TestEngine, uid: string, timeoutMs = 10_00
     if (Date.now() > end) throw new Error(`media ${uid} still ${json.enhancement_status}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** Media folders the engine made (none for a refused request) and what is left of uploads in progress. */
+export async function stored(engine: TestEngine): Promise<{ media: string[]; incoming: string[] }> {
+  const root = join(engine.dataDir, 'media');
+  return {
+    media: (await fsp.readdir(root)).filter((n) => n !== '.incoming'),
+    incoming: await fsp.readdir(join(root, '.incoming')),
+  };
 }

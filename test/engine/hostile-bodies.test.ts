@@ -9,21 +9,21 @@ import FormData from 'form-data';
 import { request } from 'undici';
 import { HttpError, sendErrorSafely } from '../../src/engine/http/http-error';
 import { makeWav } from '../fixtures/media';
-import { AUDIO_BODY as AUDIO_SETTINGS, call, KEY, metadata, startTestEngine, upload, type TestEngine } from './helpers';
+import {
+  AUDIO_BODY as AUDIO_SETTINGS,
+  call,
+  KEY,
+  metadata,
+  startTestEngine,
+  stored,
+  upload,
+  type TestEngine,
+} from './helpers';
 import { detailText, issues } from './answers';
 
 const AUDIO_BODY = { ...AUDIO_SETTINGS, file_download_url: 'http://127.0.0.1:9/talk.wav' };
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const wav = makeWav(0.2, 8_000);
-
-/** Media folders the engine made (none for a refused request) and what is left of uploads in progress. */
-async function stored(engine: TestEngine): Promise<{ media: string[]; incoming: string[] }> {
-  const root = join(engine.dataDir, 'media');
-  return {
-    media: (await fsp.readdir(root)).filter((n) => n !== '.incoming'),
-    incoming: await fsp.readdir(join(root, '.incoming')),
-  };
-}
 
 describe('engine: hostile bodies', function () {
   let engine: TestEngine;

@@ -158,7 +158,7 @@ describe('engine: pauses trimmed', function () {
     await assert.rejects(
       run(WAV, 'refused.wav', { trim_pauses_s: 1, enhancement_model: 'LOUDNESS_ONLY' }),
       (err: Error) => {
-        assert.match(err.message, /trim_pauses_s: .*LOUDNESS_ONLY measures none/);
+        assert.match(err.message, /trim_pauses_s: .*LOUDNESS_ONLY runs no speech model/);
         return true;
       },
     );

@@ -19,6 +19,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/client/final-name.test.ts',
   'test/client/outputs-fields.test.ts',
   'test/client/rate-limiter.test.ts',
+  'test/client/settings-combinations.test.ts',
   'test/client/retry-decision.test.ts',
   'test/client/status-poller.test.ts',
   'test/cluster/outage-kinds.test.ts',

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  checkEncodingForInput,
   checkEnhanceJsonBody,
   checkEnhancementSettings,
   checkStep,
@@ -10,6 +9,7 @@ import {
   type EnhancementSettings,
 } from '../../contract/fields';
 import type { FieldIssue } from '../../contract/field-issue';
+import { checkSettingsForInput } from '../../contract/settings-combinations';
 import type { Faults } from '../faults';
 import type { JobStarter } from '../jobs/jobs';
 import type { MediaRecords } from '../storage/media-records';
@@ -112,8 +112,10 @@ export async function upload(req: IncomingMessage, ctx: RouteContext, kind: 'upl
         415,
         `${JSON.stringify(excerpt(received.fileName))} is not a recognised audio or video file (WAV, RF64, AIFF, FLAC, Ogg, MP3, MP4/MOV, Matroska/WebM)`,
       );
-    const encodingIssues = checkEncodingForInput(settings, part, type);
-    if (encodingIssues.length > 0) throw unprocessable(encodingIssues);
+    // What the settings cannot do to this file (a bitrate for a FLAC kept FLAC, a trim of a video's
+    // soundtrack): refused now, before the upload is kept, not as a FAILED media later.
+    const inputIssues = checkSettingsForInput(settings, part, type);
+    if (inputIssues.length > 0) throw unprocessable(inputIssues);
     await ctx.room?.check(type, received.size, received.incoming.localPath, settings);
     const applied = { ...SETTINGS_DEFAULTS, ...settings };
     await received.incoming.keep();

@@ -22,7 +22,8 @@ import {
 } from './processor';
 import { StagedProgress, type StageWeights } from './staged-progress';
 import type { MediaType } from '../storage/media-type';
-import { checkTrimSettings, movedChapters, trimStage } from './trim-stage';
+import { movedChapters, trimStage } from './trim-stage';
+import { refuseImpossibleSettings } from './settings-guard';
 import { removeWorkFiles, workFiles } from './work-files';
 
 /**
@@ -57,7 +58,7 @@ export async function processMedia(
   const work = workFiles(job.outputPath);
   await removeWorkFiles(job.outputPath);
   await requireFfmpeg(job, output, context);
-  checkTrimSettings(job);
+  refuseImpossibleSettings(job);
   try {
     // Checked before the work: the encoding each output keeps or was asked for.
     const extras = await planExtraOutputs(job, context);

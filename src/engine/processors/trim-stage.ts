@@ -4,26 +4,9 @@
 import { probeChapters, writeChaptersFile } from '../../audio/chapters';
 import { ffprobePathFor } from '../../audio/source-encoding';
 import { cutWavFile, planCuts, timeAfterCuts, type TrimReport } from '../../audio/trim-pauses';
-import { LOUDNESS_ONLY_MODEL } from '../../contract/extensions';
 import type { Enhanced } from './enhance-stage';
-import { ProcessingError, type ProcessJob } from './processor';
+import type { ProcessJob } from './processor';
 import type { WorkFile } from './work-files';
-
-/** Refuses, before any work, a trim the job cannot have: a video's soundtrack, or no speech model to find pauses. */
-export function checkTrimSettings(job: ProcessJob): void {
-  const limit = job.settings.trim_pauses_s;
-  if (limit === undefined) return;
-  if (job.input.kind === 'video')
-    throw new ProcessingError(
-      'INVALID_SETTINGS',
-      `trim_pauses_s: applies to audio only; this ${job.input.ext.toUpperCase()} video's soundtrack keeps its length with the picture`,
-    );
-  if (job.settings.enhancement_model === LOUDNESS_ONLY_MODEL)
-    throw new ProcessingError(
-      'INVALID_SETTINGS',
-      `trim_pauses_s: finds pauses by the voice activity a speech model measures, and ${LOUDNESS_ONLY_MODEL} measures none: choose FINCH, LARK or LARK_V2`,
-    );
-}
 
 export interface Trimmed {
   /** The WAV the normalize stage reads. */
