@@ -35,6 +35,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/editor/sidebar-chart.test.ts',
   'test/editor/sidebar-render.test.ts',
   'test/enhance/denoiser.test.ts',
+  'test/enhance/dereverb.test.ts',
   'test/enhance/energy-voice.test.ts',
   'test/enhance/filters.test.ts',
   'test/enhance/hum-detector.test.ts',
