@@ -17,6 +17,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/bench/stoi.test.ts',
   'test/client/content-disposition.test.ts',
   'test/client/outputs-fields.test.ts',
+  'test/client/dereverb-fields.test.ts',
   'test/client/rate-limiter.test.ts',
   'test/client/retry-decision.test.ts',
   'test/client/status-poller.test.ts',

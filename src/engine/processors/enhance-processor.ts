@@ -9,7 +9,7 @@ import type { EnhancementModel } from '../../enhance/chain-types';
 import { runChannelTask, type ChannelTask } from '../../enhance/channel-task';
 import { decodeStage } from './decode-stage';
 import { deliverStage } from './deliver-stage';
-import { enhanceStage } from './enhance-stage';
+import { checkDereverbSettings, enhanceStage } from './enhance-stage';
 import { loudnessTarget, normalizeStage } from './normalize-stage';
 import { outputType, planOutputEncoding, requireFfmpeg } from './output-plan';
 import { anyEncoded, outputsStage, planExtraOutputs, type PlannedOutput } from './outputs-stage';
@@ -58,6 +58,7 @@ export async function processMedia(
   await removeWorkFiles(job.outputPath);
   await requireFfmpeg(job, output, context);
   checkTrimSettings(job);
+  checkDereverbSettings(job);
   try {
     // Checked before the work: the encoding each output keeps or was asked for.
     const extras = await planExtraOutputs(job, context);
