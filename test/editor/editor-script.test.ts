@@ -471,7 +471,7 @@ describe('the editor script and the node dialogs, against the contract', () => {
         assert.equal(check(true, 'declares'), true, 'a service that declares it');
       }
       const remote = { id: 'c', type: 'c', mode: 'remote', baseUrl: 'http://127.0.0.1:1', extensions: 'listed' };
-      const listed = (def: Partial<NodeDef>) => readServiceConfig(english, { ...remote, ...def } as NodeDef).extensions;
+      const listed = (def: Partial<NodeDef>) => readServiceConfig(english, { ...remote, ...def }).extensions;
       assert.deepEqual(listed({ declaresDereverb: true }), ['dereverb'], 'the config node passes it to the client');
       assert.deepEqual(listed({}), [], 'unticked in the config node: not declared');
     } finally {
