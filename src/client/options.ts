@@ -35,7 +35,7 @@ export interface ClientOptions {
   allowInsecureHttp?: boolean;
   /**
    * The extensions of the interface the service declares (docs/interface.md#declared-extensions), e.g.
-   * `['output-encoding', 'loudness-only', 'trim-pauses', 'several-outputs']` for the built-in engine
+   * `['output-encoding', 'loudness-only', 'trim-pauses', 'several-outputs', 'dereverb']` for the built-in engine
    * (ENGINE_EXTENSIONS); or `'ask'`: the client asks the service (GET /v2/extensions, which the built-in
    * engine answers, behind a load balancer too) the first time a request uses an extension, and keeps
    * the answer. Default none: a member or value of an extension is refused before sending, naming it.

@@ -14,11 +14,14 @@ export const LOUDNESS_ONLY = 'loudness-only';
 /** `trim_pauses_s`: pauses longer than it shortened to it, by the voice activity the chain measures. */
 export const TRIM_PAUSES = 'trim-pauses';
 
+/** `dereverb`: room echo taken away (WPE de-reverberation) before noise reduction, at a strength. */
+export const DEREVERB = 'dereverb';
+
 /** `outputs`: extra files of one job, each a named step of the media (docs/interface.md#several-outputs). */
 export const SEVERAL_OUTPUTS = 'several-outputs';
 
 export type ServiceExtension =
-  typeof OUTPUT_ENCODING | typeof LOUDNESS_ONLY | typeof TRIM_PAUSES | typeof SEVERAL_OUTPUTS;
+  typeof OUTPUT_ENCODING | typeof LOUDNESS_ONLY | typeof TRIM_PAUSES | typeof SEVERAL_OUTPUTS | typeof DEREVERB;
 
 /** What the built-in engine implements. */
 export const ENGINE_EXTENSIONS: readonly ServiceExtension[] = [
@@ -26,6 +29,7 @@ export const ENGINE_EXTENSIONS: readonly ServiceExtension[] = [
   LOUDNESS_ONLY,
   TRIM_PAUSES,
   SEVERAL_OUTPUTS,
+  DEREVERB,
 ];
 
 /**
@@ -80,6 +84,15 @@ export interface TrimPausesSettings {
   trim_pauses_s?: number;
 }
 
+/** The de-reverberation's strength (`dereverb`): the percentage of the predicted late reverberation taken away; 0 takes none. */
+export const DEREVERB_STRENGTH = { min: 0, max: 100 } as const;
+
+/** The `media_enhancement` member of the dereverb extension. */
+export interface DereverbSettings {
+  /** Room echo taken away before noise reduction, 1..100 (100: all WPE predicts); absent or 0: none. With a speech model. */
+  dereverb?: number;
+}
+
 /** Each extension member, by the extension it belongs to. */
 export const EXTENSION_OF = new Map<string, ServiceExtension>([
   ['bitrate_kbps', OUTPUT_ENCODING],
@@ -87,6 +100,7 @@ export const EXTENSION_OF = new Map<string, ServiceExtension>([
   ['sample_rate_hz', OUTPUT_ENCODING],
   ['downmix_mono', OUTPUT_ENCODING],
   ['trim_pauses_s', TRIM_PAUSES],
+  ['dereverb', DEREVERB],
   ['outputs', SEVERAL_OUTPUTS],
 ]);
 

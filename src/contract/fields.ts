@@ -17,6 +17,8 @@ import {
   type LOUDNESS_ONLY_MODEL,
   type OutputEncodingSettings,
   type TrimPausesSettings,
+  DEREVERB_STRENGTH,
+  type DereverbSettings,
 } from './extensions';
 import type { FieldIssue, Loc } from './field-issue';
 import { checkSettingsTogether } from './settings-combinations';
@@ -119,7 +121,7 @@ export interface EnhanceJsonBody {
  * The `media_enhancement` (v2) or `video_enhancement` (v1 video) JSON part. Every member is optional.
  * The output-encoding members are an extension of the built-in engine, in `media_enhancement` only.
  */
-export interface EnhancementSettings extends OutputEncodingSettings, TrimPausesSettings {
+export interface EnhancementSettings extends OutputEncodingSettings, TrimPausesSettings, DereverbSettings {
   loudness_target?: number;
   true_peak?: number;
   enhancement_level?: number;
@@ -162,6 +164,7 @@ const SETTINGS_RULES = new Map<string, Check>([
   ['sample_rate_hz', numberOneOf(SAMPLE_RATES_HZ)],
   ['downmix_mono', aBoolean],
   ['trim_pauses_s', numberIn(TRIM_PAUSES_S.min, TRIM_PAUSES_S.max)],
+  ['dereverb', integerIn(DEREVERB_STRENGTH.min, DEREVERB_STRENGTH.max)],
 ] satisfies [keyof EnhancementSettings, Check][]);
 
 /** The members of one output, each checked as the same member of the settings is. */

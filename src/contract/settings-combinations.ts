@@ -76,6 +76,11 @@ export const REQUEST_RULES: readonly RequestRule[] = [
     asksNothing: [],
     ...speechModelOnly('finds pauses by the voice activity a speech model measures'),
   },
+  {
+    members: ['dereverb'],
+    asksNothing: [0],
+    ...speechModelOnly('reduces room echo in the speech enhancement chain'),
+  },
 ];
 
 const INPUT_RULES: readonly InputRule[] = [

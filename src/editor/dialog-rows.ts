@@ -102,6 +102,8 @@ export function dialogRows(values: EditorValues): DialogRows {
     downmixMono: checkboxRow('downmixMono'),
     // Upload and enhance file: pauses longer than this shortened to it (empty: kept).
     trimPauses: numberRow('trimPauses', 'fa-scissors', 's', 'trimPausesS'),
+    // Upload and enhance file: room echo taken away before noise reduction (the dereverb extension).
+    dereverb: checkboxRow('dereverb'),
     folder: toFileRow('folder', 'fa-folder-o'),
     fileName: toFileRow('fileName', 'fa-file-o'),
     ifExists: toFileMenuRow('ifExists', 'fa-clone', '70%'),

@@ -226,6 +226,7 @@ interface ServiceNode {
   declaresLoudnessOnly?: boolean;
   declaresTrimPauses?: boolean;
   declaresSeveralOutputs?: boolean;
+  declaresDereverb?: boolean;
 }
 declare const RED: { nodes: { node(id: string): ServiceNode | null | undefined } } | undefined;
 
@@ -247,6 +248,7 @@ function serviceLacks(service: ServiceNode | null | undefined, extension: string
   if (extension === 'loudness-only') return service.declaresLoudnessOnly !== true;
   if (extension === 'trim-pauses') return service.declaresTrimPauses !== true;
   if (extension === 'several-outputs') return service.declaresSeveralOutputs !== true;
+  if (extension === 'dereverb') return service.declaresDereverb !== true;
   return true;
 }
 

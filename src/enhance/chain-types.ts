@@ -53,6 +53,8 @@ export interface EnhanceOptions {
    * DeepFilterNet3: the cap on how far noise is pulled down (attenuationCapDb; 100 = no cap).
    */
   level: number;
+  /** De-reverberation (WPE) before noise reduction, its strength 0..1; 0 or undefined: none. */
+  dereverb?: number;
   /** Overrides the model's noise reduction (benchmarks compare the two on one chain). */
   noiseReducer?: NoiseReducer;
   /** Overrides of the model's stages (benchmarks switch noise reduction off to make a reference). */

@@ -1,6 +1,6 @@
 // The speech-enhancement chain that runs before loudness normalization, on a WAV file, streamed:
 //   1. (LARK_V2) find mains hum in the file;
-//   2. per channel: high-pass, hum subtraction, noise reduction (channel-task): RNNoise mixed by the level
+//   2. per channel: high-pass, hum subtraction, de-reverberation when asked, noise reduction (channel-task): RNNoise mixed by the level
 //      (FINCH) or DeepFilterNet3 with the level's attenuation cap (LARK, LARK_V2); channels split among
 //      the threads the caller can lend (DeepFilterNet3: two channels to a thread, one batch of its session);
 //   3. (LARK, LARK_V2) the leveler, on all channels alike, while the channels are put back together.
@@ -54,6 +54,8 @@ export interface EnhanceReport {
   /** DeepFilterNet3: the most noise was pulled down (dB); null without a cap or with RNNoise. */
   attenuationCapDb: number | null;
   highPassHz: number | null;
+  /** De-reverberation's strength (0..1); absent: none. */
+  dereverb?: number;
   hum: HumFinding | null;
   /** How much lower the noise floor (the quietest tenth of the file) is after noise reduction (dB). */
   noiseFloorReductionDb: number | null;
@@ -102,6 +104,7 @@ export async function enhanceWavFile(
     reducer: stages.denoise ? reducer : 'RNNoise',
     capDb,
     preGainDb: preGainDb(survey?.speechLevelDb ?? null),
+    dereverb: options.dereverb,
   }));
   try {
     const elsewhere = async (task: ChannelTask) =>
@@ -130,6 +133,7 @@ export async function enhanceWavFile(
       wet,
       attenuationCapDb: stages.denoise && reducer === 'DeepFilterNet3' && Number.isFinite(capDb) ? capDb : null,
       highPassHz: filters.highPassHz,
+      ...(options.dereverb ? { dereverb: options.dereverb } : {}),
       hum,
       noiseFloorReductionDb: stages.denoise ? track.noiseFloorReductionDb() : null,
       twinChannels: twins,

@@ -9,6 +9,7 @@ import { WavWriter } from '../audio/wav-writer';
 import type { NoiseReducer } from './chain-types';
 import { ChannelDenoiser } from './channel-denoiser';
 import { DfnChannelDenoiser } from './dfn-channel-denoiser';
+import { Dereverberator } from './dereverberator';
 import { buildChannelFilters, type FilterPlan } from './filter-plan';
 import { FrameTrack, type SerializedTrack } from './frame-track';
 import { HumSubtractor } from './hum-subtractor';
@@ -29,6 +30,8 @@ export interface ChannelTask {
   capDb?: number;
   /** DeepFilterNet3: the gain (dB) the signal is raised by before the network and lowered by after. */
   preGainDb?: number;
+  /** De-reverberation's strength 0..1 before noise reduction; 0 or undefined: none. */
+  dereverb?: number;
 }
 
 interface StreamDenoiser {
@@ -54,6 +57,7 @@ export async function runChannelTask(
 ): Promise<ChannelTaskResult> {
   const source = await openWav(task.inputPath);
   const denoisers: StreamDenoiser[] = [];
+  const dereverberators: Dereverberator[] = [];
   let runtime: OnnxRuntimeKind | undefined;
   let writer: WavWriter | undefined;
   try {
@@ -87,6 +91,8 @@ export async function runChannelTask(
       for (let i = 0; i < count; i++)
         denoisers.push(await ChannelDenoiser.create(rnnoise, sampleRate, task.wet!, track));
     }
+    if (task.dereverb)
+      for (let i = 0; i < count; i++) dereverberators.push(await Dereverberator.create(sampleRate, task.dereverb));
     const work = allocatePlanar(count, 0);
     // Progress counts what is written, not what is read: a denoiser may hold frames back for a while.
     let framesDone = 0;
@@ -97,11 +103,17 @@ export async function runChannelTask(
     };
     // The channels together: DeepFilterNet3's streams then ask for their runs in the same turn, and the
     // thread's one session carries them all on its batch axis (dfn-model), each exactly as alone.
+    // De-reverberation comes before noise reduction: WPE's prediction needs the reverberant tail whole.
     const denoise = (filtered: Float32Array[]) =>
       Promise.all(
-        filtered.map(async (samples, i) =>
-          denoisers.length ? await denoisers[i].push(samples, samples.length) : samples,
-        ),
+        filtered.map(async (input, i) => {
+          const samples = dereverberators.length ? dereverberators[i].push(input, input.length) : input;
+          return denoisers.length ? await denoisers[i].push(samples, samples.length) : samples;
+        }),
+      );
+    const denoiseOnly = (dry: Float32Array[]) =>
+      Promise.all(
+        dry.map(async (samples, i) => (denoisers.length ? await denoisers[i].push(samples, samples.length) : samples)),
       );
     for await (const block of source.blocks()) {
       const filtered: Float32Array[] = [];
@@ -113,6 +125,7 @@ export async function runChannelTask(
       await write(await denoise(filtered));
     }
     if (subtractors) await write(await denoise(subtractors.map((subtractor) => subtractor.flush())));
+    if (dereverberators.length) await write(await denoiseOnly(dereverberators.map((stage) => stage.flush())));
     if (denoisers.length) await write(await Promise.all(denoisers.map(async (denoiser) => await denoiser.flush())));
     await writer.finish();
     writer = undefined;
@@ -122,6 +135,7 @@ export async function runChannelTask(
     throw err;
   } finally {
     for (const denoiser of denoisers) denoiser.destroy();
+    for (const stage of dereverberators) stage.destroy();
     await source.close();
   }
 }

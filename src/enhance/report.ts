@@ -9,6 +9,7 @@ export function enhancementParams(model: EnhancementModel, report: EnhanceReport
   const done = [
     stages.highpass && 'high-pass',
     stages.humRemoval && 'hum removal',
+    report.dereverb && 'de-reverberation',
     stages.denoise && 'noise reduction',
     stages.leveler && 'leveler',
   ].filter(Boolean);
@@ -28,6 +29,7 @@ export function enhancementParams(model: EnhancementModel, report: EnhanceReport
               harmonics_hz: report.hum.harmonicsHz.map((f) => round(f, 1)),
               prominence_db: round(report.hum.prominenceDb, 1),
             },
+      ...(report.dereverb ? { dereverb: { method: 'WPE', strength_percent: round(report.dereverb * 100, 0) } } : {}),
       noise_reduction: !stages.denoise
         ? null
         : {

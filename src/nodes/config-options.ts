@@ -2,7 +2,7 @@
 // options of its client. A bad value is reported with the setting's label, its value and the rule, the
 // same way as a bad msg property.
 import type { EndpointId } from '../contract/endpoints';
-import { LOUDNESS_ONLY, OUTPUT_ENCODING, SEVERAL_OUTPUTS, TRIM_PAUSES } from '../contract/extensions';
+import { DEREVERB, LOUDNESS_ONLY, OUTPUT_ENCODING, SEVERAL_OUTPUTS, TRIM_PAUSES } from '../contract/extensions';
 import { fieldName, InputError, inputError } from './input-error';
 import type { NodeDef } from './red';
 import type { Translate } from './texts';
@@ -94,6 +94,7 @@ function readExtensions(def: NodeDef): readonly string[] | 'ask' {
   if (def.declaresLoudnessOnly === true) listed.push(LOUDNESS_ONLY);
   if (def.declaresTrimPauses === true) listed.push(TRIM_PAUSES);
   if (def.declaresSeveralOutputs === true) listed.push(SEVERAL_OUTPUTS);
+  if (def.declaresDereverb === true) listed.push(DEREVERB);
   return listed;
 }
 

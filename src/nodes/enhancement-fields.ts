@@ -1,6 +1,7 @@
 // The enhancement settings each media node offers, by the request member they fill. The same members are
 // what msg.enhancement may override, so the help, the editor and the runtime agree on one list. Labels are
 // keys of the message catalogs (texts.ts).
+import { DEREVERB_STRENGTH } from '../contract/extensions';
 import type { EnhancementField } from './enhancement';
 
 const TARGET = { label: 'media-enhance.setting.loudnessTarget', numeric: true } as const;
@@ -26,8 +27,9 @@ export const VIDEO_FIELDS: readonly EnhancementField[] = [
 ];
 
 /**
- * upload (v2 `media_enhancement`): the video settings plus the output format, and a lossy output's
- * encoding (the built-in engine's output-encoding extension; empty keeps the input's).
+ * upload (v2 `media_enhancement`): the video settings plus the output format, a lossy output's encoding
+ * (the built-in engine's output-encoding extension; empty keeps the input's), the trim of pauses and the
+ * de-reverberation (its trim-pauses and dereverb extensions).
  */
 export const UPLOAD_FIELDS: readonly EnhancementField[] = [
   ...VIDEO_FIELDS,
@@ -37,4 +39,12 @@ export const UPLOAD_FIELDS: readonly EnhancementField[] = [
   { member: 'sample_rate_hz', prop: 'sampleRate', label: 'media-enhance.setting.sampleRate', numeric: true },
   { member: 'downmix_mono', prop: 'downmixMono', label: 'media-enhance.setting.downmixMono', falseIsEmpty: true },
   { member: 'trim_pauses_s', prop: 'trimPauses', label: 'media-enhance.setting.trimPauses', numeric: true },
+  // Ticked: room echo taken away at full strength (msg.enhancement.dereverb may give another, 0 to 100).
+  {
+    member: 'dereverb',
+    prop: 'dereverb',
+    label: 'media-enhance.setting.dereverb',
+    falseIsEmpty: true,
+    trueIs: DEREVERB_STRENGTH.max,
+  },
 ];

@@ -18,6 +18,8 @@ export interface EnhancementField {
   whenEmpty?: null;
   /** A checkbox whose unticked state is the service's default: left out, so a service without the member is not asked. */
   falseIsEmpty?: boolean;
+  /** A checkbox that, ticked, sends this value (dereverb: full strength) rather than true. */
+  trueIs?: number;
 }
 
 /** Enhancement members by name, as the request carries them. */
@@ -39,7 +41,7 @@ export function enhancementOf(def: NodeDef, fields: readonly EnhancementField[])
       if (field.whenEmpty === null) enhancement[field.member] = null;
       continue;
     }
-    enhancement[field.member] = coerce(value, field);
+    enhancement[field.member] = value === true && field.trueIs !== undefined ? field.trueIs : coerce(value, field);
   }
   return enhancement;
 }

@@ -30,6 +30,7 @@ import {
 import {
   BITRATE_KBPS,
   BITRATE_MODES,
+  DEREVERB_STRENGTH,
   EXTENSION_OF,
   isEncodingMember,
   SAMPLE_RATES_HZ,
@@ -245,6 +246,15 @@ describe('docs/interface.md', function () {
     assert.ok(section.includes('`trim_pauses_s`'), 'the section names the member');
     assert.ok(
       section.includes(`(a number of seconds, ${TRIM_PAUSES_S.min} to ${TRIM_PAUSES_S.max};`),
+      'the bounds of src/contract',
+    );
+  });
+
+  it('gives the bounds of dereverb of src/contract', () => {
+    const section = doc.slice(doc.indexOf('### Room echo reduced'), doc.indexOf('### Several outputs'));
+    assert.ok(section.includes('`dereverb` in `media_enhancement`'), 'the section names the member');
+    assert.ok(
+      section.includes(`(a whole number, ${DEREVERB_STRENGTH.min} to ${DEREVERB_STRENGTH.max};`),
       'the bounds of src/contract',
     );
   });

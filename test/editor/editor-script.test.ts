@@ -486,6 +486,47 @@ describe('the editor script and the node dialogs, against the contract', () => {
     }
   });
 
+  it('offers the dereverb extension as a tick box on enhance file and upload: off by default, ticked sends 100', () => {
+    CONFIG_NODES.set('cluster', {
+      type: 'media-enhance-config',
+      name: 'cluster',
+      mode: 'remote',
+      extensions: 'listed',
+    });
+    CONFIG_NODES.set('declares', {
+      type: 'media-enhance-config',
+      mode: 'remote',
+      extensions: 'listed',
+      declaresDereverb: true,
+    });
+    try {
+      for (const type of ['media-enhance-file', 'media-enhance-upload']) {
+        const def = definition(type);
+        assert.equal(def.defaults.dereverb.value, false, `${type}: off by default`);
+        assert.match(templates.get(type)!, /<input type="checkbox" id="node-input-dereverb"/, `${type}: a tick box`);
+        const node = newNode(type, def);
+        assert.deepEqual(enhancementOf(node, UPLOAD_FIELDS).dereverb, undefined, 'unticked: not sent');
+        const ticked = enhancementOf({ ...node, dereverb: true }, UPLOAD_FIELDS);
+        assert.equal(ticked.dereverb, 100);
+        assert.deepEqual(checkEnhancementSettings(ticked, 'media_enhancement'), [], 'the contract takes it');
+        const check = (value: boolean, service: string) =>
+          def.defaults.dereverb.validate!.call({ ...node, service }, value as unknown as string, { label: 'Echo' });
+        assert.match(
+          String(check(true, 'cluster')),
+          /^Echo: uses the "dereverb" extension, which the service "cluster" does not declare/,
+        );
+        assert.equal(check(false, 'cluster'), true, 'unticked uses nothing');
+        assert.equal(check(true, 'declares'), true, 'a service that declares it');
+      }
+      const remote = { id: 'c', type: 'c', mode: 'remote', baseUrl: 'http://127.0.0.1:1', extensions: 'listed' };
+      const listed = (def: Partial<NodeDef>) => readServiceConfig(english, { ...remote, ...def }).extensions;
+      assert.deepEqual(listed({ declaresDereverb: true }), ['dereverb'], 'the config node passes it to the client');
+      assert.deepEqual(listed({}), [], 'unticked in the config node: not declared');
+    } finally {
+      CONFIG_NODES.clear();
+    }
+  });
+
   it('accepts in the download step exactly the steps of the contract', () => {
     const def = definition('media-enhance-download');
     for (const value of [...SAMPLES, ...STEPS, 'enhanced'])

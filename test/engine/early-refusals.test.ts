@@ -38,6 +38,15 @@ describe('engine: settings that cannot apply are refused at upload', function ()
       rule: /voice activity a speech model measures, and LOUDNESS_ONLY runs no speech model/,
     },
     {
+      what: 'dereverb with LOUDNESS_ONLY (from the request alone)',
+      file: () => wav,
+      name: 'talk.wav',
+      settings: { enhancement_model: 'LOUDNESS_ONLY', dereverb: 60 },
+      member: 'dereverb',
+      type: 'value_error.speech_model_only',
+      rule: /reduces room echo in the speech enhancement chain, and LOUDNESS_ONLY runs no speech model/,
+    },
+    {
       what: "a trim of a video's soundtrack (once the upload is known to be an MP4)",
       file: makeMp4,
       name: 'clip.mp4',

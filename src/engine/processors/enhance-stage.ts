@@ -1,5 +1,5 @@
-// The enhance stage: the speech enhancement chain (src/enhance) over the decoded WAV, as the model says,
-// into a work file; loudness only (an extension) skips it and hands the decoded audio on as it is.
+// The enhance stage: the speech enhancement chain (src/enhance) over the decoded WAV, as the model says
+// (with de-reverberation first when `dereverb` asks for it: an extension), into a work file; loudness only (an extension) skips it and hands the decoded audio on as it is.
 import type { LoudnessMeasurement } from '../../audio/loudness-meter';
 import { isDiskFull } from '../../audio/write-fully';
 import { enhanceWavFile, type EnhanceReport, type EnhanceRun } from '../../enhance/chain';
@@ -26,14 +26,17 @@ export async function enhanceStage(
   // LOUDNESS_ONLY (an extension): music, intros and clean recordings go to the normaliser as they are.
   if (model === LOUDNESS_ONLY_MODEL) return { path: source };
   const level = job.settings.enhancement_level ?? SETTINGS_DEFAULTS.enhancement_level;
-  const report = await enhanceWavFile(source, work('enhanced.wav'), { model, level }, run).catch((err: unknown) => {
-    // A full disk is not the enhancement's failure: it goes up as it is, and the job waits for room (jobs.ts).
-    if (isDiskFull(err)) throw err;
-    throw (
-      unusableOutput(err, original) ||
-      new ProcessingError('ENHANCEMENT_FAILED', `speech enhancement failed: ${(err as Error).message ?? String(err)}`)
-    );
-  });
+  const dereverb = (job.settings.dereverb ?? 0) / 100;
+  const report = await enhanceWavFile(source, work('enhanced.wav'), { model, level, dereverb }, run).catch(
+    (err: unknown) => {
+      // A full disk is not the enhancement's failure: it goes up as it is, and the job waits for room (jobs.ts).
+      if (isDiskFull(err)) throw err;
+      throw (
+        unusableOutput(err, original) ||
+        new ProcessingError('ENHANCEMENT_FAILED', `speech enhancement failed: ${(err as Error).message ?? String(err)}`)
+      );
+    },
+  );
   return { path: work('enhanced.wav'), report };
 }
 

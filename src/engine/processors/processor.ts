@@ -1,11 +1,11 @@
 // The seam between the engine and what it does to a media. A processor is a module run in the worker
 // threads; the default enhances speech and normalizes loudness (enhance-processor), another copies the input (copy-processor).
-import type { OutputEncodingSettings, TrimPausesSettings } from '../../contract/extensions';
+import type { DereverbSettings, OutputEncodingSettings, TrimPausesSettings } from '../../contract/extensions';
 import type { AppliedOutput, OutputSettings, SettingsModel } from '../../contract/fields';
 import type { LoudnessTrack } from '../../contract/loudness-report';
 import type { MediaType } from '../storage/media-type';
 
-export interface ProcessSettings extends OutputEncodingSettings, TrimPausesSettings {
+export interface ProcessSettings extends OutputEncodingSettings, TrimPausesSettings, DereverbSettings {
   loudness_target: number;
   true_peak: number;
   enhancement_level?: number;
