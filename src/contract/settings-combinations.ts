@@ -78,7 +78,8 @@ export const REQUEST_RULES: readonly RequestRule[] = [
   },
   {
     members: ['dereverb'],
-    asksNothing: [0],
+    // 0 asks for nothing; false is the dialogs' tick box unticked (the member itself is a number).
+    asksNothing: [0, false],
     ...speechModelOnly('reduces room echo in the speech enhancement chain'),
   },
 ];

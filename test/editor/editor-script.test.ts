@@ -300,6 +300,7 @@ describe('the editor script and the node dialogs, against the contract', () => {
       sampleRate: '44100',
       downmixMono: true,
       trimPauses: '1.5',
+      dereverb: true,
     };
     const disagreements: string[] = [];
     let refused = 0;
@@ -322,8 +323,9 @@ describe('the editor script and the node dialogs, against the contract', () => {
           }
     }
     assert.deepEqual(disagreements, []);
-    // Each dialog: four encoding choices with WAV under each of the five models, a trim with LOUDNESS_ONLY under each transcode.
-    assert.equal(refused, 2 * (4 * 5 + 3));
+    // Each dialog: four encoding choices with WAV under each of the five models, a trim and room echo
+    // reduction with LOUDNESS_ONLY under each transcode.
+    assert.equal(refused, 2 * (4 * 5 + 3 + 3));
     const upload = definition('media-enhance-upload');
     assert.equal(
       upload.defaults.trimPauses.validate!.call(
@@ -335,6 +337,9 @@ describe('the editor script and the node dialogs, against the contract', () => {
       ),
       `${upload.defaults.trimPauses.label}: finds pauses by the voice activity a speech model measures, and LOUDNESS_ONLY runs no speech model: choose FINCH, LARK or LARK_V2, or leave it out (got "2")`,
     );
+    // The room echo tick box unticked asks for nothing, whatever the model.
+    const loudnessOnly = { ...newNode('media-enhance-upload', upload), model: 'LOUDNESS_ONLY' };
+    assert.equal(upload.defaults.dereverb.validate!.call(loudnessOnly, false as never, {}), true);
   });
 
   it("accepts in enhance file's further outputs exactly the rows the node accepts at run time", () => {
