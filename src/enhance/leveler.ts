@@ -11,19 +11,13 @@ import type { FrameTrack } from './frame-track';
 export const TRACK_RATE = 100;
 /** A frame is speech from this voice probability on. */
 const SPEECH_VOICE = 0.5;
-/**
- * The level is measured over this many frames either side (1 s; it was 0.75 s): wide enough to leave one
- * speaker's phrase-to-phrase loudness alone (6 dB up and down every 1.5 s moved the gain 3.8 dB, now 2.2),
- * while two speakers 12 LU apart in 5 s turns still come out 3.0 LU apart (bench/speech-quality.bench.ts;
- * a slower smoothing, tried too, let them drift past 3 LU). On the real-recording bench's room-noise cases
- * the leveler cost 0.43 dB of segmental SI-SDR (its gain moving within the 0.5 s windows), now 0.32.
- */
-const WINDOW = 100;
+/** The level is measured over this many frames either side (0.75 s). */
+const WINDOW = 75;
 /** Fewer voiced frames than this in the window (0.25 s of speech) is too little to measure a level. */
 const MIN_VOICED = 25;
 /** The largest boost and cut. */
 export const MAX_GAIN_DB = 12;
-/** Time constant of the gain's smoothing, applied forwards and backwards (see WINDOW). */
+/** Time constant of the gain's smoothing, applied forwards and backwards. */
 const SMOOTHING_SECONDS = 0.25;
 
 export interface LevelerPlan extends LevelerFigures {
